@@ -1,0 +1,191 @@
+//! The articulated-body algorithm (Featherstone 7.3, table 7.1).
+
+use super::{base_acceleration, check_fext, Workspace};
+use crate::error::{check_vector, Error, Result};
+use crate::model::{jcalc, Model};
+use crate::spatial::{skew, Force, Mat3, Mat6, Motion, Vec6, Xform};
+use nalgebra::DVector;
+
+/// Forward dynamics `qdd = FD(q, qdot, tau, f_ext)` by ABA (Featherstone table 7.1), with
+/// armature added to each `D_i` (so the result solves `(H + diag(armature)) qdd = tau - C`).
+///
+/// Fails with [`Error::NotPositiveDefinite`] naming the dof if some `D_i` is not positive
+/// definite (for example a massless body at the end of a chain).
+pub fn aba(model: &Model, q: &[f64], qd: &[f64], tau: &[f64], f_ext: Option<&[Force]>) -> Result<DVector<f64>> {
+    model.check_state(q, qd)?;
+    check_vector("tau", tau, model.nv)?;
+    check_fext(model, f_ext)?;
+    let mut ws = Workspace::new(model);
+    let mut qdd = DVector::zeros(model.nv);
+    aba_with(model, &mut ws, q, qd, tau, f_ext, qdd.as_mut_slice())?;
+    Ok(qdd)
+}
+
+/// `X^T M X` for a motion transform `X = x` and a symmetric 6x6 `M`: the articulated inertia of a
+/// child carried into its parent's coordinates (`lambda_X_i* I^a i_X_lambda`), done block-wise
+/// on the rotation and translation of `x` instead of with 6x6 products.
+pub fn transform_back_mat6(x: &Xform, m: &Mat6) -> Mat6 {
+    let e = &x.e;
+    let a = m.fixed_view::<3, 3>(0, 0);
+    let b = m.fixed_view::<3, 3>(0, 3);
+    let d = m.fixed_view::<3, 3>(3, 3);
+    // rotate: R^T M R with R = blockdiag(E, E)
+    let a1: Mat3 = e.transpose() * a * e;
+    let b1: Mat3 = e.transpose() * b * e;
+    let d1: Mat3 = e.transpose() * d * e;
+    // translate: L^T M L with L = [1, 0; -[r]x, 1]
+    let rx = skew(&x.r);
+    let c1 = b1.transpose();
+    let lower_left = c1 - d1 * rx;
+    let upper_left = a1 - b1 * rx + rx * lower_left;
+    let upper_right = b1 + rx * d1;
+    let mut out = Mat6::zeros();
+    out.fixed_view_mut::<3, 3>(0, 0).copy_from(&upper_left);
+    out.fixed_view_mut::<3, 3>(0, 3).copy_from(&upper_right);
+    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&upper_right.transpose());
+    out.fixed_view_mut::<3, 3>(3, 3).copy_from(&d1);
+    out
+}
+
+#[inline]
+fn mat6_mul_motion(m: &Mat6, v: &Motion) -> Force {
+    Force::from_vec6(&(m * v.to_vec6()))
+}
+
+// ANCHOR: aba
+/// ABA on pre-allocated storage (Featherstone table 7.1, eqs. (7.38)-(7.43) for multi-dof
+/// joints):
+/// - pass 1 (root to leaves): `v_i`, `c_i = c_J + v_i x v_J`, `I^A_i = I_i`,
+///   `p^A_i = v_i x* I_i v_i - iX_0* f^x_i`;
+/// - pass 2 (leaves to root): `U_i = I^A_i S_i`, `D_i = S_i^T U_i`, `u_i = tau_i - S_i^T p^A_i`,
+///   `I^a = I^A_i - U_i D_i^-1 U_i^T`, `p^a = p^A_i + I^a c_i + U_i D_i^-1 u_i`, and the parent
+///   accumulates `lambda_X_i* I^a i_X_lambda` and `lambda_X_i* p^a`;
+/// - pass 3 (root to leaves): `a' = iX_lambda a_lambda + c_i`, `qdd_i = D_i^-1 (u_i - U_i^T a')`,
+///   `a_i = a' + S_i qdd_i`.
+pub fn aba_with(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    qd: &[f64],
+    tau: &[f64],
+    f_ext: Option<&[Force]>,
+    qdd: &mut [f64],
+) -> Result<()> {
+    for i in 1..=model.nb {
+        let jc = jcalc(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)]);
+        let p = model.lambda[i];
+        ws.x_up[i] = jc.x_j.compose(&model.x_tree[i]);
+        let v_p = if p == 0 { Motion::zero() } else { ws.v[p] };
+        let v = ws.x_up[i].apply_motion(&v_p) + jc.v_j;
+        ws.v[i] = v;
+        ws.c[i] = jc.c_j + v.cross_motion(&jc.v_j);
+        ws.s[i] = jc.s;
+        ws.ia[i] = model.inertia[i].to_matrix();
+        let inertia = &model.inertia[i];
+        ws.f[i] = v.cross_force(&inertia.mul_motion(&v));
+        if let Some(fx) = f_ext {
+            ws.x_0[i] = if p == 0 { ws.x_up[i] } else { ws.x_up[i].compose(&ws.x_0[p]) };
+            ws.f[i] -= ws.x_0[i].apply_force(&fx[i]);
+        }
+    }
+    for i in (1..=model.nb).rev() {
+        let n = ws.s[i].n;
+        let s = ws.s[i];
+        let di = model.v_adr[i];
+        // U = I^A S, D = S^T U (+ armature), u = tau - S^T p^A
+        let mut d = Mat6::identity();
+        for k in 0..n {
+            ws.u_cols[i][k] = mat6_mul_motion(&ws.ia[i], &s.cols[k]);
+        }
+        for k in 0..n {
+            for l in 0..n {
+                d[(k, l)] = s.cols[k].dot(&ws.u_cols[i][l]);
+            }
+            d[(k, k)] += model.joints[i].armature;
+            ws.u[i][k] = tau[di + k] - s.cols[k].dot(&ws.f[i]);
+        }
+        if n > 0 {
+            let d_inv = if n == 1 {
+                if !(d[(0, 0)] > 0.0) {
+                    return Err(Error::NotPositiveDefinite { what: "ABA D_i".into(), dof: di, value: d[(0, 0)] });
+                }
+                let mut m = Mat6::identity();
+                m[(0, 0)] = 1.0 / d[(0, 0)];
+                m
+            } else {
+                let chol = d.cholesky().ok_or(Error::NotPositiveDefinite {
+                    what: format!("ABA D_i of body '{}'", model.body_name[i]),
+                    dof: di,
+                    value: d[(0, 0)],
+                })?;
+                chol.inverse()
+            };
+            ws.d_inv[i] = d_inv;
+        }
+        let p = model.lambda[i];
+        if p != 0 {
+            // I^a = I^A - U D^-1 U^T ;  p^a = p^A + I^a c + U D^-1 u
+            let mut ia = ws.ia[i];
+            let mut dinv_u = [0.0; 6];
+            for k in 0..n {
+                for l in 0..n {
+                    dinv_u[k] += ws.d_inv[i][(k, l)] * ws.u[i][l];
+                }
+            }
+            let mut pa = ws.f[i];
+            for k in 0..n {
+                let uk: Vec6 = ws.u_cols[i][k].to_vec6();
+                for l in 0..n {
+                    let ul: Vec6 = ws.u_cols[i][l].to_vec6();
+                    ia -= uk * ul.transpose() * ws.d_inv[i][(k, l)];
+                }
+                pa += ws.u_cols[i][k] * dinv_u[k];
+            }
+            pa += mat6_mul_motion(&ia, &ws.c[i]);
+            let ia_p = transform_back_mat6(&ws.x_up[i], &ia);
+            ws.ia[p] += ia_p;
+            let pa_p = ws.x_up[i].inv_apply_force(&pa);
+            ws.f[p] += pa_p;
+        }
+    }
+    let a0 = base_acceleration(model);
+    for i in 1..=model.nb {
+        let p = model.lambda[i];
+        let a_p = if p == 0 { a0 } else { ws.a[p] };
+        let a_prime = ws.x_up[i].apply_motion(&a_p) + ws.c[i];
+        let n = ws.s[i].n;
+        let di = model.v_adr[i];
+        let mut rhs = [0.0; 6];
+        for k in 0..n {
+            rhs[k] = ws.u[i][k] - a_prime.dot(&ws.u_cols[i][k]);
+        }
+        let mut a = a_prime;
+        for k in 0..n {
+            let mut x = 0.0;
+            for l in 0..n {
+                x += ws.d_inv[i][(k, l)] * rhs[l];
+            }
+            qdd[di + k] = x;
+            a += ws.s[i].cols[k] * x;
+        }
+        ws.a[i] = a;
+    }
+    Ok(())
+}
+// ANCHOR_END: aba
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::{rotx, roty, xlt, SpatialInertia, Vec3};
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn blockwise_transform_matches_6x6_products() {
+        let x = rotx(0.3) * xlt(Vec3::new(0.2, -0.4, 0.9)) * roty(1.2);
+        let i = SpatialInertia::from_mass_com_inertia(1.5, Vec3::new(0.1, 0.2, -0.3), Mat3::identity() * 0.2);
+        let m = i.to_matrix() + Mat6::identity() * 0.1;
+        let xm = x.to_motion_matrix();
+        assert_relative_eq!(transform_back_mat6(&x, &m), xm.transpose() * m * xm, epsilon = 1e-12);
+    }
+}

@@ -1,0 +1,62 @@
+//! The library's one error type. Every routine that can fail on user input returns
+//! `Result<_, Error>`; each variant says what went wrong and where.
+
+use thiserror::Error;
+
+/// Everything that can go wrong on user input, with the place it went wrong.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// A parent index breaks the ordering `lambda(i) < i` of Featherstone 4.1.
+    #[error("body {body} ('{name}'): parent index {parent} breaks lambda(i) < i")]
+    BadParent { body: usize, name: String, parent: usize },
+    /// A body's inertia is not physical.
+    #[error("body {body} ('{name}'): inertia is not physical: {why}")]
+    BadInertia { body: usize, name: String, why: String },
+    /// A joint is malformed (zero axis, bad range, ...).
+    #[error("body {body} ('{name}'): joint is malformed: {why}")]
+    BadJoint { body: usize, name: String, why: String },
+    /// A vector has the wrong length.
+    #[error("{what} has length {got}, expected {expected}")]
+    BadLength { what: String, got: usize, expected: usize },
+    /// A vector holds a NaN or an infinity.
+    #[error("{what}[{index}] is not finite ({value})")]
+    NonFinite { what: String, index: usize, value: f64 },
+    /// A quaternion in the state has zero or non-finite norm.
+    #[error("{what}: quaternion of joint '{joint}' at qpos[{index}] has zero or non-finite norm")]
+    BadQuaternion { what: String, joint: String, index: usize },
+    /// A matrix that must be positive definite is not.
+    #[error("{what}: not positive definite (pivot {value:.3e} at dof {dof})")]
+    NotPositiveDefinite { what: String, dof: usize, value: f64 },
+    /// A model file could not be read.
+    #[error("{path}: {why}")]
+    Io { path: String, why: String },
+    /// A model file is malformed or uses something the reader does not support.
+    #[error("{file}:{line}: {why}")]
+    Model { file: String, line: u32, why: String },
+    /// A state file is malformed.
+    #[error("state: {0}")]
+    State(String),
+    /// Something in a named entity (body, joint, loop, constraint) cannot be found.
+    #[error("unknown {kind} '{name}'")]
+    Unknown { kind: String, name: String },
+    /// A linear system is singular or inconsistent.
+    #[error("{what}: {why}")]
+    Singular { what: String, why: String },
+    /// Anything else, with a description.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Shorthand.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Checks that `x` has length `expected` and only finite entries.
+pub fn check_vector(what: &str, x: &[f64], expected: usize) -> Result<()> {
+    if x.len() != expected {
+        return Err(Error::BadLength { what: what.into(), got: x.len(), expected });
+    }
+    if let Some((index, &value)) = x.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::NonFinite { what: what.into(), index, value });
+    }
+    Ok(())
+}

@@ -1,0 +1,384 @@
+//! Joint models and `jcalc` (Featherstone chapter 4, table 4.1).
+
+use crate::spatial::{quat_to_mat, xlt, Motion, Vec3, Xform};
+use nalgebra::DMatrix;
+
+/// The joint types of the library (Featherstone table 4.1, plus MuJoCo's free joint convention).
+///
+/// Axes are unit vectors in the joint's frame (the successor body's frame, before the anchor
+/// offset of [`Joint::pos`] is applied).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointType {
+    /// One rotation about `axis`. q = angle (rad).
+    Revolute { axis: Vec3 },
+    /// One translation along `axis`. q = displacement (m).
+    Prismatic { axis: Vec3 },
+    /// Screw motion: rotation q about `axis` together with translation `pitch * q` along it.
+    Helical { axis: Vec3, pitch: f64 },
+    /// Rotation q1 about and translation q2 along the same `axis`.
+    Cylindrical { axis: Vec3 },
+    /// Planar joint of table 4.1: q = [theta, x, y], `X_J = rotz(theta) xlt([x, y, 0])`.
+    Planar,
+    /// Ball joint: q = unit quaternion (w, x, y, z), qdot = angular velocity in the body frame.
+    Spherical,
+    /// Six-dof joint with MuJoCo's convention: q = [position (3), quaternion (w, x, y, z)],
+    /// qdot = [world-frame linear velocity of the body origin (3), body-frame angular
+    /// velocity (3)].
+    Free,
+    /// Zero dof: the body is welded to its parent.
+    Fixed,
+}
+
+impl JointType {
+    /// Number of position coordinates.
+    pub fn nq(&self) -> usize {
+        match self {
+            JointType::Revolute { .. } | JointType::Prismatic { .. } | JointType::Helical { .. } => 1,
+            JointType::Cylindrical { .. } => 2,
+            JointType::Planar => 3,
+            JointType::Spherical => 4,
+            JointType::Free => 7,
+            JointType::Fixed => 0,
+        }
+    }
+    /// Number of velocity coordinates (degrees of freedom).
+    pub fn nv(&self) -> usize {
+        match self {
+            JointType::Revolute { .. } | JointType::Prismatic { .. } | JointType::Helical { .. } => 1,
+            JointType::Cylindrical { .. } => 2,
+            JointType::Planar | JointType::Spherical => 3,
+            JointType::Free => 6,
+            JointType::Fixed => 0,
+        }
+    }
+    /// A short lowercase name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            JointType::Revolute { .. } => "revolute",
+            JointType::Prismatic { .. } => "prismatic",
+            JointType::Helical { .. } => "helical",
+            JointType::Cylindrical { .. } => "cylindrical",
+            JointType::Planar => "planar",
+            JointType::Spherical => "spherical",
+            JointType::Free => "free",
+            JointType::Fixed => "fixed",
+        }
+    }
+    /// The zero configuration (identity quaternions for ball and free joints).
+    pub fn neutral(&self) -> Vec<f64> {
+        match self {
+            JointType::Spherical => vec![1.0, 0.0, 0.0, 0.0],
+            JointType::Free => vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+            j => vec![0.0; j.nq()],
+        }
+    }
+}
+
+/// A joint: its type, the anchor point `pos` in the successor's frame (MuJoCo's joint `pos`;
+/// zero in Featherstone's own models), and the passive properties MuJoCo attaches to joints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    /// Joint type and axis.
+    pub jtype: JointType,
+    /// Anchor point in the successor body's frame (the point the joint rotates about).
+    pub pos: Vec3,
+    /// Name (empty if none).
+    pub name: String,
+    /// Viscous damping coefficient applied to every dof: `qfrc_passive = -damping * qdot`.
+    pub damping: f64,
+    /// Armature (rotor) inertia added to the diagonal of H for every dof.
+    pub armature: f64,
+    /// Dry friction loss (used by constraint solvers; stored for completeness).
+    pub frictionloss: f64,
+    /// Spring stiffness towards `springref` (MuJoCo's `stiffness`).
+    pub stiffness: f64,
+    /// Whether `range` is enforced by a limit constraint.
+    pub limited: bool,
+    /// Joint range [lo, hi] (radians or metres).
+    pub range: [f64; 2],
+}
+
+impl Joint {
+    /// A joint of type `jtype` with its anchor at the frame origin and no passive properties.
+    pub fn new(jtype: JointType) -> Self {
+        Joint {
+            jtype,
+            pos: Vec3::zeros(),
+            name: String::new(),
+            damping: 0.0,
+            armature: 0.0,
+            frictionloss: 0.0,
+            stiffness: 0.0,
+            limited: false,
+            range: [0.0, 0.0],
+        }
+    }
+    /// Revolute joint about `axis` (normalized here).
+    pub fn revolute(axis: Vec3) -> Self {
+        Joint::new(JointType::Revolute { axis: axis.normalize() })
+    }
+    /// Prismatic joint along `axis` (normalized here).
+    pub fn prismatic(axis: Vec3) -> Self {
+        Joint::new(JointType::Prismatic { axis: axis.normalize() })
+    }
+}
+
+/// The motion subspace `S` of a joint (6 x n_i, n_i <= 6), stored column by column as motion
+/// vectors so that the algorithms never allocate.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Subspace {
+    /// Columns; only the first `n` are meaningful.
+    pub cols: [Motion; 6],
+    /// Number of columns (degrees of freedom).
+    pub n: usize,
+}
+
+impl Subspace {
+    /// The motion `S qdot`.
+    #[inline]
+    pub fn mul(&self, qd: &[f64]) -> Motion {
+        let mut m = Motion::zero();
+        for k in 0..self.n {
+            m += self.cols[k] * qd[k];
+        }
+        m
+    }
+    /// The explicit 6 x n matrix.
+    pub fn to_matrix(&self) -> DMatrix<f64> {
+        let mut s = DMatrix::zeros(6, self.n);
+        for k in 0..self.n {
+            s.column_mut(k).copy_from(&self.cols[k].to_vec6());
+        }
+        s
+    }
+}
+
+/// What `jcalc` returns (Featherstone 4.4): the joint transform `X_J` (successor coordinates
+/// from predecessor coordinates), the motion subspace `S` in successor coordinates, the joint
+/// velocity `v_J = S qdot` and the velocity-product acceleration `c_J = S-ring qdot`.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct JointCalc {
+    /// Joint transform.
+    pub x_j: Xform,
+    /// Motion subspace.
+    pub s: Subspace,
+    /// Joint velocity.
+    pub v_j: Motion,
+    /// Velocity-product term of the joint acceleration.
+    pub c_j: Motion,
+}
+
+// ANCHOR: jcalc
+/// `jcalc(jtype, q, qdot)`: Featherstone table 4.1 and section 4.4, for every joint type of
+/// [`JointType`]. `q` and `qd` are this joint's own slices of the generalized coordinates.
+///
+/// A joint anchored at `pos` (MuJoCo's joint `pos`) is the plain joint conjugated by the
+/// translation to its anchor: `X_J' = xlt(-pos) X_J xlt(pos)`, and `S`, `v_J`, `c_J` are moved
+/// from the anchor to the body origin by `xlt(-pos)`.
+pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
+    let mut s = Subspace { n: joint.jtype.nv(), ..Default::default() };
+    let z = Vec3::zeros();
+    let (x_j, c_j) = match joint.jtype {
+        JointType::Revolute { axis } => {
+            s.cols[0] = Motion::new(axis, z);
+            (Xform::rot_axis(&axis, q[0]), Motion::zero())
+        }
+        JointType::Prismatic { axis } => {
+            s.cols[0] = Motion::new(z, axis);
+            (xlt(axis * q[0]), Motion::zero())
+        }
+        JointType::Helical { axis, pitch } => {
+            s.cols[0] = Motion::new(axis, axis * pitch);
+            (Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * (pitch * q[0]))), Motion::zero())
+        }
+        JointType::Cylindrical { axis } => {
+            s.cols[0] = Motion::new(axis, z);
+            s.cols[1] = Motion::new(z, axis);
+            (Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * q[1])), Motion::zero())
+        }
+        JointType::Planar => {
+            // X_J = rotz(theta) xlt([x, y, 0]); the translations are seen in the rotated frame.
+            let (sn, cs) = q[0].sin_cos();
+            s.cols[0] = Motion::new(Vec3::z(), z);
+            s.cols[1] = Motion::new(z, Vec3::new(cs, -sn, 0.0));
+            s.cols[2] = Motion::new(z, Vec3::new(sn, cs, 0.0));
+            let x_j = Xform::rot_axis(&Vec3::z(), q[0]).compose(&xlt(Vec3::new(q[1], q[2], 0.0)));
+            let v_lin = s.cols[1].v * qd[1] + s.cols[2].v * qd[2];
+            // S-ring qdot: the translation columns rotate with the body.
+            (x_j, Motion::new(z, -(Vec3::z() * qd[0]).cross(&v_lin)))
+        }
+        JointType::Spherical => {
+            for k in 0..3 {
+                s.cols[k] = Motion::new(Vec3::ith(k, 1.0), z);
+            }
+            let r = quat_to_mat(&[q[0], q[1], q[2], q[3]]);
+            (Xform::new(r.transpose(), z), Motion::zero())
+        }
+        JointType::Free => {
+            // qdot = [world linear velocity of the origin, body angular velocity]:
+            // in body coordinates S = [0, 1; R^T, 0], and S-ring qdot = [0; -w x (R^T v)].
+            let r = quat_to_mat(&[q[3], q[4], q[5], q[6]]);
+            let rt = r.transpose();
+            for k in 0..3 {
+                s.cols[k] = Motion::new(z, rt.column(k).into());
+                s.cols[k + 3] = Motion::new(Vec3::ith(k, 1.0), z);
+            }
+            let w = Vec3::new(qd[3], qd[4], qd[5]);
+            let v_body = rt * Vec3::new(qd[0], qd[1], qd[2]);
+            (Xform::new(rt, Vec3::new(q[0], q[1], q[2])), Motion::new(z, -w.cross(&v_body)))
+        }
+        JointType::Fixed => (Xform::identity(), Motion::zero()),
+    };
+    let mut out = JointCalc { x_j, s, v_j: s.mul(qd), c_j };
+    if joint.pos != Vec3::zeros() && !matches!(joint.jtype, JointType::Free) {
+        let to_origin = xlt(-joint.pos);
+        out.x_j = to_origin.compose(&out.x_j).compose(&xlt(joint.pos));
+        for k in 0..out.s.n {
+            out.s.cols[k] = to_origin.apply_motion(&out.s.cols[k]);
+        }
+        out.v_j = to_origin.apply_motion(&out.v_j);
+        out.c_j = to_origin.apply_motion(&out.c_j);
+    }
+    out
+}
+// ANCHOR_END: jcalc
+
+/// Integrates this joint's position coordinates `q` with velocity `qd` for time `h`
+/// (MuJoCo's `mj_integratePos`): quaternions are advanced on the sphere with the body-frame
+/// angular velocity, everything else by `q += h qd` (the planar joint's translation rates are in
+/// the rotated frame, so it is integrated through its transform).
+pub fn integrate_joint(jtype: &JointType, q: &mut [f64], qd: &[f64], h: f64) {
+    use crate::spatial::quat_integrate;
+    match jtype {
+        JointType::Spherical => {
+            let qn = quat_integrate(&[q[0], q[1], q[2], q[3]], &Vec3::new(qd[0], qd[1], qd[2]), h);
+            q.copy_from_slice(&qn);
+        }
+        JointType::Free => {
+            for k in 0..3 {
+                q[k] += h * qd[k];
+            }
+            let qn = quat_integrate(&[q[3], q[4], q[5], q[6]], &Vec3::new(qd[3], qd[4], qd[5]), h);
+            q[3..7].copy_from_slice(&qn);
+        }
+        _ => {
+            for k in 0..q.len() {
+                q[k] += h * qd[k];
+            }
+        }
+    }
+}
+
+/// The velocity that takes `q1` to `q2` in unit time for this joint (MuJoCo's
+/// `mj_differentiatePos` with h = 1); the inverse of [`integrate_joint`] with h = 1.
+pub fn difference_joint(jtype: &JointType, q1: &[f64], q2: &[f64], out: &mut [f64]) {
+    use crate::spatial::quat_difference;
+    match jtype {
+        JointType::Spherical => {
+            let d = quat_difference(&[q1[0], q1[1], q1[2], q1[3]], &[q2[0], q2[1], q2[2], q2[3]]);
+            out.copy_from_slice(d.as_slice());
+        }
+        JointType::Free => {
+            for k in 0..3 {
+                out[k] = q2[k] - q1[k];
+            }
+            let d = quat_difference(&[q1[3], q1[4], q1[5], q1[6]], &[q2[3], q2[4], q2[5], q2[6]]);
+            out[3..6].copy_from_slice(d.as_slice());
+        }
+        _ => {
+            for k in 0..out.len() {
+                out[k] = q2[k] - q1[k];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn all_joints() -> Vec<Joint> {
+        let a = Vec3::new(0.3, -0.5, 0.8).normalize();
+        let mut v = vec![
+            Joint::new(JointType::Revolute { axis: a }),
+            Joint::new(JointType::Prismatic { axis: a }),
+            Joint::new(JointType::Helical { axis: a, pitch: 0.1 }),
+            Joint::new(JointType::Cylindrical { axis: a }),
+            Joint::new(JointType::Planar),
+            Joint::new(JointType::Spherical),
+            Joint::new(JointType::Free),
+        ];
+        let mut anchored = Joint::new(JointType::Revolute { axis: a });
+        anchored.pos = Vec3::new(0.1, 0.2, -0.3);
+        v.push(anchored);
+        let mut ball = Joint::new(JointType::Spherical);
+        ball.pos = Vec3::new(-0.2, 0.1, 0.05);
+        v.push(ball);
+        v
+    }
+
+    fn sample_q(j: &JointType) -> Vec<f64> {
+        match j {
+            JointType::Spherical => {
+                let n = (0.9f64 * 0.9 + 0.1 + 0.04 + 0.09).sqrt();
+                vec![0.9 / n, 0.1f64.sqrt() / n, -0.2 / n, 0.3 / n]
+            }
+            JointType::Free => {
+                let n = (0.8f64 * 0.8 + 0.3 * 0.3 + 0.2 * 0.2 + 0.1 * 0.1).sqrt();
+                vec![0.3, -0.1, 0.7, 0.8 / n, -0.3 / n, 0.2 / n, 0.1 / n]
+            }
+            j => (0..j.nq()).map(|k| 0.4 - 0.3 * k as f64).collect(),
+        }
+    }
+
+    /// v_J and c_J agree with finite differences of X_J: the body velocity seen in the body frame
+    /// is the derivative of the transform, and c_J is the derivative of S qdot at constant qdot.
+    #[test]
+    fn jcalc_velocities_match_finite_differences() {
+        let h = 1e-6;
+        for j in all_joints() {
+            let q = sample_q(&j.jtype);
+            let qd: Vec<f64> = (0..j.jtype.nv()).map(|k| 0.7 - 0.25 * k as f64).collect();
+            let jc = jcalc(&j, &q, &qd);
+            let mut qp = q.clone();
+            integrate_joint(&j.jtype, &mut qp, &qd, h);
+            let mut qm = q.clone();
+            integrate_joint(&j.jtype, &mut qm, &qd, -h);
+            let xp = jcalc(&j, &qp, &qd).x_j;
+            let xm = jcalc(&j, &qm, &qd).x_j;
+            // Body pose in predecessor coordinates: R = E^T, p = r. Body-frame velocity:
+            // w = vee(R^T Rdot), v = R^T pdot.
+            let (r0, _) = jc.x_j.pose();
+            let (rp, pp) = xp.pose();
+            let (rm, pm) = xm.pose();
+            let rdot = (rp - rm) / (2.0 * h);
+            let pdot = (pp - pm) / (2.0 * h);
+            let wx = r0.transpose() * rdot;
+            let w = Vec3::new(wx[(2, 1)], wx[(0, 2)], wx[(1, 0)]);
+            let v = r0.transpose() * pdot;
+            assert_relative_eq!(jc.v_j.w, w, epsilon = 1e-7);
+            assert_relative_eq!(jc.v_j.v, v, epsilon = 1e-7);
+            // c_J: derivative of S(q) qdot along the motion, with qdot fixed
+            let vp = jcalc(&j, &qp, &qd).v_j;
+            let vm = jcalc(&j, &qm, &qd).v_j;
+            let cj = (vp - vm) * (0.5 / h);
+            assert_relative_eq!(jc.c_j.to_vec6(), cj.to_vec6(), epsilon = 1e-7);
+        }
+    }
+
+    #[test]
+    fn difference_inverts_integration() {
+        for j in all_joints() {
+            let q = sample_q(&j.jtype);
+            let qd: Vec<f64> = (0..j.jtype.nv()).map(|k| 0.3 + 0.2 * k as f64).collect();
+            let mut q2 = q.clone();
+            integrate_joint(&j.jtype, &mut q2, &qd, 1.0);
+            let mut back = vec![0.0; qd.len()];
+            difference_joint(&j.jtype, &q, &q2, &mut back);
+            for k in 0..qd.len() {
+                assert_relative_eq!(back[k], qd[k], epsilon = 1e-12);
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The MJCF subset reader (to be written).
