@@ -7,16 +7,21 @@
 //! | book chapter | module | source |
 //! |---|---|---|
 //! | Spatial vectors | [`spatial`] | Featherstone ch. 2 |
-//! | Joint models and kinematic trees | [`model`], [`kinematics`] | Featherstone ch. 3-4 |
+//! | Joint models and kinematic trees | [`model`], [`kinematics`], [`model::mjcf`] | Featherstone ch. 3-4, MuJoCo's MJCF |
 //! | Recursive Newton-Euler | [`dynamics::rnea`] | Featherstone ch. 5 |
 //! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
 //! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
-//! | Reading MuJoCo models | [`model::mjcf`] | MuJoCo's MJCF |
+//! | Figures of every chapter | [`figures`], [`plot`] | |
 
 pub mod dynamics;
 pub mod error;
+pub mod figures;
 pub mod kinematics;
 pub mod model;
+pub mod plot;
 pub mod spatial;
+
+#[cfg(feature = "book")]
+pub mod book;
 
 pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! One plotting style for every figure of the book (plotters, SVG, embedded font).
