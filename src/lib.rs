@@ -16,6 +16,7 @@
 pub mod dynamics;
 pub mod error;
 pub mod figures;
+pub mod inspect;
 pub mod kinematics;
 pub mod model;
 pub mod plot;

@@ -1,0 +1,1 @@
+//! `mbd inspect`: a model and the pipeline quantities at a state, as JSON (being written).
