@@ -20,6 +20,7 @@ pub mod inspect;
 pub mod kinematics;
 pub mod model;
 pub mod plot;
+pub mod sparse;
 pub mod spatial;
 
 #[cfg(feature = "book")]

@@ -59,8 +59,11 @@ pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f
             f[k] = ws.ic[i].mul_motion(&ws.s[i].cols[k]);
         }
         for k in 0..ni {
-            for l in 0..ni {
-                h[(di + k, di + l)] = ws.s[i].cols[l].dot(&f[k]);
+            // the joint's own block is symmetric: compute the lower half and mirror it
+            for l in 0..=k {
+                let hkl = ws.s[i].cols[l].dot(&f[k]);
+                h[(di + k, di + l)] = hkl;
+                h[(di + l, di + k)] = hkl;
             }
             h[(di + k, di + k)] += model.joints[i].armature;
         }

@@ -1,0 +1,271 @@
+//! MuJoCo's compact storage of the joint-space inertia and its in-place factorization
+//! (`mj_factorI`, `mj_solveLD`), in the legacy layout that the source notes describe and in the
+//! CSR layout of MuJoCo 4.0.
+
+use super::{ancestors, check_parent, depths, OpCount};
+use crate::error::{Error, Result};
+use nalgebra::DMatrix;
+
+/// MuJoCo's legacy sparse layout of a symmetric matrix with the ancestor pattern
+/// (`mjData.qM` up to MuJoCo 3.10): row i is stored contiguously from `dof_madr[i]`, diagonal
+/// first, then the ancestors of i from the nearest (the parent) to the root. Only the lower
+/// triangle is stored; `nm` is the total size.
+///
+/// The CSR layout of MuJoCo 4.0 (`M_rownnz`, `M_rowadr`, `M_colind`) stores the same rows
+/// reversed (ancestors root-first, diagonal last); `map_m2m[c]` is the legacy index of CSR
+/// element c (MuJoCo's `mapM2M`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MjLayout {
+    /// Number of dofs.
+    pub nv: usize,
+    /// Parent dof of each dof (MuJoCo's `dof_parentid`, None = -1).
+    pub dof_parentid: Vec<Option<usize>>,
+    /// Start of each row in the legacy layout (MuJoCo's `dof_Madr`).
+    pub dof_madr: Vec<usize>,
+    /// Size of the legacy layout (MuJoCo's `nM`).
+    pub nm: usize,
+    /// CSR: entries per row.
+    pub m_rownnz: Vec<usize>,
+    /// CSR: start of each row.
+    pub m_rowadr: Vec<usize>,
+    /// CSR: column index of each entry (ancestors ascending, then the diagonal).
+    pub m_colind: Vec<usize>,
+    /// CSR index -> legacy index.
+    pub map_m2m: Vec<usize>,
+}
+
+impl MjLayout {
+    /// The layout of the dof tree `dof_parentid`.
+    pub fn new(dof_parentid: &[Option<usize>]) -> Result<Self> {
+        check_parent(dof_parentid)?;
+        let nv = dof_parentid.len();
+        let depth = depths(dof_parentid);
+        let mut dof_madr = vec![0; nv];
+        let mut nm = 0;
+        for i in 0..nv {
+            dof_madr[i] = nm;
+            nm += depth[i] + 1;
+        }
+        let (mut m_rownnz, mut m_rowadr, mut m_colind, mut map_m2m) = (vec![0; nv], vec![0; nv], Vec::with_capacity(nm), Vec::with_capacity(nm));
+        for i in 0..nv {
+            m_rownnz[i] = depth[i] + 1;
+            m_rowadr[i] = m_colind.len();
+            let anc: Vec<usize> = ancestors(dof_parentid, i).collect();
+            // ascending columns: root first; the legacy slot of ancestor a_k is madr + k
+            for (k, &a) in anc.iter().enumerate().rev() {
+                m_colind.push(a);
+                map_m2m.push(dof_madr[i] + k + 1);
+            }
+            m_colind.push(i);
+            map_m2m.push(dof_madr[i]);
+        }
+        Ok(MjLayout { nv, dof_parentid: dof_parentid.to_vec(), dof_madr, nm, m_rownnz, m_rowadr, m_colind, map_m2m })
+    }
+
+    /// The legacy-layout vector of a dense symmetric matrix (reads the lower triangle).
+    pub fn from_dense(&self, h: &DMatrix<f64>) -> Vec<f64> {
+        let mut qm = vec![0.0; self.nm];
+        for i in 0..self.nv {
+            let a = self.dof_madr[i];
+            qm[a] = h[(i, i)];
+            for (k, j) in ancestors(&self.dof_parentid, i).enumerate() {
+                qm[a + k + 1] = h[(i, j)];
+            }
+        }
+        qm
+    }
+
+    /// The dense symmetric matrix of a legacy-layout vector.
+    pub fn to_dense(&self, qm: &[f64]) -> DMatrix<f64> {
+        let mut h = DMatrix::zeros(self.nv, self.nv);
+        for i in 0..self.nv {
+            let a = self.dof_madr[i];
+            h[(i, i)] = qm[a];
+            for (k, j) in ancestors(&self.dof_parentid, i).enumerate() {
+                h[(i, j)] = qm[a + k + 1];
+                h[(j, i)] = qm[a + k + 1];
+            }
+        }
+        h
+    }
+
+    /// The unit lower-triangular L and the diagonal D of a legacy-layout `qLD`.
+    pub fn unpack_ld(&self, qld: &[f64]) -> (DMatrix<f64>, Vec<f64>) {
+        let mut l = DMatrix::identity(self.nv, self.nv);
+        let mut d = vec![0.0; self.nv];
+        for i in 0..self.nv {
+            let a = self.dof_madr[i];
+            d[i] = qld[a];
+            for (k, j) in ancestors(&self.dof_parentid, i).enumerate() {
+                l[(i, j)] = qld[a + k + 1];
+            }
+        }
+        (l, d)
+    }
+
+    /// Legacy layout -> MuJoCo 4.0 CSR values.
+    pub fn legacy_to_csr(&self, qm: &[f64]) -> Vec<f64> {
+        self.map_m2m.iter().map(|&k| qm[k]).collect()
+    }
+
+    /// MuJoCo 4.0 CSR values -> legacy layout.
+    pub fn csr_to_legacy(&self, csr: &[f64]) -> Vec<f64> {
+        let mut qm = vec![0.0; self.nm];
+        for (c, &k) in self.map_m2m.iter().enumerate() {
+            qm[k] = csr[c];
+        }
+        qm
+    }
+}
+
+/// What [`factor_i`] does with a pivot below MuJoCo's `mjMINVAL` (1e-15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PivotPolicy {
+    /// Return [`Error::NotPositiveDefinite`] naming the dof (the library's default).
+    Error,
+    /// Clamp the pivot to `mjMINVAL` and record a warning, as MuJoCo 4.0 does.
+    ClampAndWarn,
+}
+
+/// The result of [`factor_i`]: `qld` in the legacy layout (D on the diagonal slots, L elsewhere),
+/// `1/D`, `1/sqrt(D)`, and the warnings of clamped pivots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactorI {
+    /// The factor, in place of M (MuJoCo's `qLD`, legacy layout).
+    pub qld: Vec<f64>,
+    /// `1 / D` (MuJoCo's `qLDiagInv`).
+    pub qld_diag_inv: Vec<f64>,
+    /// `1 / sqrt(D)` (MuJoCo's `qLDiagSqrtInv`, used by `mj_solveM2`).
+    pub qld_diag_sqrt_inv: Vec<f64>,
+    /// One line per clamped pivot (only with [`PivotPolicy::ClampAndWarn`]).
+    pub warnings: Vec<String>,
+}
+
+/// MuJoCo's smallest allowed pivot (`mjMINVAL`).
+pub const MJ_MINVAL: f64 = 1e-15;
+
+// ANCHOR: factor_i
+/// MuJoCo's `mj_factorI`: `M = L^T D L` in place on the legacy layout, from the last dof to the
+/// first. For dof k and each ancestor i of k (parent first), with `tmp = M(k,i) / M(k,k)`, the
+/// row of i from its diagonal is updated by `-tmp *` the row of k from the slot (k, i): the
+/// ancestors of i are exactly the ancestors of k beyond i, so the two row segments line up.
+/// Then `M(k, i) = tmp`. The three regions a step touches: the pivot row k (scaled), the rows of
+/// k's ancestors (updated), and nothing below k (already final).
+pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
+    if qm.len() != layout.nm {
+        return Err(Error::BadLength { what: "qM (legacy layout)".into(), got: qm.len(), expected: layout.nm });
+    }
+    let depth = depths(&layout.dof_parentid);
+    let mut qld = qm.to_vec();
+    let mut warnings = Vec::new();
+    for k in (0..layout.nv).rev() {
+        let ak = layout.dof_madr[k];
+        if !(qld[ak] >= MJ_MINVAL) {
+            match policy {
+                PivotPolicy::Error => {
+                    return Err(Error::NotPositiveDefinite { what: "mj_factorI".into(), dof: k, value: qld[ak] });
+                }
+                PivotPolicy::ClampAndWarn => {
+                    warnings.push(format!("mj_factorI: pivot {:.3e} at dof {k} clamped to {MJ_MINVAL:e}", qld[ak]));
+                    qld[ak] = MJ_MINVAL;
+                }
+            }
+        }
+        // walk the ancestors of k: slot (k, i) is ak + t for the t-th ancestor i
+        let mut t = 1;
+        let mut i = layout.dof_parentid[k];
+        while let Some(ii) = i {
+            let slot = ak + t;
+            let tmp = qld[slot] / qld[ak];
+            ops.div += 1;
+            let ai = layout.dof_madr[ii];
+            for s in 0..=depth[ii] {
+                qld[ai + s] -= tmp * qld[slot + s];
+                ops.madd += 1;
+            }
+            qld[slot] = tmp;
+            t += 1;
+            i = layout.dof_parentid[ii];
+        }
+    }
+    let mut qld_diag_inv = vec![0.0; layout.nv];
+    let mut qld_diag_sqrt_inv = vec![0.0; layout.nv];
+    for i in 0..layout.nv {
+        let d = qld[layout.dof_madr[i]];
+        qld_diag_inv[i] = 1.0 / d;
+        qld_diag_sqrt_inv[i] = 1.0 / d.sqrt();
+    }
+    Ok(FactorI { qld, qld_diag_inv, qld_diag_sqrt_inv, warnings })
+}
+// ANCHOR_END: factor_i
+
+// ANCHOR: solve_ld
+/// MuJoCo's `mj_solveLD`: `x <- M^-1 x` with the legacy-layout factor of [`factor_i`]:
+/// `x <- L^-T x` (last dof to first), `x <- D^-1 x`, `x <- L^-1 x` (first dof to last).
+pub fn solve_ld(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut OpCount) {
+    for i in (0..layout.nv).rev() {
+        let a = layout.dof_madr[i];
+        for (t, j) in ancestors(&layout.dof_parentid, i).enumerate() {
+            x[j] -= qld[a + t + 1] * x[i];
+            ops.madd += 1;
+        }
+    }
+    for i in 0..layout.nv {
+        x[i] *= qld_diag_inv[i];
+        ops.div += 1;
+    }
+    for i in 0..layout.nv {
+        let a = layout.dof_madr[i];
+        for (t, j) in ancestors(&layout.dof_parentid, i).enumerate() {
+            x[i] -= qld[a + t + 1] * x[j];
+            ops.madd += 1;
+        }
+    }
+}
+// ANCHOR_END: solve_ld
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::crba;
+    use crate::model::canned;
+    use crate::sparse::{ltdl, split_ltdl};
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn factor_i_matches_ltdl_and_solves() {
+        let m = canned::floating_base_ball_arms();
+        let mut q = m.qpos0.clone();
+        let v: Vec<f64> = (0..m.nv).map(|k| 0.2 * (k as f64 * 0.9).cos()).collect();
+        m.integrate(q.as_mut_slice(), &v, 1.0);
+        let h = crba(&m, q.as_slice()).unwrap();
+        let lay = MjLayout::new(&m.dof_parent).unwrap();
+        let qm = lay.from_dense(&h);
+        assert_relative_eq!(lay.to_dense(&qm), h, epsilon = 0.0);
+        assert_eq!(lay.csr_to_legacy(&lay.legacy_to_csr(&qm)), qm);
+        let f = factor_i(&lay, &qm, PivotPolicy::Error, &mut OpCount::default()).unwrap();
+        let mut ld = h.clone();
+        ltdl(&mut ld, &m.dof_parent, &mut OpCount::default()).unwrap();
+        let (l_ref, d_ref) = split_ltdl(&ld, &m.dof_parent);
+        let (l, d) = lay.unpack_ld(&f.qld);
+        assert_relative_eq!(l, l_ref, epsilon = 1e-12);
+        for i in 0..m.nv {
+            assert_relative_eq!(d[i], d_ref[i], epsilon = 1e-12 * d_ref.amax());
+        }
+        let b: Vec<f64> = (0..m.nv).map(|k| 1.0 + k as f64).collect();
+        let mut x = b.clone();
+        solve_ld(&lay, &f.qld, &f.qld_diag_inv, &mut x, &mut OpCount::default());
+        let hx = &h * nalgebra::DVector::from_vec(x);
+        assert_relative_eq!(hx, nalgebra::DVector::from_vec(b), epsilon = 1e-9);
+    }
+
+    #[test]
+    fn clamp_policy_warns_and_error_policy_names_the_dof() {
+        let lay = MjLayout::new(&[None, Some(0)]).unwrap();
+        let qm = vec![1.0, 0.0, 2.0]; // M(0,0) = 1, M(1,1) = 0, M(1,0) = 2
+        let err = factor_i(&lay, &qm, PivotPolicy::Error, &mut OpCount::default()).unwrap_err();
+        assert!(matches!(err, Error::NotPositiveDefinite { dof: 1, .. }));
+        let ok = factor_i(&lay, &qm, PivotPolicy::ClampAndWarn, &mut OpCount::default()).unwrap();
+        assert_eq!(ok.warnings.len(), 2, "{:?}", ok.warnings);
+    }
+}
