@@ -19,6 +19,7 @@ pub mod figures;
 pub mod inspect;
 pub mod kinematics;
 pub mod model;
+pub mod mujoco;
 pub mod plot;
 pub mod sparse;
 pub mod spatial;

@@ -1,0 +1,238 @@
+//! MuJoCo's com-based smooth dynamics: `mj_kinematics`, `mj_comPos`, `mj_comVel`, `mj_crb` and
+//! `mj_rne` (MuJoCo's `engine_core_smooth.c`; the source note 003 on `mj_comPos`). Book chapter:
+//! "MuJoCo's com-based quantities".
+//!
+//! Every spatial quantity of a kinematic tree is expressed in one frame: world-aligned axes with
+//! the origin at `c = subtree_com[body_rootid[b]]`, the centre of mass of the whole tree. Since
+//! all bodies of a tree share that frame, no transform is needed between parent and child:
+//! `cvel_child = cvel_parent + sum cdof qvel`, and composite inertias add without transforms.
+//!
+//! Arrays are indexed by **Featherstone body** internally (virtual bodies of multi-joint MuJoCo
+//! bodies included) and by **MuJoCo body** in [`Data`]'s MuJoCo-named fields.
+
+use super::Data;
+use crate::error::Result;
+use crate::model::{jcalc, JointType, Model};
+use crate::sparse::{ancestors, MjLayout};
+use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xform};
+
+/// The ten numbers MuJoCo stores for a com-based inertia: `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz,
+/// m dx, m dy, m dz, m]` (rotational inertia about c, first moment about c, mass).
+pub fn inertia_to_mj10(i: &SpatialInertia) -> [f64; 10] {
+    let b = &i.ibar;
+    [b[(0, 0)], b[(1, 1)], b[(2, 2)], b[(0, 1)], b[(0, 2)], b[(1, 2)], i.h.x, i.h.y, i.h.z, i.m]
+}
+
+/// The inverse of [`inertia_to_mj10`].
+pub fn inertia_from_mj10(c: &[f64; 10]) -> SpatialInertia {
+    SpatialInertia {
+        m: c[9],
+        h: Vec3::new(c[6], c[7], c[8]),
+        ibar: Mat3::new(c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2]),
+    }
+}
+
+// ANCHOR: com_pos
+/// `mj_kinematics` + `mj_comPos`: world poses, `subtree_com`, `cinert` and `cdof`.
+///
+/// - subtree_com: `s_b = m_b xipos_b`, accumulated leaves to root, divided by the subtree mass
+///   (the body's own `xipos` if the subtree is massless);
+/// - cinert: the body inertia about `c` with world axes, `I_c = R I R^T + m (|d|^2 1 - d d^T)`,
+///   `d = xipos - c`;
+/// - cdof, per joint type (anchor `a`, world axis `u`, `r = c - a`): hinge `[u; u x r]`, slide
+///   `[0; u]`, ball `[u_k; u_k x r]` for the body axes `u_k`, free `[0; e_k]` then as ball. Other
+///   joint types use the general rule `cdof = c_X_i S_i` (which reproduces the table above).
+pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
+    let nb = model.nb;
+    let zeros = [0.0; 6];
+    // mj_kinematics: i_X_0 for every Featherstone body
+    for i in 1..=nb {
+        let jc = jcalc(&model.joints[i], &qpos[model.qs(i)], &zeros[..model.joints[i].jtype.nv()]);
+        let x_up = jc.x_j.compose(&model.x_tree[i]);
+        d.x_0[i] = x_up.compose(&d.x_0[model.lambda[i]]);
+    }
+    // world centre of mass of each body and the subtree sums
+    let mut s = vec![Vec3::zeros(); nb + 1];
+    let mut mass = vec![0.0; nb + 1];
+    for i in 1..=nb {
+        let inertia = &model.inertia[i];
+        d.xipos_fb[i] = d.x_0[i].r + d.x_0[i].e.tr_mul(&inertia.com());
+        s[i] = d.xipos_fb[i] * inertia.m;
+        mass[i] = inertia.m;
+    }
+    for i in (1..=nb).rev() {
+        let p = model.lambda[i];
+        let (si, mi) = (s[i], mass[i]);
+        s[p] += si;
+        mass[p] += mi;
+    }
+    for i in 0..=nb {
+        d.subtree_com_fb[i] = if mass[i] < 1e-15 { if i == 0 { Vec3::zeros() } else { d.xipos_fb[i] } } else { s[i] / mass[i] };
+    }
+    // the tree each body belongs to, and its reference point c
+    for i in 1..=nb {
+        d.rootid_fb[i] = if model.lambda[i] == 0 { i } else { d.rootid_fb[model.lambda[i]] };
+    }
+    for i in 1..=nb {
+        let c = d.subtree_com_fb[d.rootid_fb[i]];
+        // cinert: the body inertia moved to world axes at origin c
+        let to_c = Xform::new(Mat3::identity(), c).compose(&d.x_0[i].inverse()); // c_X_i
+        d.cinert_fb[i] = model.inertia[i].transform(&to_c);
+        // cdof
+        let j = &model.joints[i];
+        let rot = d.x_0[i].e.transpose(); // body axes in world coordinates
+        let anchor = d.x_0[i].r + rot * j.pos;
+        let r = c - anchor;
+        let base = model.v_adr[i];
+        match j.jtype {
+            JointType::Revolute { axis } => {
+                let u = rot * axis;
+                d.cdof[base] = Motion::new(u, u.cross(&r));
+            }
+            JointType::Prismatic { axis } => {
+                d.cdof[base] = Motion::new(Vec3::zeros(), rot * axis);
+            }
+            JointType::Spherical => {
+                for k in 0..3 {
+                    let u: Vec3 = rot.column(k).into();
+                    d.cdof[base + k] = Motion::new(u, u.cross(&r));
+                }
+            }
+            JointType::Free => {
+                let r = c - d.x_0[i].r; // a free joint's anchor is the body origin
+                for k in 0..3 {
+                    d.cdof[base + k] = Motion::new(Vec3::zeros(), Vec3::ith(k, 1.0));
+                    let u: Vec3 = rot.column(k).into();
+                    d.cdof[base + 3 + k] = Motion::new(u, u.cross(&r));
+                }
+            }
+            JointType::Fixed => {}
+            JointType::Helical { .. } | JointType::Cylindrical { .. } | JointType::Planar => {
+                let q = &qpos[model.qs(i)];
+                let jc = jcalc(j, q, &zeros[..j.jtype.nv()]);
+                for k in 0..jc.s.n {
+                    d.cdof[base + k] = to_c.apply_motion(&jc.s.cols[k]);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: com_pos
+
+// ANCHOR: com_vel
+/// `mj_comVel`: body velocities `cvel` and the derivatives `cdof_dot` of the motion axes, walking
+/// each body's dofs in order with a running velocity: `cdof_dot = cvel x cdof` (with the velocity
+/// before this joint's own motion is added), then `cvel += cdof qvel`. Free joints: the
+/// translational axes are constant (`cdof_dot = 0`) and the rotational ones use the velocity after
+/// the translation has been added. A planar joint's sliding axes turn with its own rotation, which
+/// the general rule would count once too often, so its own angular rate is taken out.
+pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
+    for i in 1..=model.nb {
+        let p = model.lambda[i];
+        let mut cvel = if p == 0 { Motion::zero() } else { d.cvel_fb[p] };
+        let base = model.v_adr[i];
+        match model.joints[i].jtype {
+            JointType::Free => {
+                for k in 0..3 {
+                    d.cdof_dot[base + k] = Motion::zero();
+                    cvel += d.cdof[base + k] * qvel[base + k];
+                }
+                for k in 3..6 {
+                    d.cdof_dot[base + k] = cvel.cross_motion(&d.cdof[base + k]);
+                }
+                for k in 3..6 {
+                    cvel += d.cdof[base + k] * qvel[base + k];
+                }
+            }
+            JointType::Planar => {
+                let own = Motion::new(d.cdof[base].w * qvel[base], Vec3::zeros());
+                d.cdof_dot[base] = cvel.cross_motion(&d.cdof[base]);
+                for k in 1..3 {
+                    d.cdof_dot[base + k] = (cvel - own).cross_motion(&d.cdof[base + k]);
+                }
+                for k in 0..3 {
+                    cvel += d.cdof[base + k] * qvel[base + k];
+                }
+            }
+            ref jt => {
+                let n = jt.nv();
+                // every dof of the joint uses the velocity before the joint's own motion
+                for k in 0..n {
+                    d.cdof_dot[base + k] = cvel.cross_motion(&d.cdof[base + k]);
+                }
+                for k in 0..n {
+                    cvel += d.cdof[base + k] * qvel[base + k];
+                }
+            }
+        }
+        d.cvel_fb[i] = cvel;
+    }
+}
+// ANCHOR_END: com_vel
+
+// ANCHOR: crb
+/// `mj_crb`: composite inertias `crb` (leaves to root, plain sums since every body of a tree uses
+/// the same frame; nothing is added into the world body) and the sparse inertia matrix in the
+/// legacy layout: `M(i, j) = cdof_j . (crb_body(i) cdof_i)` for j = i and each ancestor of i, plus
+/// armature on the diagonal.
+pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
+    for i in 0..=model.nb {
+        d.crb_fb[i] = d.cinert_fb[i];
+    }
+    for i in (1..=model.nb).rev() {
+        let p = model.lambda[i];
+        if p > 0 {
+            let ci = d.crb_fb[i];
+            d.crb_fb[p] += ci;
+        }
+    }
+    for i in 0..model.nv {
+        let b = model.dof_body[i];
+        let buf: Force = d.crb_fb[b].mul_motion(&d.cdof[i]);
+        let adr = layout.dof_madr[i];
+        d.qm[adr] = d.cdof[i].dot(&buf) + model.joints[b].armature;
+        for (k, j) in ancestors(&model.dof_parent, i).enumerate() {
+            d.qm[adr + k + 1] = d.cdof[j].dot(&buf);
+        }
+    }
+}
+// ANCHOR_END: crb
+
+// ANCHOR: rne
+/// `mj_rne` with `flg_acc = 0` (or with `qacc` when given): `cacc_world = [0; -g]`,
+/// `cacc_b = cacc_parent + sum cdof_dot qvel (+ cdof qacc)`, `cfrc_b = I_b cacc_b + cvel_b x*
+/// (I_b cvel_b)`, accumulated leaves to root (not into the world), and `bias_i = cdof_i .
+/// cfrc_body(i)`. Armature is not included (as in MuJoCo).
+pub fn mj_rne(model: &Model, d: &mut Data, qvel: &[f64], qacc: Option<&[f64]>, out: &mut [f64]) {
+    let cacc_world = Motion::new(Vec3::zeros(), -model.opt.gravity);
+    for i in 1..=model.nb {
+        let p = model.lambda[i];
+        let mut cacc = if p == 0 { cacc_world } else { d.cacc_fb[p] };
+        for dof in model.dofs(i) {
+            cacc += d.cdof_dot[dof] * qvel[dof];
+            if let Some(a) = qacc {
+                cacc += d.cdof[dof] * a[dof];
+            }
+        }
+        d.cacc_fb[i] = cacc;
+        let inertia = &d.cinert_fb[i];
+        d.cfrc_fb[i] = inertia.mul_motion(&cacc) + d.cvel_fb[i].cross_force(&inertia.mul_motion(&d.cvel_fb[i]));
+    }
+    for i in (1..=model.nb).rev() {
+        let p = model.lambda[i];
+        if p > 0 {
+            let f = d.cfrc_fb[i];
+            d.cfrc_fb[p] += f;
+        }
+    }
+    for i in 0..model.nv {
+        out[i] = d.cdof[i].dot(&d.cfrc_fb[model.dof_body[i]]);
+    }
+}
+// ANCHOR_END: rne
+
+/// World pose of a MuJoCo-style body frame from a (w, x, y, z) quaternion and a position.
+pub fn pose_xform(pos: &Vec3, quat: &[f64; 4]) -> Xform {
+    Xform::from_pose(&quat_to_mat(quat), pos)
+}
