@@ -77,10 +77,19 @@ pub fn supports(model: &Model, j: usize, mut i: usize) -> bool {
     i == j
 }
 
+/// A body index must name a body of the model (0 = the base is allowed).
+fn check_body(model: &Model, i: usize) -> Result<()> {
+    if i > model.nb {
+        return Err(crate::Error::Unknown { kind: "body index".into(), name: format!("{i} (the model has bodies 0..={})", model.nb) });
+    }
+    Ok(())
+}
+
 // ANCHOR: jacobian
 /// The body Jacobian `J_i` (6 x nv) in body i's coordinates: `v_i = J_i qdot`. Column block of
 /// joint j is `i_X_j S_j` for j supporting i and zero otherwise.
 pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>> {
+    check_body(model, i)?;
     let kin = forward_kinematics(model, q)?;
     let mut jac = DMatrix::zeros(6, model.nv);
     let zeros = [0.0; 6];
@@ -101,6 +110,10 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
 /// The point Jacobian (3 x nv): the world-frame linear velocity of the point `p` (given in body
 /// i's coordinates) is `J qdot`.
 pub fn point_jacobian(model: &Model, q: &[f64], i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
+    check_body(model, i)?;
+    if !p.iter().all(|x| x.is_finite()) {
+        return Err(crate::Error::NonFinite { what: "point".into(), index: 0, value: p.x + p.y + p.z });
+    }
     let kin = forward_kinematics(model, q)?;
     let jb = body_jacobian(model, q, i)?;
     let r_world = kin.rotation(i);

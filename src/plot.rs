@@ -77,17 +77,27 @@ pub struct Chart {
     pub log_y: bool,
     /// The data.
     pub series: Vec<Series>,
+    /// Fixed x range `(lo, hi)` instead of the automatic one (e.g. to leave room for the legend).
+    pub x_range: Option<(f64, f64)>,
+    /// Fixed y range `(lo, hi)` instead of the automatic one (e.g. to leave room for the legend).
+    pub y_range: Option<(f64, f64)>,
 }
 
 impl Chart {
     /// A chart with linear axes and no series yet.
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Self {
-        Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), log_x: false, log_y: false, series: Vec::new() }
+        Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), log_x: false, log_y: false, series: Vec::new(), x_range: None, y_range: None }
     }
     /// Sets logarithmic axes.
     pub fn log(mut self, log_x: bool, log_y: bool) -> Self {
         self.log_x = log_x;
         self.log_y = log_y;
+        self
+    }
+    /// Fixes the axis ranges (`None` keeps the automatic range of that axis).
+    pub fn ranges(mut self, x: Option<(f64, f64)>, y: Option<(f64, f64)>) -> Self {
+        self.x_range = x;
+        self.y_range = y;
         self
     }
     /// Adds a series.
@@ -121,8 +131,15 @@ impl Chart {
                 (a - d, b + d)
             }
         };
-        let (x0, x1) = pad(x0, x1, self.log_x);
-        let (y0, y1) = pad(y0, y1, self.log_y);
+        for (r, log, axis) in [(self.x_range, self.log_x, "x"), (self.y_range, self.log_y, "y")] {
+            if let Some((lo, hi)) = r {
+                if !(lo.is_finite() && hi.is_finite() && lo < hi && (!log || lo > 0.0)) {
+                    return Err(Error::Other(format!("chart '{}': bad {axis} range ({lo}, {hi})", self.title)));
+                }
+            }
+        }
+        let (x0, x1) = self.x_range.unwrap_or_else(|| pad(x0, x1, self.log_x));
+        let (y0, y1) = self.y_range.unwrap_or_else(|| pad(y0, y1, self.log_y));
         let err = |e: String| Error::Other(format!("plotting '{}' to {}: {e}", self.title, path.display()));
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
@@ -152,15 +169,22 @@ impl Chart {
             .y_label_area_size(72)
             .build_cartesian_2d(xr, yr)
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
+        let log_label = |v: &f64| tick_label(*v);
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| e.to_string())?;
+            .light_line_style(RGBColor(235, 235, 235));
+        // plotters prints log-axis ticks with every digit of the f64 ("5.000000000000002e-14");
+        // give them a short form instead.
+        if self.log_x {
+            mesh.x_label_formatter(&log_label);
+        }
+        if self.log_y {
+            mesh.y_label_formatter(&log_label);
+        }
+        mesh.draw().map_err(|e| e.to_string())?;
         for (k, s) in self.series.iter().enumerate() {
             let color = PALETTE[k % PALETTE.len()];
             let pts: Vec<(f64, f64)> = s
@@ -200,6 +224,32 @@ impl Chart {
     }
 }
 
+/// A short tick label: up to four significant digits, in exponent form ("5e-14", "1.5e8") outside
+/// [1e-3, 1e5).
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let trim = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if (1e-3..1e5).contains(&a) {
+        let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+        trim(format!("{v:.decimals$}"))
+    } else {
+        let s = format!("{v:.3e}");
+        match s.split_once('e') {
+            Some((mant, exp)) => format!("{}e{exp}", trim(mant.to_string())),
+            None => s,
+        }
+    }
+}
+
 /// The book's colour cycle (colour-blind-safe Okabe-Ito palette).
 pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
@@ -210,6 +260,114 @@ pub const PALETTE: [RGBColor; 7] = [
     RGBColor(230, 159, 0),
     RGBColor(0, 0, 0),
 ];
+
+/// One matrix of a [`Spy`] figure: its size and the marked entries `(row, column, class)`
+/// (0-based), where `class` indexes [`Spy::classes`] and picks the colour.
+#[derive(Clone, Debug)]
+pub struct SpyPanel {
+    /// Title above this matrix.
+    pub title: String,
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Marked entries `(row, column, class)`.
+    pub cells: Vec<(usize, usize, usize)>,
+}
+
+/// A spy plot: the nonzero pattern of one or more matrices side by side (row 0 at the top, as
+/// matrices are written), each entry a filled square coloured by its class, with one legend of
+/// the classes below the panels. Used for sparsity patterns and fill-in.
+#[derive(Clone, Debug)]
+pub struct Spy {
+    /// Title of the whole figure.
+    pub title: String,
+    /// x-axis label of every panel, with units (e.g. "column j (dof)").
+    pub x_label: String,
+    /// y-axis label of every panel, with units.
+    pub y_label: String,
+    /// Legend label of each class of entry (at most the palette's 7).
+    pub classes: Vec<String>,
+    /// The matrices.
+    pub panels: Vec<SpyPanel>,
+}
+
+impl Spy {
+    /// Writes the figure as an SVG file, 430 pixels wide per panel and 540 high.
+    pub fn save_svg(&self, path: &Path) -> Result<()> {
+        register_fonts();
+        let err = |e: String| Error::Other(format!("spy plot '{}' to {}: {e}", self.title, path.display()));
+        if self.panels.is_empty() || self.classes.is_empty() || self.classes.len() > PALETTE.len() {
+            return Err(err(format!("needs 1 to {} classes and at least one panel", PALETTE.len())));
+        }
+        for p in &self.panels {
+            if p.rows == 0 || p.cols == 0 {
+                return Err(err(format!("panel '{}' is empty", p.title)));
+            }
+            if let Some(&(i, j, c)) = p.cells.iter().find(|&&(i, j, c)| i >= p.rows || j >= p.cols || c >= self.classes.len()) {
+                return Err(err(format!("panel '{}': entry ({i}, {j}) of class {c} is out of range", p.title)));
+            }
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        }
+        self.draw(path).map_err(err)
+    }
+
+    fn draw(&self, path: &Path) -> std::result::Result<(), String> {
+        let width = 430 * self.panels.len() as u32;
+        let root = SVGBackend::new(path, (width, 540)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let root = root.titled(&self.title, ("sans-serif", 22)).map_err(|e| e.to_string())?;
+        let (body, legend) = root.split_vertically(root.dim_in_pixel().1 - 44);
+        let areas = body.split_evenly((1, self.panels.len()));
+        for (area, p) in areas.iter().zip(&self.panels) {
+            let (n, m) = (p.rows as f64, p.cols as f64);
+            let mut chart = ChartBuilder::on(area)
+                .caption(&p.title, ("sans-serif", 17))
+                .margin(10)
+                .x_label_area_size(44)
+                .y_label_area_size(56)
+                .build_cartesian_2d(0.0..m, n..0.0)
+                .map_err(|e| e.to_string())?;
+            // ticks at cell centres, labelled with the 0-based index
+            let label = |v: &f64| format!("{}", (v - 0.5).round() as i64);
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc(&self.x_label)
+                .y_desc(&self.y_label)
+                .x_labels(p.cols.min(9))
+                .y_labels(p.rows.min(9))
+                .x_label_formatter(&label)
+                .y_label_formatter(&label)
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 15))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            let gap = if p.rows.max(p.cols) > 40 { 0.0 } else { 0.08 };
+            chart
+                .draw_series(p.cells.iter().map(|&(i, j, c)| {
+                    let (x, y) = (j as f64, i as f64);
+                    Rectangle::new([(x + gap, y + gap), (x + 1.0 - gap, y + 1.0 - gap)], PALETTE[c].filled())
+                }))
+                .map_err(|e| e.to_string())?;
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(0.0, 0.0), (m, n)], BLACK.stroke_width(1))))
+                .map_err(|e| e.to_string())?;
+        }
+        let mut x = 20;
+        for (k, c) in self.classes.iter().enumerate() {
+            legend
+                .draw(&Rectangle::new([(x, 14), (x + 14, 28)], PALETTE[k].filled()))
+                .map_err(|e| e.to_string())?;
+            legend.draw(&Text::new(c.clone(), (x + 20, 13), ("sans-serif", 15))).map_err(|e| e.to_string())?;
+            x += 50 + 8 * c.chars().count() as i32;
+        }
+        root.present().map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -230,5 +388,36 @@ mod tests {
         let empty = Chart::new("empty", "x", "y").save_svg(&dir.join("e.svg"));
         assert!(empty.is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn spy_plot_writes_panels_and_legend_and_rejects_bad_entries() {
+        let dir = std::env::temp_dir().join(format!("mbd_spy_{}", std::process::id()));
+        let panel = SpyPanel { title: "H".into(), rows: 3, cols: 3, cells: vec![(0, 0, 0), (2, 1, 1)] };
+        let spy = Spy {
+            title: "pattern".into(),
+            x_label: "column j (dof)".into(),
+            y_label: "row i (dof)".into(),
+            classes: vec!["diagonal".into(), "fill-in".into()],
+            panels: vec![panel.clone(), SpyPanel { title: "L".into(), ..panel.clone() }],
+        };
+        let path = dir.join("spy.svg");
+        spy.save_svg(&path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.contains("fill-in") && svg.contains("column j (dof)") && svg.contains("pattern"));
+        let mut bad = spy.clone();
+        bad.panels[0].cells.push((3, 0, 0));
+        assert!(bad.save_svg(&dir.join("bad.svg")).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(5.000000000000002e-14), "5e-14");
+        assert_eq!(tick_label(1.5e8), "1.5e8");
+        assert_eq!(tick_label(100000.0), "1e5");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(1000.0), "1000");
+        assert_eq!(tick_label(0.0), "0");
     }
 }

@@ -3,7 +3,7 @@
 use super::{base_acceleration, check_fext, Workspace};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc, Model};
-use crate::spatial::{skew, Force, Mat3, Mat6, Motion, Vec6, Xform};
+use crate::spatial::{skew, Force, Mat3, Mat6, Motion, Xform};
 use nalgebra::DVector;
 
 /// Forward dynamics `qdd = FD(q, qdot, tau, f_ext)` by ABA (Featherstone table 7.1), with
@@ -52,6 +52,77 @@ fn mat6_mul_motion(m: &Mat6, v: &Motion) -> Force {
     Force::from_vec6(&(m * v.to_vec6()))
 }
 
+/// Column `k` of `U D^-1` for the n columns of `U` and the n x n block of `D^-1`.
+///
+/// ABA's `U D^-1 U^T` is then a sum of n rank-one terms `(U D^-1)[:, k] U[:, k]^T` (36 n
+/// multiplications) instead of the n^2 terms `U_k D^-1_kl U_l^T`.
+#[inline]
+fn u_dinv_column(u: &[Force; 6], d_inv: &Mat6, n: usize, k: usize) -> Force {
+    let mut w = Force::zero();
+    for (l, u_l) in u.iter().enumerate().take(n) {
+        w += *u_l * d_inv[(l, k)];
+    }
+    w
+}
+
+/// The inverse of the symmetric n x n block `d` (n <= 6, top-left of a 6x6; the rest of the
+/// result is zero), by Cholesky `D = L L^T`, `M = L^-1`, `D^-1 = M^T M`, on plain loops: ABA
+/// inverts one such block per joint and n is tiny (a single division for one-dof joints), so
+/// a general decomposition of the whole 6x6 would be mostly wasted work.
+///
+/// Fails with the index and value of the first pivot that is not positive (D not positive
+/// definite).
+fn spd_inverse(d: &Mat6, n: usize) -> std::result::Result<Mat6, (usize, f64)> {
+    let mut out = Mat6::zeros();
+    if n == 1 {
+        if !(d[(0, 0)] > 0.0) {
+            return Err((0, d[(0, 0)]));
+        }
+        out[(0, 0)] = 1.0 / d[(0, 0)];
+        return Ok(out);
+    }
+    let mut l = Mat6::zeros();
+    for j in 0..n {
+        let mut pivot = d[(j, j)];
+        for k in 0..j {
+            pivot -= l[(j, k)] * l[(j, k)];
+        }
+        if !(pivot > 0.0) {
+            return Err((j, pivot));
+        }
+        l[(j, j)] = pivot.sqrt();
+        for i in j + 1..n {
+            let mut x = d[(i, j)];
+            for k in 0..j {
+                x -= l[(i, k)] * l[(j, k)];
+            }
+            l[(i, j)] = x / l[(j, j)];
+        }
+    }
+    let mut m = Mat6::zeros(); // L^-1, lower triangular, by forward substitution
+    for j in 0..n {
+        m[(j, j)] = 1.0 / l[(j, j)];
+        for i in j + 1..n {
+            let mut x = 0.0;
+            for k in j..i {
+                x -= l[(i, k)] * m[(k, j)];
+            }
+            m[(i, j)] = x / l[(i, i)];
+        }
+    }
+    for i in 0..n {
+        for j in 0..=i {
+            let mut x = 0.0;
+            for k in i..n {
+                x += m[(k, i)] * m[(k, j)];
+            }
+            out[(i, j)] = x;
+            out[(j, i)] = x;
+        }
+    }
+    Ok(out)
+}
+
 // ANCHOR: aba
 /// ABA on pre-allocated storage (Featherstone table 7.1, eqs. (7.38)-(7.43) for multi-dof
 /// joints):
@@ -90,56 +161,33 @@ pub fn aba_with(
     }
     for i in (1..=model.nb).rev() {
         let n = ws.s[i].n;
-        let s = ws.s[i];
         let di = model.v_adr[i];
         // U = I^A S, D = S^T U (+ armature), u = tau - S^T p^A
-        let mut d = Mat6::identity();
+        let mut d = Mat6::zeros();
         for k in 0..n {
-            ws.u_cols[i][k] = mat6_mul_motion(&ws.ia[i], &s.cols[k]);
+            ws.u_cols[i][k] = mat6_mul_motion(&ws.ia[i], &ws.s[i].cols[k]);
         }
         for k in 0..n {
             for l in 0..n {
-                d[(k, l)] = s.cols[k].dot(&ws.u_cols[i][l]);
+                d[(k, l)] = ws.s[i].cols[k].dot(&ws.u_cols[i][l]);
             }
             d[(k, k)] += model.joints[i].armature;
-            ws.u[i][k] = tau[di + k] - s.cols[k].dot(&ws.f[i]);
+            ws.u[i][k] = tau[di + k] - ws.s[i].cols[k].dot(&ws.f[i]);
         }
-        if n > 0 {
-            let d_inv = if n == 1 {
-                if !(d[(0, 0)] > 0.0) {
-                    return Err(Error::NotPositiveDefinite { what: "ABA D_i".into(), dof: di, value: d[(0, 0)] });
-                }
-                let mut m = Mat6::identity();
-                m[(0, 0)] = 1.0 / d[(0, 0)];
-                m
-            } else {
-                let chol = d.cholesky().ok_or(Error::NotPositiveDefinite {
-                    what: format!("ABA D_i of body '{}'", model.body_name[i]),
-                    dof: di,
-                    value: d[(0, 0)],
-                })?;
-                chol.inverse()
-            };
-            ws.d_inv[i] = d_inv;
-        }
+        ws.d_inv[i] = spd_inverse(&d, n).map_err(|(k, pivot)| Error::NotPositiveDefinite {
+            what: format!("ABA D_i of body '{}'", model.body_name[i]),
+            dof: di + k,
+            value: pivot,
+        })?;
         let p = model.lambda[i];
         if p != 0 {
             // I^a = I^A - U D^-1 U^T ;  p^a = p^A + I^a c + U D^-1 u
             let mut ia = ws.ia[i];
-            let mut dinv_u = [0.0; 6];
-            for k in 0..n {
-                for l in 0..n {
-                    dinv_u[k] += ws.d_inv[i][(k, l)] * ws.u[i][l];
-                }
-            }
             let mut pa = ws.f[i];
             for k in 0..n {
-                let uk: Vec6 = ws.u_cols[i][k].to_vec6();
-                for l in 0..n {
-                    let ul: Vec6 = ws.u_cols[i][l].to_vec6();
-                    ia -= uk * ul.transpose() * ws.d_inv[i][(k, l)];
-                }
-                pa += ws.u_cols[i][k] * dinv_u[k];
+                let w_k = u_dinv_column(&ws.u_cols[i], &ws.d_inv[i], n, k); // (U D^-1)[:, k]
+                ia.ger(-1.0, &w_k.to_vec6(), &ws.u_cols[i][k].to_vec6(), 1.0);
+                pa += w_k * ws.u[i][k];
             }
             pa += mat6_mul_motion(&ia, &ws.c[i]);
             let ia_p = transform_back_mat6(&ws.x_up[i], &ia);
@@ -179,6 +227,28 @@ mod tests {
     use super::*;
     use crate::spatial::{rotx, roty, xlt, SpatialInertia, Vec3};
     use approx::assert_relative_eq;
+
+    #[test]
+    fn small_spd_inverse_matches_nalgebra() {
+        // D = A A^T + 0.5 1 for a fixed non-symmetric A: symmetric positive definite.
+        let a = Mat6::from_fn(|i, j| ((i * 7 + j * 3) % 5) as f64 * 0.3 - 0.4 + if i == j { 1.0 } else { 0.0 });
+        for n in 1..=6 {
+            let full = a * a.transpose() + Mat6::identity() * 0.5;
+            let block = nalgebra::DMatrix::from_fn(n, n, |i, j| full[(i, j)]);
+            let reference = block.clone().try_inverse().unwrap();
+            let mine = spd_inverse(&full, n).unwrap();
+            for i in 0..6 {
+                for j in 0..6 {
+                    let expected = if i < n && j < n { reference[(i, j)] } else { 0.0 };
+                    assert_relative_eq!(mine[(i, j)], expected, epsilon = 1e-12);
+                }
+            }
+        }
+        // An indefinite block is reported at its first bad pivot.
+        let mut bad = Mat6::identity();
+        bad[(1, 1)] = -2.0;
+        assert_eq!(spd_inverse(&bad, 3).unwrap_err(), (1, -2.0));
+    }
 
     #[test]
     fn blockwise_transform_matches_6x6_products() {

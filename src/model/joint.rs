@@ -22,8 +22,9 @@ pub enum JointType {
     /// Ball joint: q = unit quaternion (w, x, y, z), qdot = angular velocity in the body frame.
     Spherical,
     /// Six-dof joint with MuJoCo's convention: q = [position (3), quaternion (w, x, y, z)],
-    /// qdot = [world-frame linear velocity of the body origin (3), body-frame angular
-    /// velocity (3)].
+    /// qdot = [linear velocity of the body origin in the predecessor frame (3), body-frame
+    /// angular velocity (3)]. The predecessor frame is the world frame when `X_tree` is the
+    /// identity, as the MJCF reader makes it, so this is MuJoCo's free joint.
     Free,
     /// Zero dof: the body is welded to its parent.
     Fixed,
@@ -175,44 +176,49 @@ pub struct JointCalc {
 /// A joint anchored at `pos` (MuJoCo's joint `pos`) is the plain joint conjugated by the
 /// translation to its anchor: `X_J' = xlt(-pos) X_J xlt(pos)`, and `S`, `v_J`, `c_J` are moved
 /// from the anchor to the body origin by `xlt(-pos)`.
+#[inline]
 pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
-    let mut s = Subspace { n: joint.jtype.nv(), ..Default::default() };
+    // `out` is filled in place (rather than assembled from parts at the end) so that the
+    // 300-byte result is written once; jcalc runs for every body in every algorithm.
+    let mut out = JointCalc::default();
+    out.s.n = joint.jtype.nv();
+    let s = &mut out.s.cols;
     let z = Vec3::zeros();
-    let (x_j, c_j) = match joint.jtype {
+    match joint.jtype {
         JointType::Revolute { axis } => {
-            s.cols[0] = Motion::new(axis, z);
-            (Xform::rot_axis(&axis, q[0]), Motion::zero())
+            s[0] = Motion::new(axis, z);
+            out.x_j = Xform::rot_axis(&axis, q[0]);
         }
         JointType::Prismatic { axis } => {
-            s.cols[0] = Motion::new(z, axis);
-            (xlt(axis * q[0]), Motion::zero())
+            s[0] = Motion::new(z, axis);
+            out.x_j = xlt(axis * q[0]);
         }
         JointType::Helical { axis, pitch } => {
-            s.cols[0] = Motion::new(axis, axis * pitch);
-            (Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * (pitch * q[0]))), Motion::zero())
+            s[0] = Motion::new(axis, axis * pitch);
+            out.x_j = Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * (pitch * q[0])));
         }
         JointType::Cylindrical { axis } => {
-            s.cols[0] = Motion::new(axis, z);
-            s.cols[1] = Motion::new(z, axis);
-            (Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * q[1])), Motion::zero())
+            s[0] = Motion::new(axis, z);
+            s[1] = Motion::new(z, axis);
+            out.x_j = Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * q[1]));
         }
         JointType::Planar => {
             // X_J = rotz(theta) xlt([x, y, 0]); the translations are seen in the rotated frame.
             let (sn, cs) = q[0].sin_cos();
-            s.cols[0] = Motion::new(Vec3::z(), z);
-            s.cols[1] = Motion::new(z, Vec3::new(cs, -sn, 0.0));
-            s.cols[2] = Motion::new(z, Vec3::new(sn, cs, 0.0));
-            let x_j = Xform::rot_axis(&Vec3::z(), q[0]).compose(&xlt(Vec3::new(q[1], q[2], 0.0)));
-            let v_lin = s.cols[1].v * qd[1] + s.cols[2].v * qd[2];
+            s[0] = Motion::new(Vec3::z(), z);
+            s[1] = Motion::new(z, Vec3::new(cs, -sn, 0.0));
+            s[2] = Motion::new(z, Vec3::new(sn, cs, 0.0));
+            out.x_j = Xform::rot_axis(&Vec3::z(), q[0]).compose(&xlt(Vec3::new(q[1], q[2], 0.0)));
+            let v_lin = s[1].v * qd[1] + s[2].v * qd[2];
             // S-ring qdot: the translation columns rotate with the body.
-            (x_j, Motion::new(z, -(Vec3::z() * qd[0]).cross(&v_lin)))
+            out.c_j = Motion::new(z, -(Vec3::z() * qd[0]).cross(&v_lin));
         }
         JointType::Spherical => {
-            for k in 0..3 {
-                s.cols[k] = Motion::new(Vec3::ith(k, 1.0), z);
+            for (k, col) in s.iter_mut().take(3).enumerate() {
+                *col = Motion::new(Vec3::ith(k, 1.0), z);
             }
             let r = quat_to_mat(&[q[0], q[1], q[2], q[3]]);
-            (Xform::new(r.transpose(), z), Motion::zero())
+            out.x_j = Xform::new(r.transpose(), z);
         }
         JointType::Free => {
             // qdot = [world linear velocity of the origin, body angular velocity]:
@@ -220,16 +226,17 @@ pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
             let r = quat_to_mat(&[q[3], q[4], q[5], q[6]]);
             let rt = r.transpose();
             for k in 0..3 {
-                s.cols[k] = Motion::new(z, rt.column(k).into());
-                s.cols[k + 3] = Motion::new(Vec3::ith(k, 1.0), z);
+                s[k] = Motion::new(z, rt.column(k).into());
+                s[k + 3] = Motion::new(Vec3::ith(k, 1.0), z);
             }
             let w = Vec3::new(qd[3], qd[4], qd[5]);
             let v_body = rt * Vec3::new(qd[0], qd[1], qd[2]);
-            (Xform::new(rt, Vec3::new(q[0], q[1], q[2])), Motion::new(z, -w.cross(&v_body)))
+            out.x_j = Xform::new(rt, Vec3::new(q[0], q[1], q[2]));
+            out.c_j = Motion::new(z, -w.cross(&v_body));
         }
-        JointType::Fixed => (Xform::identity(), Motion::zero()),
-    };
-    let mut out = JointCalc { x_j, s, v_j: s.mul(qd), c_j };
+        JointType::Fixed => {}
+    }
+    out.v_j = out.s.mul(qd);
     if joint.pos != Vec3::zeros() && !matches!(joint.jtype, JointType::Free) {
         let to_origin = xlt(-joint.pos);
         out.x_j = to_origin.compose(&out.x_j).compose(&xlt(joint.pos));
@@ -243,6 +250,7 @@ pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
 }
 // ANCHOR_END: jcalc
 
+// ANCHOR: integrate_joint
 /// Integrates this joint's position coordinates `q` with velocity `qd` for time `h`
 /// (MuJoCo's `mj_integratePos`): quaternions are advanced on the sphere with the body-frame
 /// angular velocity, everything else by `q += h qd` (the planar joint's translation rates are in
@@ -268,6 +276,7 @@ pub fn integrate_joint(jtype: &JointType, q: &mut [f64], qd: &[f64], h: f64) {
         }
     }
 }
+// ANCHOR_END: integrate_joint
 
 /// The velocity that takes `q1` to `q2` in unit time for this joint (MuJoCo's
 /// `mj_differentiatePos` with h = 1); the inverse of [`integrate_joint`] with h = 1.

@@ -12,10 +12,13 @@
 mod builder;
 pub mod canned;
 mod joint;
+mod loops;
+pub mod mechanisms;
 pub mod mjcf;
 
 pub use builder::ModelBuilder;
 pub use joint::{difference_joint, integrate_joint, jcalc, Joint, JointCalc, JointType, Subspace};
+pub use loops::LoopJoint;
 
 use crate::error::{check_vector, Error, Result};
 use crate::spatial::{SpatialInertia, Vec3, Xform};
@@ -100,14 +103,28 @@ pub struct Geom {
 }
 
 /// Equality constraints (MuJoCo's `<equality>`); they close kinematic loops.
+///
+/// Body indices are Featherstone body indices: for a MuJoCo body, the last body of its chain
+/// ([`Model::mj_body_last`], whose frame is the MuJoCo body frame); 0 is the world. Joint
+/// indices are the Featherstone body carrying that joint. The MJCF reader fills these from
+/// `<connect>`, `<weld>` and `<joint>` (see [`mjcf`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Equality {
     /// Point-to-point: `anchor` (in body1's frame) coincides with a point of body2.
     Connect { name: String, body1: usize, body2: usize, anchor: Vec3 },
     /// Full pose: body1 and body2 keep a fixed relative pose `relpose` = (position of body2's
     /// origin... in MuJoCo's convention) or the one at qpos0 when `relpose` is None.
+    ///
+    /// `anchor` is MuJoCo's weld `anchor`, a point in body2's frame. `relpose` is MuJoCo's weld
+    /// `relpose` as stored in its `eq_data[3..10]`: a position and a unit quaternion
+    /// (w, x, y, z); `None` when the file gives none (or gives a zero quaternion, MuJoCo's
+    /// default), and MuJoCo then uses the relative pose at qpos0.
     Weld { name: String, body1: usize, body2: usize, anchor: Vec3, relpose: Option<[f64; 7]> },
     /// Joint coupling: q1 = polycoef(q2).
+    ///
+    /// In MuJoCo's convention, with y = q(joint1), x = q(joint2) and y0, x0 their qpos0
+    /// values: `y - y0 = c0 + c1 (x - x0) + ... + c4 (x - x0)^4`; with no joint2,
+    /// `y - y0 = c0`. Only hinge and slide joints can be coupled.
     Joint { name: String, joint1: usize, joint2: Option<usize>, polycoef: [f64; 5] },
 }
 
@@ -156,6 +173,9 @@ pub struct Model {
     pub mj_body_last: Vec<usize>,
     /// MuJoCo body names (index 0 = "world").
     pub mj_body_name: Vec<String>,
+    /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
+    /// for a tree. See [`crate::loops`].
+    pub loops: Vec<LoopJoint>,
 }
 
 impl Model {
@@ -209,6 +229,9 @@ impl Model {
                 return Err(Error::BadLength { what: what.into(), got: len, expected: n1 });
             }
         }
+        if !self.opt.gravity.iter().all(|x| x.is_finite()) || !(self.opt.timestep > 0.0 && self.opt.timestep.is_finite()) {
+            return Err(Error::Other(format!("options: gravity {:?} and timestep {} must be finite (timestep > 0)", self.opt.gravity, self.opt.timestep)));
+        }
         for i in 1..=self.nb {
             let name = self.body_name[i].clone();
             if self.lambda[i] >= i {
@@ -231,6 +254,14 @@ impl Model {
                     return Err(Error::BadJoint { body: i, name, why: format!("axis {a:?} is not a unit vector") });
                 }
             }
+            let finite = |v: &Vec3| v.iter().all(|x| x.is_finite());
+            let pitch_ok = match j.jtype {
+                JointType::Helical { pitch, .. } => pitch.is_finite(),
+                _ => true,
+            };
+            if !finite(&j.pos) || !pitch_ok || !j.stiffness.is_finite() || !j.range.iter().all(|x| x.is_finite()) {
+                return Err(Error::BadJoint { body: i, name, why: "anchor, pitch, stiffness and range must be finite".into() });
+            }
             if matches!(j.jtype, JointType::Free) && self.lambda[i] != 0 {
                 return Err(Error::BadJoint { body: i, name, why: "a free joint must connect to the base".into() });
             }
@@ -240,6 +271,9 @@ impl Model {
             if !(j.damping >= 0.0 && j.armature >= 0.0 && j.frictionloss >= 0.0) {
                 return Err(Error::BadJoint { body: i, name, why: "damping, armature and frictionloss must be >= 0".into() });
             }
+        }
+        for (k, lj) in self.loops.iter().enumerate() {
+            lj.validate(self.nb, k)?;
         }
         Ok(())
     }

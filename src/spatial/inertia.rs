@@ -29,12 +29,14 @@ impl SpatialInertia {
     pub fn zero() -> Self {
         SpatialInertia { m: 0.0, h: Vec3::zeros(), ibar: Mat3::zeros() }
     }
+    // ANCHOR: inertia_mci
     /// `mcI(m, c, Ic)`: mass `m`, centre of mass `c`, rotational inertia `ic` about the centre of
     /// mass (Featherstone eq. 2.63).
     pub fn from_mass_com_inertia(m: f64, c: Vec3, ic: Mat3) -> Self {
         let cx = skew(&c);
         SpatialInertia { m, h: c * m, ibar: ic - cx * cx * m }
     }
+    // ANCHOR_END: inertia_mci
     /// The centre of mass `h / m` (the origin if the mass is zero).
     pub fn com(&self) -> Vec3 {
         if self.m > 0.0 {
@@ -62,6 +64,7 @@ impl SpatialInertia {
         out.fixed_view_mut::<3, 3>(3, 3).copy_from(&(Mat3::identity() * self.m));
         out
     }
+    // ANCHOR: inertia_ops
     /// `I v`: the momentum of a body moving with velocity `v` (eq. 2.62).
     #[inline]
     pub fn mul_motion(&self, v: &Motion) -> Force {
@@ -78,18 +81,23 @@ impl SpatialInertia {
         let ibar_a = self.ibar + rx * hx + skew(&h_a) * rx;
         SpatialInertia { m: self.m, h: x.e * h_a, ibar: x.e * ibar_a * x.e.transpose() }
     }
+    // ANCHOR_END: inertia_ops
     /// The inertia expressed in frame A given `x = B_X_A` and the inertia in B coordinates:
     /// `I_A = X^T I_B X` (eq. 2.66 read backwards). This is the step that accumulates a child's
     /// composite inertia into its parent in CRBA and ABA.
+    ///
+    /// Rotating gives `h_r = E^T h` and `Ibar_r = E^T Ibar E`; moving the origin by `-r` gives
+    /// `h_A = h_r + m r` and `Ibar_A = Ibar_r - [r]x [h_r]x - [h_A]x [r]x`. With
+    /// `[a]x [b]x = b a^T - (a . b) 1` and `p = h_r + m r / 2` the last two terms are
+    /// `-(p r^T + r p^T) + 2 (r . p) 1`, which is how it is computed (no 3x3 products; this runs
+    /// once per body in CRBA).
     pub fn transform_back(&self, x: &Xform) -> SpatialInertia {
-        let et = x.e.transpose();
-        let h_r = et * self.h; // rotate into A's axes, still about B's origin
-        let ibar_r = et * self.ibar * x.e;
+        let h_r = x.e.tr_mul(&self.h); // rotate into A's axes, still about B's origin
+        let ibar_r = x.e.tr_mul(&(self.ibar * x.e));
         let r = x.r;
-        let h_a = h_r + r * self.m;
-        let rx = skew(&r);
-        let ibar_a = ibar_r - rx * skew(&h_r) - skew(&h_a) * rx;
-        SpatialInertia { m: self.m, h: h_a, ibar: ibar_a }
+        let p = h_r + r * (0.5 * self.m);
+        let shift = p * r.transpose() + r * p.transpose() - Mat3::identity() * (2.0 * r.dot(&p));
+        SpatialInertia { m: self.m, h: h_r + r * self.m, ibar: ibar_r - shift }
     }
     /// True if the mass is non-negative, and the inertia about the centre of mass is symmetric
     /// and satisfies positive semi-definiteness and the triangle inequality of principal moments
@@ -100,6 +108,9 @@ impl SpatialInertia {
         }
         if self.m < 0.0 {
             return Err(format!("negative mass {}", self.m));
+        }
+        if self.m == 0.0 && (self.h.norm() > 0.0) {
+            return Err(format!("zero mass with a nonzero first moment {:?}", self.h));
         }
         let ic = self.inertia_at_com();
         let scale = ic.abs().max().max(f64::MIN_POSITIVE);

@@ -29,6 +29,7 @@ pub fn skew(a: &Vec3) -> Mat3 {
     Mat3::new(0.0, -a.z, a.y, a.z, 0.0, -a.x, -a.y, a.x, 0.0)
 }
 
+// ANCHOR: motion_force
 /// A spatial motion vector `m = [w; v]` (Featherstone 2.2): angular velocity `w` and the linear
 /// velocity `v` of the body-fixed point at the coordinate frame's origin.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -48,6 +49,7 @@ pub struct Force {
     /// Resultant linear force.
     pub f: Vec3,
 }
+// ANCHOR_END: motion_force
 
 impl Motion {
     /// Builds a motion vector from its angular and linear parts.
@@ -70,6 +72,7 @@ impl Motion {
     pub fn to_vec6(&self) -> Vec6 {
         Vec6::new(self.w.x, self.w.y, self.w.z, self.v.x, self.v.y, self.v.z)
     }
+    // ANCHOR: cross
     /// Spatial cross product for motions, `self x m` (Featherstone eq. 2.31):
     /// `[w; v] x [w2; v2] = [w x w2; w x v2 + v x w2]`.
     #[inline]
@@ -100,6 +103,7 @@ impl Motion {
     pub fn dot(&self, f: &Force) -> f64 {
         self.w.dot(&f.n) + self.v.dot(&f.f)
     }
+    // ANCHOR_END: cross
     /// True if every component is finite.
     pub fn is_finite(&self) -> bool {
         self.w.iter().chain(self.v.iter()).all(|x| x.is_finite())
@@ -250,6 +254,7 @@ pub fn quat_to_rotvec(q: &[f64; 4]) -> Vec3 {
     v * (angle / s)
 }
 
+// ANCHOR: quat_integrate
 /// Integrates a quaternion with a *local* (body-frame) angular velocity for time `h`:
 /// `q <- normalize(q) * exp(h w / 2)` (what MuJoCo's `mj_integratePos` does for ball and free
 /// joints).
@@ -265,6 +270,7 @@ pub fn quat_integrate(q: &[f64; 4], w: &Vec3, h: f64) -> [f64; 4] {
     quat_normalize(&mut out);
     out
 }
+// ANCHOR_END: quat_integrate
 
 /// The local angular displacement taking `q1` to `q2` in unit time: `rotvec(q1^* q2)`
 /// (MuJoCo's `mj_differentiatePos` for ball joints, with h = 1).
@@ -273,13 +279,28 @@ pub fn quat_difference(q1: &[f64; 4], q2: &[f64; 4]) -> Vec3 {
     quat_to_rotvec(&quat_mul(&conj, q2))
 }
 
-/// Rotation matrix for a rotation by `angle` about the unit vector `axis` (Rodrigues' formula).
-/// The matrix maps coordinates in the rotated frame to the original frame.
+/// Rotation matrix for a rotation by `angle` about the unit vector `axis` (Rodrigues' formula
+/// `1 + sin(angle) [a]x + (1 - cos(angle)) [a]x [a]x`, written out entry by entry with
+/// `[a]x [a]x = a a^T - 1` so that no 3x3 products are formed: this runs once per revolute joint
+/// in every call of the dynamics algorithms). The matrix maps coordinates in the rotated frame to
+/// the original frame.
 #[inline]
 pub fn axis_angle_mat(axis: &Vec3, angle: f64) -> Mat3 {
     let (s, c) = angle.sin_cos();
-    let k = skew(axis);
-    Mat3::identity() + k * s + k * k * (1.0 - c)
+    let t = 1.0 - c;
+    let (x, y, z) = (axis.x, axis.y, axis.z);
+    let (txy, txz, tyz) = (t * x * y, t * x * z, t * y * z);
+    Mat3::new(
+        c + t * x * x,
+        txy - s * z,
+        txz + s * y,
+        txy + s * z,
+        c + t * y * y,
+        tyz - s * x,
+        txz - s * y,
+        tyz + s * x,
+        c + t * z * z,
+    )
 }
 
 #[cfg(test)]
@@ -296,6 +317,16 @@ mod tests {
         assert_relative_eq!(m.cross_force(&f).to_vec6(), m.crf() * f.to_vec6(), epsilon = 1e-14);
         // Power is invariant: (m x x) . f = - x . (m x* f)   (Featherstone eq. 2.33)
         assert_relative_eq!(m.cross_motion(&x).dot(&f), -x.dot(&m.cross_force(&f)), epsilon = 1e-13);
+    }
+
+    #[test]
+    fn rodrigues_entries_match_the_product_form() {
+        let axis = Vec3::new(-0.3, 0.8, 0.2).normalize();
+        for angle in [-2.5f64, -0.3, 0.0, 0.7, 3.0] {
+            let k = skew(&axis);
+            let product = Mat3::identity() + k * angle.sin() + k * k * (1.0 - angle.cos());
+            assert_relative_eq!(axis_angle_mat(&axis, angle), product, epsilon = 1e-14);
+        }
     }
 
     #[test]

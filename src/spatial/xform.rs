@@ -64,10 +64,23 @@ impl Xform {
         Xform { e: rot.transpose(), r: *pos }
     }
     /// The coordinate transform for a frame rotated by `angle` about the unit vector `axis`.
+    ///
+    /// Axes along +-x, +-y or +-z (most joints in real models) go to [`rotx`], [`roty`],
+    /// [`rotz`] of table 2.2, which need only the sine and cosine; other axes use Rodrigues'
+    /// formula ([`axis_angle_mat`]). Both give the same matrix to rounding.
     #[inline]
     pub fn rot_axis(axis: &Vec3, angle: f64) -> Self {
-        Xform { e: axis_angle_mat(axis, angle).transpose(), r: Vec3::zeros() }
+        match (axis.x, axis.y, axis.z) {
+            (1.0, 0.0, 0.0) => rotx(angle),
+            (-1.0, 0.0, 0.0) => rotx(-angle),
+            (0.0, 1.0, 0.0) => roty(angle),
+            (0.0, -1.0, 0.0) => roty(-angle),
+            (0.0, 0.0, 1.0) => rotz(angle),
+            (0.0, 0.0, -1.0) => rotz(-angle),
+            _ => Xform { e: axis_angle_mat(axis, angle).transpose(), r: Vec3::zeros() },
+        }
     }
+    // ANCHOR: xform_apply
     /// `X m`: transform a motion vector from A to B coordinates.
     #[inline]
     pub fn apply_motion(&self, m: &Motion) -> Motion {
@@ -100,6 +113,8 @@ impl Xform {
     pub fn compose(&self, other: &Xform) -> Xform {
         Xform { e: self.e * other.e, r: other.r + other.e.tr_mul(&self.r) }
     }
+    // ANCHOR_END: xform_apply
+    // ANCHOR: xform_matrix
     /// The explicit 6x6 motion transform `[E, 0; -E [r]x, E]` (eq. 2.24).
     pub fn to_motion_matrix(&self) -> Mat6 {
         let mut x = Mat6::zeros();
@@ -116,6 +131,7 @@ impl Xform {
         x.fixed_view_mut::<3, 3>(3, 3).copy_from(&self.e);
         x
     }
+    // ANCHOR_END: xform_matrix
     /// World-style pose of frame B seen from frame A: the rotation whose columns are B's axes
     /// in A coordinates (`E^T`) and B's origin in A coordinates (`r`).
     #[inline]
@@ -179,5 +195,10 @@ mod tests {
         assert_relative_eq!(rotx(0.4).e, Xform::rot_axis(&x, 0.4).e, epsilon = 1e-15);
         assert_relative_eq!(roty(0.4).e, Xform::rot_axis(&Vec3::y(), 0.4).e, epsilon = 1e-15);
         assert_relative_eq!(rotz(0.4).e, Xform::rot_axis(&Vec3::z(), 0.4).e, epsilon = 1e-15);
+        // the axis-aligned shortcuts of rot_axis agree with Rodrigues' formula, signs included
+        for axis in [Vec3::x(), -Vec3::x(), Vec3::y(), -Vec3::y(), Vec3::z(), -Vec3::z()] {
+            let rodrigues = axis_angle_mat(&axis, -0.9).transpose();
+            assert_relative_eq!(Xform::rot_axis(&axis, -0.9).e, rodrigues, epsilon = 1e-15);
+        }
     }
 }
