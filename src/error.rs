@@ -15,6 +15,9 @@ pub enum Error {
     /// A joint is malformed (zero axis, bad range, ...).
     #[error("body {body} ('{name}'): joint is malformed: {why}")]
     BadJoint { body: usize, name: String, why: String },
+    /// A loop joint is malformed (unknown body, a body joined to itself, a free joint, ...).
+    #[error("loop joint {index} ('{name}'): {why}")]
+    BadLoopJoint { index: usize, name: String, why: String },
     /// A vector has the wrong length.
     #[error("{what} has length {got}, expected {expected}")]
     BadLength { what: String, got: usize, expected: usize },

@@ -11,6 +11,7 @@
 //! | Recursive Newton-Euler | [`dynamics::rnea`] | Featherstone ch. 5 |
 //! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
 //! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
+//! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
 pub mod dynamics;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod figures;
 pub mod inspect;
 pub mod kinematics;
+pub mod loops;
 pub mod model;
 pub mod mujoco;
 pub mod plot;

@@ -1,6 +1,6 @@
 //! Building a [`Model`] body by body.
 
-use super::{Joint, JointType, Model, Options};
+use super::{Joint, JointType, LoopJoint, Model, Options};
 use crate::error::{Error, Result};
 use crate::spatial::{SpatialInertia, Xform};
 use nalgebra::DVector;
@@ -27,6 +27,7 @@ pub struct ModelBuilder {
     inertia: Vec<SpatialInertia>,
     body_name: Vec<String>,
     qpos0: Vec<Option<Vec<f64>>>,
+    loops: Vec<LoopJoint>,
     /// Options of the model being built.
     pub opt: Options,
 }
@@ -42,6 +43,7 @@ impl ModelBuilder {
             inertia: vec![SpatialInertia::zero()],
             body_name: vec!["world".into()],
             qpos0: vec![None],
+            loops: Vec::new(),
             opt: Options::default(),
         }
     }
@@ -56,6 +58,13 @@ impl ModelBuilder {
         self.body_name.push(name.into());
         self.qpos0.push(None);
         self.lambda.len() - 1
+    }
+
+    /// Adds a loop joint (Featherstone 8.1) closing a kinematic loop on the tree built so far;
+    /// returns its index in [`Model::loops`]. It is checked by [`ModelBuilder::build`].
+    pub fn add_loop(&mut self, joint: LoopJoint) -> usize {
+        self.loops.push(joint);
+        self.loops.len() - 1
     }
 
     /// Sets the reference configuration of body `i`'s joint (default: zero, identity quaternions).
@@ -135,6 +144,7 @@ impl ModelBuilder {
             mj_body: (0..=nb).collect(),
             mj_body_last: (0..=nb).collect(),
             mj_body_name,
+            loops: self.loops,
         };
         model.validate()?;
         Ok(model)
