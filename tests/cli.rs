@@ -1,0 +1,442 @@
+//! The `mbd` command: `inspect` and `simulate` give the library's numbers (and MuJoCo's), and
+//! every bad input ends with one line on stderr starting with `mbd:`, a non-zero exit code and no
+//! panic.
+
+use mbd::model::mjcf;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MBD: &str = env!("CARGO_BIN_EXE_mbd");
+
+fn model(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/models")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_tests")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mbd(args: &[&str]) -> Output {
+    Command::new(MBD)
+        .args(args)
+        .output()
+        .expect("cannot run mbd")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `args`, expects the failure contract, returns stderr.
+fn fails(args: &[&str], code: i32) -> String {
+    let o = mbd(args);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "mbd {args:?}: exit {:?}, stderr {err}",
+        o.status.code()
+    );
+    assert!(
+        err.starts_with("mbd: "),
+        "mbd {args:?}: stderr does not start with 'mbd: ': {err}"
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "mbd {args:?}: stderr is not one line: {err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "mbd {args:?} panicked: {err}"
+    );
+    err
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "mbd failed: {}", stderr(o));
+    serde_json::from_slice(&o.stdout).expect("stdout is not JSON")
+}
+
+fn vec_of(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+fn matrix_of(v: &serde_json::Value) -> Vec<Vec<f64>> {
+    v.as_array().unwrap().iter().map(vec_of).collect()
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let o = mbd(&["--help"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    for cmd in ["mbd book", "mbd inspect", "mbd simulate"] {
+        assert!(text.contains(cmd), "--help does not mention {cmd}");
+    }
+    fails(&[], 2);
+    fails(&["frobnicate"], 2);
+}
+
+#[test]
+fn inspect_gives_the_library_mass_matrix() {
+    let path = model("chain_7_spatial.xml");
+    let out = json(&mbd(&["inspect", path.to_str().unwrap(), "--json"]));
+    let lib = mjcf::load(&path).unwrap().model;
+    let sizes = &out["sizes"];
+    assert_eq!(sizes["nq"], 7);
+    assert_eq!(sizes["nv"], 7);
+    assert_eq!(sizes["nbody"], 8);
+    assert_eq!(
+        out["body_parentid"],
+        serde_json::json!([0, 0, 1, 2, 3, 4, 5, 6])
+    );
+    assert_eq!(
+        out["dof_parentid"],
+        serde_json::json!([-1, 0, 1, 2, 3, 4, 5])
+    );
+    let m = matrix_of(&out["M"]);
+    let h = mbd::dynamics::crba(&lib, lib.qpos0.as_slice()).unwrap();
+    assert_eq!(m.len(), 7);
+    for r in 0..7 {
+        for c in 0..7 {
+            assert!(
+                (m[r][c] - m[c][r]).abs() <= 1e-12 * m[r][r].abs().max(1.0),
+                "M not symmetric at {r},{c}"
+            );
+            // The JSON round trip of an f64 is exact.
+            assert_eq!(m[r][c], h[(r, c)], "M[{r}][{c}] differs from the library's");
+        }
+    }
+    // Without --json: a summary, not JSON.
+    let o = mbd(&["inspect", path.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("nq 7, nv 7"), "{}", stdout(&o));
+}
+
+#[test]
+fn inspect_at_a_state_satisfies_the_equation_of_motion() {
+    // qacc_smooth (from ABA) must satisfy RNEA(q, v, qacc_smooth) = qfrc_passive + qfrc_applied,
+    // an independent route through the library.
+    let dir = scratch("state_eom");
+    let path = model("floating.xml");
+    let lib = mjcf::load(&path).unwrap().model;
+    let mut qpos = lib.qpos0.as_slice().to_vec();
+    qpos[3..7].copy_from_slice(&[0.9, 0.1, -0.3, 0.2]); // not unit: the command must cope
+    let qvel: Vec<f64> = (0..lib.nv)
+        .map(|k| 0.3 * ((k as f64) * 1.7).sin())
+        .collect();
+    let applied: Vec<f64> = (0..lib.nv)
+        .map(|k| 0.5 * ((k as f64) * 0.9).cos())
+        .collect();
+    let state = dir.join("state.json");
+    fs::write(
+        &state,
+        serde_json::json!({"qpos": qpos, "qvel": qvel, "qfrc_applied": applied}).to_string(),
+    )
+    .unwrap();
+    let out = json(&mbd(&[
+        "inspect",
+        path.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--json",
+    ]));
+    let qacc = vec_of(&out["qacc_smooth"]);
+    let passive = vec_of(&out["qfrc_passive"]);
+    let tau = mbd::dynamics::rnea(&lib, &qpos, &qvel, &qacc, None).unwrap();
+    for k in 0..lib.nv {
+        let want = passive[k] + applied[k];
+        assert!(
+            (tau[k] - want).abs() < 1e-9 * (1.0 + want.abs()),
+            "dof {k}: {} vs {want}",
+            tau[k]
+        );
+    }
+    let (xpos, xquat) = (matrix_of(&out["xpos"]), matrix_of(&out["xquat"]));
+    assert_eq!(xpos.len(), out["sizes"]["nbody"].as_u64().unwrap() as usize);
+    assert_eq!(xquat[0], vec![1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(xpos[1], qpos[0..3].to_vec()); // free body: xpos is the free joint's position
+}
+
+#[test]
+fn bad_inputs_give_one_line_and_a_nonzero_exit() {
+    let dir = scratch("bad_inputs");
+    let chain = model("chain_2.xml");
+    let chain = chain.to_str().unwrap();
+    let floating = model("floating.xml");
+    let floating = floating.to_str().unwrap();
+
+    // Model files.
+    let missing = dir.join("nothere.xml");
+    let e = fails(&["inspect", missing.to_str().unwrap(), "--json"], 1);
+    assert!(e.contains("nothere.xml"), "{e}");
+    let broken = dir.join("broken.xml");
+    fs::write(&broken, "<mujoco><worldbody><body name=\"a\"></worldbody>").unwrap();
+    fails(&["inspect", broken.to_str().unwrap(), "--json"], 1);
+    let not_mjcf = dir.join("not_mjcf.xml");
+    fs::write(&not_mjcf, "this is not XML at all").unwrap();
+    fails(&["inspect", not_mjcf.to_str().unwrap()], 1);
+
+    // State files.
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("malformed", chain, "{\"qpos\": [0.1, ", "JSON"),
+        ("nan_token", chain, "{\"qpos\": [0.1, NaN]}", "NaN"),
+        (
+            "null_entry",
+            chain,
+            "{\"qvel\": [0.1, null]}",
+            "qvel[1] is null",
+        ),
+        (
+            "string_entry",
+            chain,
+            "{\"qvel\": [0.1, \"fast\"]}",
+            "qvel[1]",
+        ),
+        (
+            "too_long",
+            chain,
+            "{\"qpos\": [0.1, 0.2, 0.3]}",
+            "qpos has 3 entries",
+        ),
+        (
+            "too_short",
+            chain,
+            "{\"qfrc_applied\": [1.0]}",
+            "qfrc_applied has 1 entries",
+        ),
+        ("overflow", chain, "{\"qpos\": [0.1, 1e999]}", "JSON"),
+        ("unknown_key", chain, "{\"q\": [0.1, 0.2]}", "unknown key"),
+        ("not_object", chain, "[0.1, 0.2]", "object"),
+        (
+            "zero_quaternion",
+            floating,
+            "{\"qpos\": [0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]}",
+            "quaternion",
+        ),
+    ];
+    for (name, model_path, text, needle) in cases {
+        let state = dir.join(format!("{name}.json"));
+        fs::write(&state, text).unwrap();
+        let e = fails(
+            &[
+                "inspect",
+                model_path,
+                "--state",
+                state.to_str().unwrap(),
+                "--json",
+            ],
+            1,
+        );
+        assert!(e.contains(needle), "{name}: {e}");
+        let out = dir.join(format!("{name}.csv"));
+        fails(
+            &[
+                "simulate",
+                model_path,
+                "--steps",
+                "3",
+                "--state",
+                state.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            1,
+        );
+        assert!(
+            !out.exists(),
+            "{name}: a file was written despite the error"
+        );
+    }
+    let unreadable = dir.join("no_state.json");
+    let e = fails(
+        &["inspect", chain, "--state", unreadable.to_str().unwrap()],
+        1,
+    );
+    assert!(e.contains("no_state.json"), "{e}");
+
+    // Command lines (exit code 2).
+    let out = dir.join("out.csv");
+    let out = out.to_str().unwrap();
+    fails(&["inspect"], 2);
+    fails(&["inspect", chain, "--frobnicate"], 2);
+    fails(&["inspect", chain, "--state"], 2);
+    fails(&["simulate", chain, "--out", out], 2);
+    fails(&["simulate", chain, "--steps", "-3", "--out", out], 2);
+    fails(&["simulate", chain, "--steps", "3"], 2);
+    fails(&["simulate", chain, "--steps", "3", "--out", "x.txt"], 2);
+    fails(
+        &[
+            "simulate",
+            chain,
+            "--steps",
+            "3",
+            "--integrator",
+            "leapfrog",
+            "--out",
+            out,
+        ],
+        2,
+    );
+    if !cfg!(feature = "book") {
+        let e = fails(&["book"], 2);
+        assert!(e.contains("--features book"), "{e}");
+    }
+}
+
+#[test]
+fn simulate_refuses_models_with_constraints() {
+    let dir = scratch("constraints");
+    let out = dir.join("t.csv");
+    let e = fails(
+        &[
+            "simulate",
+            model("fourbar.xml").to_str().unwrap(),
+            "--steps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(e.contains("equality") && e.contains("not simulated"), "{e}");
+    let e = fails(
+        &[
+            "simulate",
+            model("sphere_plane.xml").to_str().unwrap(),
+            "--steps",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(e.contains("collide") && e.contains("not simulated"), "{e}");
+    assert!(!out.exists());
+}
+
+/// Reads the CSV written by `mbd simulate`: header and rows of numbers.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn rk4_conserves_the_energy_of_an_undamped_double_pendulum() {
+    // chain_2: two hinges, no damping, no applied force. Released from rest at (1.0, -0.5) rad,
+    // 500 steps of 2 ms = 1 s. RK4's local error is O(h^5): the total energy may drift by at
+    // most 1e-6 J (about 1e-7 of the energy scale, |E| ~ 10 J); semi-implicit Euler, first
+    // order, must do visibly worse (> 1e-4 J), which shows the check can fail.
+    let dir = scratch("energy");
+    let state = dir.join("state.json");
+    fs::write(&state, r#"{"qpos": [1.0, -0.5]}"#).unwrap();
+    let drift = |integrator: &str| {
+        let out = dir.join(format!("{integrator}.csv"));
+        let o = mbd(&[
+            "simulate",
+            model("chain_2.xml").to_str().unwrap(),
+            "--steps",
+            "500",
+            "--integrator",
+            integrator,
+            "--state",
+            state.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (header, rows) = read_csv(&out);
+        assert_eq!(header.len(), 1 + 2 + 2 + 2);
+        assert_eq!(header[0], "time");
+        assert_eq!(rows.len(), 501);
+        assert!(
+            (rows[500][0] - 1.0).abs() < 1e-12,
+            "final time {}",
+            rows[500][0]
+        );
+        assert_eq!(rows[0][1..3], [1.0, -0.5]);
+        let total: Vec<f64> = rows.iter().map(|r| r[5] + r[6]).collect();
+        assert!(total[0].abs() > 1.0);
+        total
+            .iter()
+            .map(|e| (e - total[0]).abs())
+            .fold(0.0, f64::max)
+    };
+    let rk4 = drift("rk4");
+    assert!(rk4 < 1e-6, "RK4 energy drift {rk4} J");
+    let euler = drift("euler");
+    assert!(
+        euler > 1e-4,
+        "Euler energy drift {euler} J is suspiciously small"
+    );
+}
+
+/// MuJoCo 4.0.0's state after 200 steps (0.4 s) of floating.xml from qpos0 with the qvel below,
+/// made by `reference.py rollout models/floating.xml --qvel <QVEL> --steps 200 --integrator I`
+/// (../shared/peers; the last row of `qpos` and `qvel`).
+const QVEL0: [f64; 16] = [
+    0.1, -0.2, 0.3, 1.0, -2.0, 0.5, 0.3, -0.4, 0.2, 0.5, 0.1, -0.3, 0.4, -0.6, 0.7, 0.2,
+];
+const MUJOCO_RK4: &str = r#"{"qpos": [0.14849759724018918, -0.26733575333939946, 0.3166161374916594, 0.9654527470318082, 0.22847072585810851, -0.11886824027901169, -0.03965428258806978, 0.9921025564639424, -0.004379172284100617, 0.08316220257191069, -0.09379439413528899, 0.19706205501113275, 0.9961414960781138, 0.08775491400608025, 0.001090737068425082, -7.177528007312956e-05, -0.43123672298392357, 0.09540810422156511, 0.28181292281585296], "qvel": [0.14176094853934082, -0.12293218932075221, -3.690381586534854, 1.0391568706502985, -2.723438477804905, -0.028289454804070024, -0.41872303634173724, 0.9894152376300733, -0.920626631176781, 0.6629930489403176, 0.6049129718751599, 0.20252160805511515, -0.64822249114568, -1.3014745361245403, -0.24119324779333898, 1.2625557409902644]}"#;
+const MUJOCO_EULER: &str = r#"{"qpos": [0.14850963627180525, -0.2672885826948084, 0.3125539633305095, 0.9652817284240693, 0.22871495946441042, -0.11969792202515742, -0.03991315009736783, 0.9919218125687129, -0.004857289782923973, 0.08407208588274966, -0.09486521418142235, 0.19719091001049893, 0.9960821081602024, 0.08841494247683815, 0.0016629124496161734, -0.0006829876490484908, -0.4320169789615376, 0.09418332294462746, 0.2823503423082905], "qvel": [0.14174051671312707, -0.1228826937267249, -3.6907257686674098, 1.0413258441891404, -2.7275375536244897, -0.028731569019873213, -0.4217463101916105, 0.991007366491532, -0.9259443512399821, 0.663407413881751, 0.6118465039238283, 0.20498000938642916, -0.6519880345006175, -1.3038628035999131, -0.24417880561899855, 1.2621417612795423]}"#;
+
+#[test]
+fn simulate_matches_mujoco_on_a_floating_base_tree() {
+    // Free joint, two ball joints, hinges and a slide: the RK4 case exercises the Munthe-Kaas
+    // correction on rotations; without it the two differ by ~3e-2 in qpos here. Round-off
+    // accumulated over 200 steps stays below 1e-9.
+    let dir = scratch("mujoco");
+    let state = dir.join("state.json");
+    fs::write(&state, serde_json::json!({ "qvel": QVEL0 }).to_string()).unwrap();
+    for (integrator, reference) in [("rk4", MUJOCO_RK4), ("euler", MUJOCO_EULER)] {
+        let out = dir.join(format!("{integrator}.json"));
+        let o = mbd(&[
+            "simulate",
+            model("floating.xml").to_str().unwrap(),
+            "--steps",
+            "200",
+            "--integrator",
+            integrator,
+            "--state",
+            state.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let traj: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+        let reference: serde_json::Value = serde_json::from_str(reference).unwrap();
+        for key in ["qpos", "qvel"] {
+            let ours = vec_of(&traj[key][200]);
+            let theirs = vec_of(&reference[key]);
+            let err = ours
+                .iter()
+                .zip(&theirs)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(err < 1e-9, "{integrator} {key}: max |mbd - MuJoCo| = {err}");
+        }
+    }
+}
