@@ -298,14 +298,24 @@ impl Spy {
         register_fonts();
         let err = |e: String| Error::Other(format!("spy plot '{}' to {}: {e}", self.title, path.display()));
         if self.panels.is_empty() || self.classes.is_empty() || self.classes.len() > PALETTE.len() {
-            return Err(err(format!("needs 1 to {} classes and at least one panel", PALETTE.len())));
+            return Err(err(format!(
+                "needs 1 to {} classes and at least one panel",
+                PALETTE.len()
+            )));
         }
         for p in &self.panels {
             if p.rows == 0 || p.cols == 0 {
                 return Err(err(format!("panel '{}' is empty", p.title)));
             }
-            if let Some(&(i, j, c)) = p.cells.iter().find(|&&(i, j, c)| i >= p.rows || j >= p.cols || c >= self.classes.len()) {
-                return Err(err(format!("panel '{}': entry ({i}, {j}) of class {c} is out of range", p.title)));
+            if let Some(&(i, j, c)) = p
+                .cells
+                .iter()
+                .find(|&&(i, j, c)| i >= p.rows || j >= p.cols || c >= self.classes.len())
+            {
+                return Err(err(format!(
+                    "panel '{}': entry ({i}, {j}) of class {c} is out of range",
+                    p.title
+                )));
             }
         }
         if let Some(dir) = path.parent() {
@@ -318,7 +328,9 @@ impl Spy {
         let width = 430 * self.panels.len() as u32;
         let root = SVGBackend::new(path, (width, 540)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let root = root.titled(&self.title, ("sans-serif", 22)).map_err(|e| e.to_string())?;
+        let root = root
+            .titled(&self.title, ("sans-serif", 22))
+            .map_err(|e| e.to_string())?;
         let (body, legend) = root.split_vertically(root.dim_in_pixel().1 - 44);
         let areas = body.split_evenly((1, self.panels.len()));
         for (area, p) in areas.iter().zip(&self.panels) {
@@ -328,10 +340,10 @@ impl Spy {
                 .margin(10)
                 .x_label_area_size(44)
                 .y_label_area_size(56)
-                .build_cartesian_2d(0.0..m, n..0.0)
+                .build_cartesian_2d(-0.5..m - 0.5, n - 0.5..-0.5)
                 .map_err(|e| e.to_string())?;
-            // ticks at cell centres, labelled with the 0-based index
-            let label = |v: &f64| format!("{}", (v - 0.5).round() as i64);
+            // entry (i, j) is the unit square centred at (j, i), so integer ticks mark entries
+            let label = |v: &f64| format!("{}", v.round() as i64);
             chart
                 .configure_mesh()
                 .disable_mesh()
@@ -348,12 +360,18 @@ impl Spy {
             let gap = if p.rows.max(p.cols) > 40 { 0.0 } else { 0.08 };
             chart
                 .draw_series(p.cells.iter().map(|&(i, j, c)| {
-                    let (x, y) = (j as f64, i as f64);
-                    Rectangle::new([(x + gap, y + gap), (x + 1.0 - gap, y + 1.0 - gap)], PALETTE[c].filled())
+                    let (x, y) = (j as f64 - 0.5, i as f64 - 0.5);
+                    Rectangle::new(
+                        [(x + gap, y + gap), (x + 1.0 - gap, y + 1.0 - gap)],
+                        PALETTE[c].filled(),
+                    )
                 }))
                 .map_err(|e| e.to_string())?;
             chart
-                .draw_series(std::iter::once(Rectangle::new([(0.0, 0.0), (m, n)], BLACK.stroke_width(1))))
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(-0.5, -0.5), (m - 0.5, n - 0.5)],
+                    BLACK.stroke_width(1),
+                )))
                 .map_err(|e| e.to_string())?;
         }
         let mut x = 20;
@@ -361,14 +379,15 @@ impl Spy {
             legend
                 .draw(&Rectangle::new([(x, 14), (x + 14, 28)], PALETTE[k].filled()))
                 .map_err(|e| e.to_string())?;
-            legend.draw(&Text::new(c.clone(), (x + 20, 13), ("sans-serif", 15))).map_err(|e| e.to_string())?;
+            legend
+                .draw(&Text::new(c.clone(), (x + 20, 13), ("sans-serif", 15)))
+                .map_err(|e| e.to_string())?;
             x += 50 + 8 * c.chars().count() as i32;
         }
         root.present().map_err(|e| e.to_string())?;
         Ok(())
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

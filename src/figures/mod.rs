@@ -7,6 +7,9 @@ pub mod ch04;
 pub mod ch05;
 pub mod ch06;
 pub mod ch07;
+pub mod com;
+pub mod loops;
+pub mod sparse;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -19,5 +22,8 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(ch05::run(dir)?);
     out.extend(ch06::run(dir)?);
     out.extend(ch07::run(dir)?);
+    out.extend(sparse::run(dir)?);
+    out.extend(com::run(dir)?);
+    out.extend(loops::run(dir)?);
     Ok(out)
 }

@@ -40,8 +40,9 @@ pub fn inertia_from_mj10(c: &[f64; 10]) -> SpatialInertia {
 /// - cinert: the body inertia about `c` with world axes, `I_c = R I R^T + m (|d|^2 1 - d d^T)`,
 ///   `d = xipos - c`;
 /// - cdof, per joint type (anchor `a`, world axis `u`, `r = c - a`): hinge `[u; u x r]`, slide
-///   `[0; u]`, ball `[u_k; u_k x r]` for the body axes `u_k`, free `[0; e_k]` then as ball. Other
-///   joint types use the general rule `cdof = c_X_i S_i` (which reproduces the table above).
+///   `[0; u]`, ball `[u_k; u_k x r]` for the body axes `u_k`, free `[0; e_k]` (the axes of the
+///   predecessor frame, the world axes in MuJoCo) then as ball. Other joint types use the general
+///   rule `cdof = c_X_i S_i` (which reproduces the table above).
 pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     let nb = model.nb;
     let zeros = [0.0; 6];
@@ -100,8 +101,11 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
             }
             JointType::Free => {
                 let r = c - d.x_0[i].r; // a free joint's anchor is the body origin
+                // the translational axes are those of the joint's predecessor frame (the world
+                // axes in MuJoCo, where X_tree of a free body is the identity)
+                let pred = model.x_tree[i].compose(&d.x_0[model.lambda[i]]).e.transpose();
                 for k in 0..3 {
-                    d.cdof[base + k] = Motion::new(Vec3::zeros(), Vec3::ith(k, 1.0));
+                    d.cdof[base + k] = Motion::new(Vec3::zeros(), pred.column(k).into());
                     let u: Vec3 = rot.column(k).into();
                     d.cdof[base + 3 + k] = Motion::new(u, u.cross(&r));
                 }
@@ -124,9 +128,10 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
 /// `mj_comVel`: body velocities `cvel` and the derivatives `cdof_dot` of the motion axes, walking
 /// each body's dofs in order with a running velocity: `cdof_dot = cvel x cdof` (with the velocity
 /// before this joint's own motion is added), then `cvel += cdof qvel`. Free joints: the
-/// translational axes are constant (`cdof_dot = 0`) and the rotational ones use the velocity after
-/// the translation has been added. A planar joint's sliding axes turn with its own rotation, which
-/// the general rule would count once too often, so its own angular rate is taken out.
+/// translational axes turn only with the parent (`cdof_dot = 0` at a root, as in MuJoCo) and the
+/// rotational ones use the velocity after the translation has been added. A planar joint's
+/// sliding axes turn with its own rotation, which the general rule would count once too often, so
+/// its own angular rate is taken out.
 pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
     for i in 1..=model.nb {
         let p = model.lambda[i];
@@ -134,8 +139,11 @@ pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
         let base = model.v_adr[i];
         match model.joints[i].jtype {
             JointType::Free => {
+                // the translational axes turn only with the parent: zero at a root (MuJoCo)
                 for k in 0..3 {
-                    d.cdof_dot[base + k] = Motion::zero();
+                    d.cdof_dot[base + k] = cvel.cross_motion(&d.cdof[base + k]);
+                }
+                for k in 0..3 {
                     cvel += d.cdof[base + k] * qvel[base + k];
                 }
                 for k in 3..6 {
