@@ -170,8 +170,110 @@ pub struct Inspection {
     pub qacc_smooth: Vec<f64>,
     /// [potential, kinetic] energy (MuJoCo's `energy`: gravity and springs, 1/2 v' M v).
     pub energy: [f64; 2],
+    /// MuJoCo's com-based quantities and sparse factor at this state ([`crate::mujoco`]).
+    #[serde(flatten)]
+    pub com: ComBased,
+    /// Loop-closure structure of the equality constraints (Featherstone 8.10), when the model has
+    /// `connect` or `weld` equalities.
+    pub loops: Option<LoopReport>,
     /// What the MJCF reader skipped.
     pub warnings: Vec<String>,
+}
+
+/// The com-based quantities of `mj_comPos`, `mj_comVel`, `mj_crb` and `mj_factorM`, per MuJoCo
+/// body or per dof, with MuJoCo's names (spatial vectors as [angular; linear]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComBased {
+    /// Centre of mass of each MuJoCo body's subtree (`subtree_com`).
+    pub subtree_com: Vec<[f64; 3]>,
+    /// Body inertia about its tree's centre of mass, world axes (`cinert`, 10 numbers).
+    pub cinert: Vec<[f64; 10]>,
+    /// Composite inertia of each body's subtree, same layout (`crb`).
+    pub crb: Vec<[f64; 10]>,
+    /// Motion axis of each dof (`cdof`).
+    pub cdof: Vec<[f64; 6]>,
+    /// Its time derivative (`cdof_dot`).
+    pub cdof_dot: Vec<[f64; 6]>,
+    /// Body velocities (`cvel`).
+    pub cvel: Vec<[f64; 6]>,
+    /// Start of each dof's row in the legacy sparse layout (`dof_Madr`).
+    #[serde(rename = "dof_Madr")]
+    pub dof_madr: Vec<usize>,
+    /// The inertia matrix in the legacy layout (`qM`): per row the diagonal, then the ancestors
+    /// nearest first.
+    #[serde(rename = "qM")]
+    pub qm: Vec<f64>,
+    /// Its `L^T D L` factor in the same layout (`qLD`).
+    #[serde(rename = "qLD")]
+    pub qld: Vec<f64>,
+    /// `1 / D` (`qLDiagInv`).
+    #[serde(rename = "qLDiagInv")]
+    pub qld_diag_inv: Vec<f64>,
+    /// The unit lower-triangular L, dense.
+    #[serde(rename = "qLD_L_dense")]
+    pub l_dense: Vec<Vec<f64>>,
+    /// The diagonal D.
+    #[serde(rename = "qLD_D")]
+    pub d: Vec<f64>,
+}
+
+/// Rank and mobility of the loop constraints made from a model's equality constraints
+/// (`connect` as a spherical loop joint, `weld` as a fixed one; Featherstone 8.10).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoopReport {
+    /// Number of loop joints.
+    pub loops: usize,
+    /// Number of constraint rows `n^c`.
+    pub nc: usize,
+    /// `rank(K)`.
+    pub rank: usize,
+    /// Mobility `n - rank(K)`.
+    pub mobility: usize,
+    /// `rank(K) = n^c`.
+    pub properly_constrained: bool,
+    /// `rank(K) < n^c` (redundant constraints).
+    pub overconstrained: bool,
+}
+
+fn motion6(m: &crate::spatial::Motion) -> [f64; 6] {
+    [m.w.x, m.w.y, m.w.z, m.v.x, m.v.y, m.v.z]
+}
+
+/// The com-based part of [`Inspection`].
+pub fn com_based(model: &Model, q: &[f64], qd: &[f64]) -> Result<ComBased> {
+    let d = crate::mujoco::forward_smooth(model, q, qd)?;
+    let (l, dd) = d.layout.unpack_ld(&d.qld);
+    Ok(ComBased {
+        subtree_com: d.subtree_com(model).iter().map(|p| [p.x, p.y, p.z]).collect(),
+        cinert: d.cinert(model),
+        crb: d.crb(model),
+        cdof: d.cdof.iter().map(motion6).collect(),
+        cdof_dot: d.cdof_dot.iter().map(motion6).collect(),
+        cvel: d.cvel(model).iter().map(motion6).collect(),
+        dof_madr: d.layout.dof_madr.clone(),
+        qm: d.qm.clone(),
+        qld: d.qld.clone(),
+        qld_diag_inv: d.qld_diag_inv.clone(),
+        l_dense: (0..model.nv).map(|r| l.row(r).iter().copied().collect()).collect(),
+        d: dd,
+    })
+}
+
+/// The loop report of a model's `connect`/`weld` equalities at `q` (None without any).
+pub fn loop_report(model: &Model, q: &[f64]) -> Result<Option<LoopReport>> {
+    let closed = crate::loops::with_loops_from_equality(model)?;
+    if closed.loops.is_empty() {
+        return Ok(None);
+    }
+    let p = crate::loops::loop_properties(&closed, q)?;
+    Ok(Some(LoopReport {
+        loops: closed.loops.len(),
+        nc: p.nc,
+        rank: p.rank,
+        mobility: p.mobility,
+        properly_constrained: p.properly_constrained(),
+        overconstrained: p.overconstrained(),
+    }))
 }
 
 /// `mbd inspect`: reads an MJCF model and, optionally, a state file, and computes
@@ -240,6 +342,8 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
             .as_slice()
             .to_vec(),
         energy: [potential_energy(model, q)?, kinetic_energy(model, q, qd)?],
+        com: com_based(model, q, qd)?,
+        loops: loop_report(model, q)?,
         warnings,
     })
 }
@@ -266,10 +370,20 @@ impl Inspection {
         out += &format!("diag(M):     [{}]\n", list(&diag));
         out += &format!("qfrc_bias:   [{}]\n", list(&self.qfrc_bias));
         out += &format!("qacc_smooth: [{}]\n", list(&self.qacc_smooth));
+        if let Some(l) = &self.loops {
+            out += &format!(
+                "loops: {} loop joints from equalities, {} rows, rank(K) {}, mobility {} ({})\n",
+                l.loops,
+                l.nc,
+                l.rank,
+                l.mobility,
+                if l.overconstrained { "overconstrained" } else { "properly constrained" }
+            );
+        }
         for w in &self.warnings {
             out += &format!("warning: {w}\n");
         }
-        out += "(--json prints every quantity: xpos, xquat, M, qfrc_passive, ...)";
+        out += "(--json prints every quantity: xpos, xquat, M, qfrc_passive, cinert, cdof, qM, qLD, ...)";
         out
     }
 }
