@@ -22,6 +22,8 @@ pub struct MjLayout {
     pub dof_parentid: Vec<Option<usize>>,
     /// Start of each row in the legacy layout (MuJoCo's `dof_Madr`).
     pub dof_madr: Vec<usize>,
+    /// Number of proper ancestors of each dof (its row holds `dof_depth + 1` entries).
+    pub dof_depth: Vec<usize>,
     /// Size of the legacy layout (MuJoCo's `nM`).
     pub nm: usize,
     /// CSR: entries per row.
@@ -59,7 +61,7 @@ impl MjLayout {
             m_colind.push(i);
             map_m2m.push(dof_madr[i]);
         }
-        Ok(MjLayout { nv, dof_parentid: dof_parentid.to_vec(), dof_madr, nm, m_rownnz, m_rowadr, m_colind, map_m2m })
+        Ok(MjLayout { nv, dof_parentid: dof_parentid.to_vec(), dof_madr, dof_depth: depth, nm, m_rownnz, m_rowadr, m_colind, map_m2m })
     }
 
     /// The legacy-layout vector of a dense symmetric matrix (reads the lower triangle).
@@ -151,13 +153,20 @@ pub const MJ_MINVAL: f64 = 1e-15;
 /// ancestors of i are exactly the ancestors of k beyond i, so the two row segments line up.
 /// Then `M(k, i) = tmp`. The three regions a step touches: the pivot row k (scaled), the rows of
 /// k's ancestors (updated), and nothing below k (already final).
-pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
-    if qm.len() != layout.nm {
-        return Err(Error::BadLength { what: "qM (legacy layout)".into(), got: qm.len(), expected: layout.nm });
+///
+/// `qld` holds `qM` on entry and the factor on return; `qld_diag_inv` receives `1/D`. With
+/// [`PivotPolicy::ClampAndWarn`] each clamped pivot adds a line to `warnings`.
+pub fn factor_i_in_place(
+    layout: &MjLayout,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut OpCount,
+) -> Result<()> {
+    if qld.len() != layout.nm || qld_diag_inv.len() != layout.nv {
+        return Err(Error::BadLength { what: "qLD (legacy layout)".into(), got: qld.len(), expected: layout.nm });
     }
-    let depth = depths(&layout.dof_parentid);
-    let mut qld = qm.to_vec();
-    let mut warnings = Vec::new();
     for k in (0..layout.nv).rev() {
         let ak = layout.dof_madr[k];
         if !(qld[ak] >= MJ_MINVAL) {
@@ -179,25 +188,41 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut Op
             let tmp = qld[slot] / qld[ak];
             ops.div += 1;
             let ai = layout.dof_madr[ii];
-            for s in 0..=depth[ii] {
-                qld[ai + s] -= tmp * qld[slot + s];
-                ops.madd += 1;
+            let len = layout.dof_depth[ii] + 1;
+            // row i lies wholly before row k (i < k), so the two segments can be borrowed apart;
+            // the zipped loop is the vectorizable `mju_addToScl` of MuJoCo
+            let (before_k, from_k) = qld.split_at_mut(ak);
+            let row_i = &mut before_k[ai..ai + len];
+            let row_k = &from_k[t..t + len];
+            for (dst, src) in row_i.iter_mut().zip(row_k) {
+                *dst -= tmp * src;
             }
+            ops.madd += len;
             qld[slot] = tmp;
             t += 1;
             i = layout.dof_parentid[ii];
         }
     }
-    let mut qld_diag_inv = vec![0.0; layout.nv];
-    let mut qld_diag_sqrt_inv = vec![0.0; layout.nv];
     for i in 0..layout.nv {
-        let d = qld[layout.dof_madr[i]];
-        qld_diag_inv[i] = 1.0 / d;
-        qld_diag_sqrt_inv[i] = 1.0 / d.sqrt();
+        qld_diag_inv[i] = 1.0 / qld[layout.dof_madr[i]];
     }
-    Ok(FactorI { qld, qld_diag_inv, qld_diag_sqrt_inv, warnings })
+    Ok(())
 }
 // ANCHOR_END: factor_i
+
+/// [`factor_i_in_place`] on a copy of `qm`, returning every factor array (MuJoCo's `qLD`,
+/// `qLDiagInv`, `qLDiagSqrtInv`) and the warnings.
+pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
+    if qm.len() != layout.nm {
+        return Err(Error::BadLength { what: "qM (legacy layout)".into(), got: qm.len(), expected: layout.nm });
+    }
+    let mut qld = qm.to_vec();
+    let mut qld_diag_inv = vec![0.0; layout.nv];
+    let mut warnings = Vec::new();
+    factor_i_in_place(layout, &mut qld, &mut qld_diag_inv, policy, &mut warnings, ops)?;
+    let qld_diag_sqrt_inv = qld_diag_inv.iter().map(|d| d.sqrt()).collect();
+    Ok(FactorI { qld, qld_diag_inv, qld_diag_sqrt_inv, warnings })
+}
 
 // ANCHOR: solve_ld
 /// MuJoCo's `mj_solveLD`: `x <- M^-1 x` with the legacy-layout factor of [`factor_i`]:

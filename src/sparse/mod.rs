@@ -15,7 +15,7 @@
 
 mod layout;
 
-pub use layout::{factor_i, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
+pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
 use crate::error::{Error, Result};
 use nalgebra::{DMatrix, DVector};

@@ -1,0 +1,87 @@
+//! Timing of the sparse factorizations of H (chapter "Sparse factorization of the joint-space
+//! inertia"): Featherstone's LTDL on dense storage, MuJoCo's `mj_factorI` on the legacy compact
+//! layout, `mj_solveLD`, and nalgebra's dense Cholesky, on the models MuJoCo's and Pinocchio's
+//! native benchmarks use (`shared/peers/bench`: `factorM`, `cholesky`).
+//!
+//! ```text
+//! cargo bench --bench sparse
+//! ```
+//!
+//! H is computed once per model by CRBA at a fixed random configuration; every timed call first
+//! copies it into the factor's storage (a memcpy of nM or nv^2 numbers, included in the time, as
+//! MuJoCo's `mj_factorM` also copies `qM` into `qLD`).
+
+use criterion::Criterion;
+use mbd::dynamics::crba;
+use mbd::model::mjcf;
+use mbd::sparse::{factor_i_in_place, ltdl, solve_ld, MjLayout, OpCount, PivotPolicy};
+use nalgebra::DMatrix;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+const MODELS: [&str; 3] = ["chain_30_spatial", "tree_5", "panda"];
+
+fn setup(name: &str) -> (mbd::model::Model, DMatrix<f64>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/models/{name}.xml"));
+    let model = mjcf::load(&path).expect("model").model;
+    let mut q = model.qpos0.clone();
+    let v: Vec<f64> = (0..model.nv).map(|k| ((k as f64) * 0.77 + 0.3).sin()).collect();
+    model.integrate(q.as_mut_slice(), &v, 1.0);
+    let h = crba(&model, q.as_slice()).expect("H");
+    (model, h)
+}
+
+fn benches(c: &mut Criterion) {
+    for name in MODELS {
+        let (model, h) = setup(name);
+        let parent = model.dof_parent.clone();
+        let layout = MjLayout::new(&parent).unwrap();
+        let qm = layout.from_dense(&h);
+        let mut qld = qm.clone();
+        let mut diag_inv = vec![0.0; model.nv];
+        let mut warnings = Vec::new();
+        c.bench_function(&format!("factor_i/{name}"), |b| {
+            b.iter(|| {
+                qld.copy_from_slice(&qm);
+                let mut ops = OpCount::default();
+                factor_i_in_place(&layout, &mut qld, &mut diag_inv, PivotPolicy::Error, &mut warnings, &mut ops).unwrap();
+                black_box(&qld);
+            })
+        });
+        let x0: Vec<f64> = (0..model.nv).map(|k| (k as f64).cos()).collect();
+        let mut x = x0.clone();
+        c.bench_function(&format!("solve_ld/{name}"), |b| {
+            b.iter(|| {
+                x.copy_from_slice(&x0);
+                solve_ld(&layout, &qld, &diag_inv, &mut x, &mut OpCount::default());
+                black_box(&x);
+            })
+        });
+        let mut work = h.clone();
+        c.bench_function(&format!("ltdl/{name}"), |b| {
+            b.iter(|| {
+                work.copy_from(&h);
+                ltdl(&mut work, &parent, &mut OpCount::default()).unwrap();
+                black_box(&work);
+            })
+        });
+        c.bench_function(&format!("dense_cholesky/{name}"), |b| {
+            b.iter(|| {
+                work.copy_from(&h);
+                let chol = nalgebra::Cholesky::new_unchecked(black_box(work.clone()));
+                black_box(chol);
+            })
+        });
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1200))
+        .sample_size(30)
+        .configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+}
