@@ -17,7 +17,7 @@ pub mod mechanisms;
 pub mod mjcf;
 
 pub use builder::ModelBuilder;
-pub use joint::{difference_joint, integrate_joint, jcalc, Joint, JointCalc, JointType, Subspace};
+pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
 pub use loops::LoopJoint;
 
 use crate::error::{check_vector, Error, Result};
@@ -229,7 +229,8 @@ impl Model {
                 return Err(Error::BadLength { what: what.into(), got: len, expected: n1 });
             }
         }
-        if !self.opt.gravity.iter().all(|x| x.is_finite()) || !(self.opt.timestep > 0.0 && self.opt.timestep.is_finite()) {
+        let options_ok = self.opt.gravity.iter().all(|x| x.is_finite()) && self.opt.timestep > 0.0 && self.opt.timestep.is_finite();
+        if !options_ok {
             return Err(Error::Other(format!("options: gravity {:?} and timestep {} must be finite (timestep > 0)", self.opt.gravity, self.opt.timestep)));
         }
         for i in 1..=self.nb {
