@@ -1,1 +1,261 @@
-fn main(){}
+//! Timing of the three recursive algorithms (RNEA, CRBA, ABA) on the test models, for the
+//! book's "Performance" chapter, where they are set beside Pinocchio 4.1.0 and MuJoCo 4.0.0.
+//!
+//! ```text
+//! cargo bench --bench dynamics                  # criterion, every case (about 35 s)
+//! cargo bench --bench dynamics -- crba/panda    # criterion, cases whose name contains this
+//! MBD_BENCH_PEERS=21:20 cargo bench --bench dynamics [-- panda]
+//!     # one JSON line per model, timed the way shared/peers/bench/bench_pinocchio.cpp times
+//! MBD_BENCH_LOOP=crba/panda:2000 cargo bench --bench dynamics
+//!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind
+//! ```
+//!
+//! The state is drawn the way `bench_pinocchio.cpp` draws it: `q = integrate(neutral, u)` with
+//! `u ~ U(-1, 1)^nv`, and `v`, `a`, `tau ~ U(-1, 1)^nv` (another generator, so other numbers; the
+//! cost does not depend on them). Every call uses the allocation-free `*_with` variant on one
+//! [`Workspace`] per model, which is what Pinocchio's `Data` is to its algorithms. Our CRBA fills
+//! all of H, Pinocchio's the upper triangle; both include the forward kinematics they need.
+
+use criterion::Criterion;
+use mbd::dynamics::{aba_with, crba_with, rnea_with, Workspace};
+use mbd::model::{mjcf, JointType, Model};
+use nalgebra::{DMatrix, DVector};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The benchmarked models: (label, file in `tests/fixtures/models`). The labels are those of
+/// `shared/peers/bench/run.sh`.
+const MODELS: [(&str, &str); 5] = [
+    ("chain_7_spatial", "chain_7_spatial.xml"),
+    ("chain_30_spatial", "chain_30_spatial.xml"),
+    ("tree_5", "tree_5.xml"),
+    ("floating", "floating.xml"),
+    ("panda", "panda.xml"),
+];
+
+/// The timed algorithms.
+#[derive(Clone, Copy)]
+enum Algo {
+    Rnea,
+    Crba,
+    Aba,
+}
+const ALGORITHMS: [Algo; 3] = [Algo::Rnea, Algo::Crba, Algo::Aba];
+
+impl Algo {
+    fn name(self) -> &'static str {
+        match self {
+            Algo::Rnea => "rnea",
+            Algo::Crba => "crba",
+            Algo::Aba => "aba",
+        }
+    }
+}
+
+/// SplitMix64: a tiny seedable generator, enough for a benchmark state.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform on [-1, 1).
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+    fn vector(&mut self, n: usize) -> DVector<f64> {
+        DVector::from_fn(n, |_, _| self.uniform())
+    }
+}
+
+/// One model at one state, with its workspace and outputs.
+struct Case {
+    model: Model,
+    q: DVector<f64>,
+    v: DVector<f64>,
+    a: DVector<f64>,
+    tau: DVector<f64>,
+    ws: Workspace,
+    out: DVector<f64>,
+    h: DMatrix<f64>,
+}
+
+impl Case {
+    /// Loads `file` with the library's MJCF reader and draws the state.
+    fn new(file: &str) -> Case {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/models")
+            .join(file);
+        let model = match mjcf::load(&path) {
+            Ok(loaded) => loaded.model,
+            Err(e) => panic!("cannot load {}: {e}", path.display()),
+        };
+        // Pinocchio's `neutral`: zero for scalar joints, identity quaternions, origin.
+        let mut q = DVector::zeros(model.nq);
+        for i in 1..=model.nb {
+            q.as_mut_slice()[model.qs(i)].copy_from_slice(&model.joints[i].jtype.neutral());
+        }
+        let mut rng = SplitMix(1);
+        let u = rng.vector(model.nv);
+        model.integrate(q.as_mut_slice(), u.as_slice(), 1.0);
+        let (v, a, tau) = (rng.vector(model.nv), rng.vector(model.nv), rng.vector(model.nv));
+        Case {
+            ws: Workspace::new(&model),
+            out: DVector::zeros(model.nv),
+            h: DMatrix::zeros(model.nv, model.nv),
+            model,
+            q,
+            v,
+            a,
+            tau,
+        }
+    }
+
+    /// One call of `algo`.
+    #[inline]
+    fn run(&mut self, algo: Algo) {
+        let (m, ws) = (&self.model, &mut self.ws);
+        let (q, v) = (black_box(self.q.as_slice()), black_box(self.v.as_slice()));
+        match algo {
+            Algo::Rnea => rnea_with(m, ws, q, v, black_box(self.a.as_slice()), None, self.out.as_mut_slice()),
+            Algo::Crba => crba_with(m, ws, q, &mut self.h),
+            Algo::Aba => aba_with(
+                m,
+                ws,
+                q,
+                v,
+                black_box(self.tau.as_slice()),
+                None,
+                self.out.as_mut_slice(),
+            )
+            .expect("ABA on a test model"),
+        }
+        black_box((&self.out, &self.h));
+    }
+
+    fn describe(&self, label: &str) {
+        let m = &self.model;
+        let free = (1..=m.nb)
+            .filter(|&i| matches!(m.joints[i].jtype, JointType::Free))
+            .count();
+        eprintln!(
+            "[model] {label}: nb = {}, nq = {}, nv = {}, free joints = {free}",
+            m.nb, m.nq, m.nv
+        );
+    }
+}
+
+/// The criterion benchmarks: `rnea/<model>`, `crba/<model>`, `aba/<model>`.
+fn criterion_benches(c: &mut Criterion) {
+    for (label, file) in MODELS {
+        let mut case = Case::new(file);
+        case.describe(label);
+        for algo in ALGORITHMS {
+            c.bench_function(&format!("{}/{label}", algo.name()), |b| b.iter(|| case.run(algo)));
+        }
+    }
+}
+
+/// `MBD_BENCH_LOOP=algo/model:count`: `count` calls and nothing else, for
+/// `valgrind --tool=callgrind` (instruction counts do not depend on the machine's load; timings
+/// do). Instructions per call = (Ir at 2n calls - Ir at n calls) / n.
+fn fixed_loop(spec: &str) {
+    let usage = "MBD_BENCH_LOOP=algo/model:count";
+    let (case, n) = spec.split_once(':').expect(usage);
+    let n: usize = n.parse().expect(usage);
+    let (name, label) = case.split_once('/').expect(usage);
+    let algo = *ALGORITHMS.iter().find(|a| a.name() == name).expect("unknown algorithm");
+    let file = MODELS.iter().find(|m| m.0 == label).expect("unknown model").1;
+    let mut case = Case::new(file);
+    case.describe(label);
+    for _ in 0..n {
+        case.run(algo);
+    }
+}
+
+/// Median ns per call measured the way `bench_pinocchio.cpp` measures: calibrate `n`
+/// back-to-back calls to about `target_ms`, then time `repeats` such batches.
+fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> f64 {
+    let mut n: u64 = 1;
+    loop {
+        let t0 = Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        let dt = t0.elapsed().as_secs_f64() * 1e9;
+        if dt > target_ms * 1e6 * 0.5 || n > (1 << 30) {
+            n = ((n as f64) * target_ms * 1e6 / dt.max(1.0)).max(1.0) as u64;
+            break;
+        }
+        n *= 2;
+    }
+    let mut samples: Vec<f64> = (0..repeats)
+        .map(|_| {
+            let t0 = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            t0.elapsed().as_secs_f64() * 1e9 / n as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    let m = samples.len() / 2;
+    if samples.len() % 2 == 1 {
+        samples[m]
+    } else {
+        0.5 * (samples[m - 1] + samples[m])
+    }
+}
+
+/// `MBD_BENCH_PEERS=REPEATS[:TARGET_MS]`: one JSON line per model with the median ns per call of
+/// rnea, crba and aba, in the format of the peers' benchmarks (engine "mbd"), so that the three
+/// engines can be run back to back on the same footing.
+fn peers_style(spec: &str, only: Option<&str>) {
+    let usage = "MBD_BENCH_PEERS=REPEATS[:TARGET_MS]";
+    let (r, t) = spec.split_once(':').unwrap_or((spec, "20"));
+    let repeats: usize = r.parse().expect(usage);
+    let target_ms: f64 = t.parse().expect(usage);
+    for (label, file) in MODELS {
+        if only.is_some_and(|o| o != label) {
+            continue;
+        }
+        let mut case = Case::new(file);
+        let times: Vec<String> = ALGORITHMS
+            .iter()
+            .map(|&algo| {
+                let ns = peers_style_median(repeats, target_ms, || case.run(algo));
+                format!("\"{}\":{{\"median_ns\":{ns:.1}}}", algo.name())
+            })
+            .collect();
+        println!(
+            "{{\"engine\":\"mbd\",\"label\":\"{label}\",\"nv\":{},\"repeats\":{repeats},\"fn\":{{{}}}}}",
+            case.model.nv,
+            times.join(",")
+        );
+    }
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("MBD_BENCH_LOOP") {
+        fixed_loop(&spec);
+        return;
+    }
+    if let Ok(spec) = std::env::var("MBD_BENCH_PEERS") {
+        // `cargo bench` passes `--bench`; a further free argument selects one model.
+        let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+        peers_style(&spec, only.as_deref());
+        return;
+    }
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1500))
+        .sample_size(50)
+        .configure_from_args();
+    criterion_benches(&mut c);
+    c.final_summary();
+}

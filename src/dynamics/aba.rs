@@ -2,7 +2,7 @@
 
 use super::{base_acceleration, check_fext, Workspace};
 use crate::error::{check_vector, Error, Result};
-use crate::model::{jcalc, Model};
+use crate::model::{jcalc_into, Model};
 use crate::spatial::{skew, Force, Mat3, Mat6, Motion, Xform};
 use nalgebra::DVector;
 
@@ -143,14 +143,14 @@ pub fn aba_with(
     qdd: &mut [f64],
 ) -> Result<()> {
     for i in 1..=model.nb {
-        let jc = jcalc(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)]);
+        jcalc_into(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)], &mut ws.jc[i]);
+        let jc = &ws.jc[i];
         let p = model.lambda[i];
         ws.x_up[i] = jc.x_j.compose(&model.x_tree[i]);
         let v_p = if p == 0 { Motion::zero() } else { ws.v[p] };
         let v = ws.x_up[i].apply_motion(&v_p) + jc.v_j;
         ws.v[i] = v;
         ws.c[i] = jc.c_j + v.cross_motion(&jc.v_j);
-        ws.s[i] = jc.s;
         ws.ia[i] = model.inertia[i].to_matrix();
         let inertia = &model.inertia[i];
         ws.f[i] = v.cross_force(&inertia.mul_motion(&v));
@@ -160,19 +160,20 @@ pub fn aba_with(
         }
     }
     for i in (1..=model.nb).rev() {
-        let n = ws.s[i].n;
+        let s = &ws.jc[i].s;
+        let n = s.n;
         let di = model.v_adr[i];
         // U = I^A S, D = S^T U (+ armature), u = tau - S^T p^A
         let mut d = Mat6::zeros();
         for k in 0..n {
-            ws.u_cols[i][k] = mat6_mul_motion(&ws.ia[i], &ws.s[i].cols[k]);
+            ws.u_cols[i][k] = mat6_mul_motion(&ws.ia[i], &s.cols[k]);
         }
         for k in 0..n {
             for l in 0..n {
-                d[(k, l)] = ws.s[i].cols[k].dot(&ws.u_cols[i][l]);
+                d[(k, l)] = s.cols[k].dot(&ws.u_cols[i][l]);
             }
             d[(k, k)] += model.joints[i].armature;
-            ws.u[i][k] = tau[di + k] - ws.s[i].cols[k].dot(&ws.f[i]);
+            ws.u[i][k] = tau[di + k] - s.cols[k].dot(&ws.f[i]);
         }
         ws.d_inv[i] = spd_inverse(&d, n).map_err(|(k, pivot)| Error::NotPositiveDefinite {
             what: format!("ABA D_i of body '{}'", model.body_name[i]),
@@ -201,7 +202,8 @@ pub fn aba_with(
         let p = model.lambda[i];
         let a_p = if p == 0 { a0 } else { ws.a[p] };
         let a_prime = ws.x_up[i].apply_motion(&a_p) + ws.c[i];
-        let n = ws.s[i].n;
+        let s = &ws.jc[i].s;
+        let n = s.n;
         let di = model.v_adr[i];
         let mut rhs = [0.0; 6];
         for k in 0..n {
@@ -214,7 +216,7 @@ pub fn aba_with(
                 x += ws.d_inv[i][(k, l)] * rhs[l];
             }
             qdd[di + k] = x;
-            a += ws.s[i].cols[k] * x;
+            a += s.cols[k] * x;
         }
         ws.a[i] = a;
     }

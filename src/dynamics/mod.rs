@@ -20,7 +20,7 @@ pub use energy::{kinetic_energy, potential_energy};
 pub use rnea::{bias_forces, rnea, rnea_with};
 
 use crate::error::{check_vector, Error, Result};
-use crate::model::{Model, Subspace};
+use crate::model::{JointCalc, Model};
 use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
 use nalgebra::DVector;
 
@@ -32,8 +32,9 @@ pub struct Workspace {
     pub x_up: Vec<Xform>,
     /// `i_X_0`, filled only when external forces are given.
     pub x_0: Vec<Xform>,
-    /// Motion subspaces in body coordinates.
-    pub s: Vec<Subspace>,
+    /// `jcalc`'s output for every joint: `X_J`, the motion subspace `S_i` (body coordinates),
+    /// `v_J` and `c_J`, filled in place by [`jcalc_into`](crate::model::jcalc_into).
+    pub jc: Vec<JointCalc>,
     /// Body velocities.
     pub v: Vec<Motion>,
     /// Body accelerations.
@@ -52,6 +53,11 @@ pub struct Workspace {
     pub d_inv: Vec<Mat6>,
     /// `u_i = tau_i - S_i^T p^A_i` (ABA).
     pub u: Vec<[f64; 6]>,
+    /// The columns of CRBA's `F`, one force per dof (CRBA).
+    pub f_cols: Vec<Force>,
+    /// For each body, the dofs of its subtree (its own and its descendants'), ascending: the
+    /// columns of `F` that CRBA carries through that body. Depends on the model only.
+    pub subtree_dofs: Vec<Vec<usize>>,
 }
 
 impl Workspace {
@@ -61,7 +67,7 @@ impl Workspace {
         Workspace {
             x_up: vec![Xform::identity(); n],
             x_0: vec![Xform::identity(); n],
-            s: vec![Subspace::default(); n],
+            jc: vec![JointCalc::default(); n],
             v: vec![Motion::zero(); n],
             a: vec![Motion::zero(); n],
             c: vec![Motion::zero(); n],
@@ -71,15 +77,35 @@ impl Workspace {
             u_cols: vec![[Force::zero(); 6]; n],
             d_inv: vec![Mat6::zeros(); n],
             u: vec![[0.0; 6]; n],
+            f_cols: vec![Force::zero(); model.nv],
+            subtree_dofs: subtree_dofs(model),
         }
     }
 }
 
+/// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending.
+fn subtree_dofs(model: &Model) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); model.nb + 1];
+    for b in 1..=model.nb {
+        let mut j = b;
+        loop {
+            out[j].extend(model.dofs(b));
+            if j == 0 {
+                break;
+            }
+            j = model.lambda[j];
+        }
+    }
+    out
+}
+
+// ANCHOR: base_acceleration
 /// The fictitious base acceleration `a_0 = -a_g` that accounts for gravity (Featherstone 5.3).
 #[inline]
 pub fn base_acceleration(model: &Model) -> Motion {
     Motion::new(crate::spatial::Vec3::zeros(), -model.opt.gravity)
 }
+// ANCHOR_END: base_acceleration
 
 /// Checks an external-force slice: length nb + 1 and finite.
 pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {

@@ -2,7 +2,7 @@
 
 use super::{base_acceleration, check_fext, Workspace};
 use crate::error::{check_vector, Result};
-use crate::model::{jcalc, Model};
+use crate::model::{jcalc_into, Model};
 use crate::spatial::{Force, Motion};
 use nalgebra::DVector;
 
@@ -43,7 +43,8 @@ pub fn rnea_with(
     let a0 = base_acceleration(model);
     for i in 1..=model.nb {
         let (qs, vs) = (model.qs(i), model.dofs(i));
-        let jc = jcalc(&model.joints[i], &q[qs], &qd[vs.clone()]);
+        jcalc_into(&model.joints[i], &q[qs], &qd[vs.clone()], &mut ws.jc[i]);
+        let jc = &ws.jc[i];
         let p = model.lambda[i];
         ws.x_up[i] = jc.x_j.compose(&model.x_tree[i]);
         let (v_p, a_p) = if p == 0 { (Motion::zero(), a0) } else { (ws.v[p], ws.a[p]) };
@@ -58,12 +59,11 @@ pub fn rnea_with(
         ws.v[i] = v;
         ws.a[i] = a;
         ws.f[i] = f;
-        ws.s[i] = jc.s;
     }
     for i in (1..=model.nb).rev() {
         let j = &model.joints[i];
         for (k, dof) in model.dofs(i).enumerate() {
-            tau[dof] = ws.s[i].cols[k].dot(&ws.f[i]) + j.armature * qdd[dof];
+            tau[dof] = ws.jc[i].s.cols[k].dot(&ws.f[i]) + j.armature * qdd[dof];
         }
         let p = model.lambda[i];
         if p != 0 {

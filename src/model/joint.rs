@@ -176,14 +176,21 @@ pub struct JointCalc {
 /// A joint anchored at `pos` (MuJoCo's joint `pos`) is the plain joint conjugated by the
 /// translation to its anchor: `X_J' = xlt(-pos) X_J xlt(pos)`, and `S`, `v_J`, `c_J` are moved
 /// from the anchor to the body origin by `xlt(-pos)`.
-#[inline]
 pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
-    // `out` is filled in place (rather than assembled from parts at the end) so that the
-    // 300-byte result is written once; jcalc runs for every body in every algorithm.
     let mut out = JointCalc::default();
+    jcalc_into(joint, q, qd, &mut out);
+    out
+}
+
+/// [`jcalc`] writing into existing storage. Only the first `n` columns of `out.s` are written
+/// (the others keep whatever they held); every other field is overwritten. The dynamics
+/// algorithms call this on storage in their [`Workspace`](crate::dynamics::Workspace), so that
+/// the 500-byte result is neither zeroed nor copied for every body (see the Performance chapter).
+pub fn jcalc_into(joint: &Joint, q: &[f64], qd: &[f64], out: &mut JointCalc) {
     out.s.n = joint.jtype.nv();
     let s = &mut out.s.cols;
     let z = Vec3::zeros();
+    out.c_j = Motion::zero();
     match joint.jtype {
         JointType::Revolute { axis } => {
             s[0] = Motion::new(axis, z);
@@ -234,7 +241,7 @@ pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
             out.x_j = Xform::new(rt, Vec3::new(q[0], q[1], q[2]));
             out.c_j = Motion::new(z, -w.cross(&v_body));
         }
-        JointType::Fixed => {}
+        JointType::Fixed => out.x_j = Xform::identity(),
     }
     out.v_j = out.s.mul(qd);
     if joint.pos != Vec3::zeros() && !matches!(joint.jtype, JointType::Free) {
@@ -246,7 +253,6 @@ pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
         out.v_j = to_origin.apply_motion(&out.v_j);
         out.c_j = to_origin.apply_motion(&out.c_j);
     }
-    out
 }
 // ANCHOR_END: jcalc
 
@@ -373,6 +379,26 @@ mod tests {
             let vm = jcalc(&j, &qm, &qd).v_j;
             let cj = (vp - vm) * (0.5 / h);
             assert_relative_eq!(jc.c_j.to_vec6(), cj.to_vec6(), epsilon = 1e-7);
+        }
+    }
+
+    /// `jcalc_into` on storage left over from other joints gives what a fresh `jcalc` gives, in
+    /// the fields and columns that are defined.
+    #[test]
+    fn jcalc_into_reused_storage_matches_jcalc() {
+        let mut out = JointCalc::default();
+        let joints = all_joints();
+        // every joint after every other one, in both orders
+        for a in joints.iter().chain(joints.iter().rev()) {
+            let q = sample_q(&a.jtype);
+            let qd: Vec<f64> = (0..a.jtype.nv()).map(|k| 0.5 - 0.2 * k as f64).collect();
+            jcalc_into(a, &q, &qd, &mut out);
+            let fresh = jcalc(a, &q, &qd);
+            assert_eq!(out.x_j, fresh.x_j);
+            assert_eq!(out.v_j, fresh.v_j);
+            assert_eq!(out.c_j, fresh.c_j);
+            assert_eq!(out.s.n, fresh.s.n);
+            assert_eq!(out.s.cols[..out.s.n], fresh.s.cols[..fresh.s.n]);
         }
     }
 

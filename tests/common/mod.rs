@@ -135,8 +135,7 @@ pub fn unit_vector() -> impl Strategy<Value = Vec3> {
 /// A joint axis: a quarter of the time one of +-x, +-y, +-z (the common case in real models,
 /// which `Xform::rot_axis` treats specially), otherwise uniform on the sphere.
 pub fn joint_axis() -> impl Strategy<Value = Vec3> {
-    let aligned = (0usize..3, prop::bool::ANY)
-        .prop_map(|(k, neg)| Vec3::ith(k, if neg { -1.0 } else { 1.0 }));
+    let aligned = (0usize..3, prop::bool::ANY).prop_map(|(k, neg)| Vec3::ith(k, if neg { -1.0 } else { 1.0 }));
     prop_oneof![1 => aligned, 3 => unit_vector()]
 }
 
@@ -172,8 +171,7 @@ pub fn kind() -> impl Strategy<Value = Kind> {
 /// Principal moments (a, b, c) with a, b in [0.02, 1) and c strictly between |a - b| and
 /// a + b, so that every triangle inequality holds with a margin.
 pub fn principal_moments() -> impl Strategy<Value = [f64; 3]> {
-    (0.02f64..1.0, 0.02f64..1.0, 0.05f64..0.95)
-        .prop_map(|(a, b, t)| [a, b, (a - b).abs() + t * 2.0 * a.min(b)])
+    (0.02f64..1.0, 0.02f64..1.0, 0.05f64..0.95).prop_map(|(a, b, t)| [a, b, (a - b).abs() + t * 2.0 * a.min(b)])
 }
 
 /// One body.
@@ -195,22 +193,21 @@ pub fn body_spec() -> impl Strategy<Value = BodySpec> {
         rotation_vector(),
     );
     (joint, body).prop_map(
-        |(
-            (parent, kind, axis, pitch, anchor, armature),
-            (tree_rot, tree_pos, mass, com, moments, inertia_rot),
-        )| BodySpec {
-            parent,
-            kind,
-            axis,
-            pitch,
-            anchor,
-            tree_rot,
-            tree_pos,
-            mass,
-            com,
-            moments,
-            inertia_rot,
-            armature,
+        |((parent, kind, axis, pitch, anchor, armature), (tree_rot, tree_pos, mass, com, moments, inertia_rot))| {
+            BodySpec {
+                parent,
+                kind,
+                axis,
+                pitch,
+                anchor,
+                tree_rot,
+                tree_pos,
+                mass,
+                com,
+                moments,
+                inertia_rot,
+                armature,
+            }
         },
     )
 }
@@ -222,15 +219,11 @@ pub fn gravity() -> impl Strategy<Value = Vec3> {
 
 /// A random tree of 1..=[`MAX_BODIES`] bodies attached to the fixed base.
 pub fn model_spec() -> impl Strategy<Value = ModelSpec> {
-    (
-        prop::collection::vec(body_spec(), 1..=MAX_BODIES),
-        gravity(),
-    )
-        .prop_map(|(bodies, gravity)| ModelSpec {
-            bodies,
-            gravity,
-            floating: false,
-        })
+    (prop::collection::vec(body_spec(), 1..=MAX_BODIES), gravity()).prop_map(|(bodies, gravity)| ModelSpec {
+        bodies,
+        gravity,
+        floating: false,
+    })
 }
 
 /// A random free-floating tree of 1..=`max_bodies` bodies, without gravity.
@@ -313,18 +306,12 @@ pub fn random_model(spec: &ModelSpec) -> Model {
         joint.pos = b.anchor;
         // Armature on a free root is a fictitious inertia tied to the base: it would break
         // momentum conservation of a floating system, so the floating root has none.
-        joint.armature = if spec.floating && i == 1 {
-            0.0
-        } else {
-            b.armature
-        };
+        joint.armature = if spec.floating && i == 1 { 0.0 } else { b.armature };
         joint.name = format!("joint{i}");
         let x_tree = Xform::new(rot(&b.tree_rot), b.tree_pos);
         builder.add_body(&format!("body{i}"), parent, joint, x_tree, inertia_of(b));
     }
-    builder
-        .build()
-        .expect("a random model is valid by construction")
+    builder.build().expect("a random model is valid by construction")
 }
 
 /// A state of `model` from `spec`: q = qpos0 (+) dq with |dq_k| < 2, |qd_k| < 2,
@@ -397,12 +384,7 @@ pub fn rk4_step(
         aba_with(model, ws, q, v, tau, f_ext, &mut a).expect("ABA of a physical tree");
         (qdot(model, q, v), a)
     };
-    let stage = |x: &[f64], d: &[f64], s: f64| {
-        x.iter()
-            .zip(d)
-            .map(|(a, b)| a + s * b)
-            .collect::<Vec<f64>>()
-    };
+    let stage = |x: &[f64], d: &[f64], s: f64| x.iter().zip(d).map(|(a, b)| a + s * b).collect::<Vec<f64>>();
     let (k1q, k1v) = deriv(q, v);
     let (k2q, k2v) = deriv(&stage(q, &k1q, 0.5 * h), &stage(v, &k1v, 0.5 * h));
     let (k3q, k3v) = deriv(&stage(q, &k2q, 0.5 * h), &stage(v, &k2v, 0.5 * h));
