@@ -45,7 +45,15 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 qld.copy_from_slice(&qm);
                 let mut ops = OpCount::default();
-                factor_i_in_place(&layout, &mut qld, &mut diag_inv, PivotPolicy::Error, &mut warnings, &mut ops).unwrap();
+                factor_i_in_place(
+                    &layout,
+                    &mut qld,
+                    &mut diag_inv,
+                    PivotPolicy::Error,
+                    &mut warnings,
+                    &mut ops,
+                )
+                .unwrap();
                 black_box(&qld);
             })
         });

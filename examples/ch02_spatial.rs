@@ -20,11 +20,7 @@ fn main() -> mbd::Result<()> {
     // Power does not depend on the frame it is computed in.
     println!("power in A = {}, in B = {}", v.dot(&f), v_b.dot(&f_b));
     // A 2 kg body whose centre of mass is 0.5 m along x: its momentum I v (a force vector).
-    let inertia = SpatialInertia::from_mass_com_inertia(
-        2.0,
-        Vec3::new(0.5, 0.0, 0.0),
-        Mat3::identity() * 0.01,
-    );
+    let inertia = SpatialInertia::from_mass_com_inertia(2.0, Vec3::new(0.5, 0.0, 0.0), Mat3::identity() * 0.01);
     let h = inertia.mul_motion(&v);
     println!(
         "momentum = {:?}, kinetic energy = {}",

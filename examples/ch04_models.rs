@@ -47,10 +47,7 @@ fn main() -> mbd::Result<()> {
     q[model.nq - 1] = 0.5; // bend the elbow
     let kin = forward_kinematics(&model, q.as_slice())?;
     println!("elbow at {:?}", kin.position(3).as_slice());
-    println!(
-        "hand at  {:?}",
-        kin.point(3, &Vec3::new(0.0, 0.25, 0.0)).as_slice()
-    );
+    println!("hand at  {:?}", kin.point(3, &Vec3::new(0.0, 0.25, 0.0)).as_slice());
     // The body Jacobian of the forearm: 6 x nv, zero in no column, since every joint supports it.
     let jac = body_jacobian(&model, q.as_slice(), 3)?;
     println!("forearm Jacobian is {} x {}", jac.nrows(), jac.ncols());

@@ -20,11 +20,7 @@ fn main() -> mbd::Result<()> {
     // tau = ID(q, qd, qdd): with qdd = 0 this is the bias force C(q, qd) (MuJoCo's qfrc_bias).
     let tau = rnea(&model, &q, &qd, &qdd, None)?;
     let c = bias_forces(&model, &q, &qd)?;
-    println!(
-        "ID(q, qd, 0) = {:.6?}  C(q, qd) = {:.6?}",
-        tau.as_slice(),
-        c.as_slice()
-    );
+    println!("ID(q, qd, 0) = {:.6?}  C(q, qd) = {:.6?}", tau.as_slice(), c.as_slice());
 
     // Holding the pendulum still against a 10 N push along +x at the tip of link 2: external
     // forces are spatial forces in base coordinates, one per body (entry 0 unused).

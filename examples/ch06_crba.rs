@@ -17,10 +17,7 @@ fn main() -> mbd::Result<()> {
     let q = [0.3, -0.5, 0.8];
     let h = crba(&model, &q)?;
     println!("H(q) =\n{h:.5}");
-    println!(
-        "H[(1, 2)] = {:e}: bodies 2 and 3 are on different branches",
-        h[(1, 2)]
-    );
+    println!("H[(1, 2)] = {:e}: bodies 2 and 3 are on different branches", h[(1, 2)]);
 
     // HandC: H and C together; tau = H qdd + C is what RNEA returns.
     let qd = [0.4, 1.0, -0.7];

@@ -27,15 +27,13 @@ fn main() -> mbd::Result<()> {
     // Half a second of free fall with semi-implicit Euler (MuJoCo's Euler), watching the energy.
     let (mut q, mut v) = (q, nalgebra::DVector::from_column_slice(&qd));
     let dt = 0.001;
-    let e0 = kinetic_energy(&model, q.as_slice(), v.as_slice())?
-        + potential_energy(&model, q.as_slice())?;
+    let e0 = kinetic_energy(&model, q.as_slice(), v.as_slice())? + potential_energy(&model, q.as_slice())?;
     for _ in 0..500 {
         let a = aba(&model, q.as_slice(), v.as_slice(), &tau, None)?;
         v += a * dt;
         model.integrate(q.as_mut_slice(), v.as_slice(), dt);
     }
-    let e1 = kinetic_energy(&model, q.as_slice(), v.as_slice())?
-        + potential_energy(&model, q.as_slice())?;
+    let e1 = kinetic_energy(&model, q.as_slice(), v.as_slice())? + potential_energy(&model, q.as_slice())?;
     println!(
         "after 0.5 s: torso height {:.4} m, energy change {:.2e} J",
         q[2],

@@ -69,13 +69,8 @@ pub fn build(book_dir: &Path, out_dir: Option<&Path>) -> Result<BookReport> {
 /// false`) and KaTeX writes MathML without the CDN stylesheet, after the `links` preprocessor has
 /// expanded every include. mdBook empties the output directory before writing into it, so an
 /// existing non-empty `out_dir` that does not look like an earlier book build is refused.
-pub fn build_with_figures(
-    book_dir: &Path,
-    out_dir: Option<&Path>,
-    figures: &[PathBuf],
-) -> Result<BookReport> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::Other(format!("book: current directory: {e}")))?;
+pub fn build_with_figures(book_dir: &Path, out_dir: Option<&Path>, figures: &[PathBuf]) -> Result<BookReport> {
+    let cwd = std::env::current_dir().map_err(|e| Error::Other(format!("book: current directory: {e}")))?;
     let book_dir = cwd.join(book_dir);
     let out = match out_dir {
         Some(d) => cwd.join(d),
@@ -89,31 +84,26 @@ pub fn build_with_figures(
             why: "no such file (is this a book directory?)".into(),
         });
     }
-    let mut config =
-        Config::from_disk(&toml).map_err(|e| Error::Other(format!("{}: {e:#}", toml.display())))?;
+    let mut config = Config::from_disk(&toml).map_err(|e| Error::Other(format!("{}: {e:#}", toml.display())))?;
     configure(&mut config, &out)?;
     let src_name = config.book.src.clone();
 
     let recorder = Recorder::default();
-    let outcome = with_recorder(
-        &recorder,
-        || -> std::result::Result<(Vec<PathBuf>, PathBuf), String> {
-            let mut md =
-                MDBook::load_with_config(&book_dir, config).map_err(|e| format!("{e:#}"))?;
-            // Replaces, in place (same name, same position in the run order), the `mdbook-katex`
-            // command that `[preprocessor.katex]` would otherwise start as a separate process.
-            md.with_preprocessor(OfflineMath);
-            let chapters = md
-                .iter()
-                .filter_map(|item| match item {
-                    BookItem::Chapter(ch) => ch.path.clone(),
-                    _ => None,
-                })
-                .collect();
-            md.build().map_err(|e| format!("{e:#}"))?;
-            Ok((chapters, md.build_dir_for("html")))
-        },
-    );
+    let outcome = with_recorder(&recorder, || -> std::result::Result<(Vec<PathBuf>, PathBuf), String> {
+        let mut md = MDBook::load_with_config(&book_dir, config).map_err(|e| format!("{e:#}"))?;
+        // Replaces, in place (same name, same position in the run order), the `mdbook-katex`
+        // command that `[preprocessor.katex]` would otherwise start as a separate process.
+        md.with_preprocessor(OfflineMath);
+        let chapters = md
+            .iter()
+            .filter_map(|item| match item {
+                BookItem::Chapter(ch) => ch.path.clone(),
+                _ => None,
+            })
+            .collect();
+        md.build().map_err(|e| format!("{e:#}"))?;
+        Ok((chapters, md.build_dir_for("html")))
+    });
 
     // Warnings and errors first; if mdBook got as far as writing the pages, also read them, so
     // that each problem is tied to the chapter file it comes from.
@@ -133,11 +123,7 @@ pub fn build_with_figures(
             Ok(rel) => {
                 figure_rel.insert(normalize(rel).unwrap_or_else(|| rel.to_path_buf()));
             }
-            Err(_) => problems.push(format!(
-                "figure {} is not inside {}",
-                f.display(),
-                src_dir.display()
-            )),
+            Err(_) => problems.push(format!("figure {} is not inside {}", f.display(), src_dir.display())),
         }
     }
     let scan = scan_output(&src_dir, &html_dir, &chapters, &figure_rel);
@@ -174,9 +160,7 @@ fn configure(config: &mut Config, out: &Path) -> Result<()> {
     if !after.iter().any(|a| a == "links") {
         after.push("links".into());
     }
-    let err = |key: &str, e: mdbook_driver::errors::Error| {
-        Error::Other(format!("book.toml: cannot set {key}: {e:#}"))
-    };
+    let err = |key: &str, e: mdbook_driver::errors::Error| Error::Other(format!("book.toml: cannot set {key}: {e:#}"));
     config
         .set("preprocessor.katex.output", "mathml")
         .map_err(|e| err("output", e))?;
@@ -218,11 +202,7 @@ fn check_out_dir(out: &Path) -> Result<()> {
 }
 
 fn book_error(book_dir: &Path, problems: &[String]) -> Error {
-    let mut msg = format!(
-        "book {}: {} problem(s):",
-        book_dir.display(),
-        problems.len()
-    );
+    let mut msg = format!("book {}: {} problem(s):", book_dir.display(), problems.len());
     for p in problems {
         let _ = write!(msg, "\n  {p}");
     }
@@ -378,10 +358,7 @@ impl<S: Subscriber> Layer<S> for Recorder {
         let mut text = Fields::default();
         event.record(&mut text);
         let line = format!("{} ({}): {}", meta.level(), meta.target(), text.0.trim());
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(line);
+        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(line);
     }
 }
 
@@ -414,8 +391,7 @@ impl Visit for Fields {
 /// `mdbook_katex`'s rayon pool) emit all their events on this thread. No global subscriber is
 /// installed, so several books can be built at once (as the tests do) without mixing warnings.
 fn with_recorder<T>(recorder: &Recorder, f: impl FnOnce() -> T) -> T {
-    let dispatch =
-        Dispatch::new(Registry::default().with(recorder.clone().with_filter(LevelFilter::WARN)));
+    let dispatch = Dispatch::new(Registry::default().with(recorder.clone().with_filter(LevelFilter::WARN)));
     tracing::dispatcher::with_default(&dispatch, f)
 }
 
@@ -430,12 +406,7 @@ struct Scan {
     links_checked: usize,
 }
 
-fn scan_output(
-    src_dir: &Path,
-    html_dir: &Path,
-    chapters: &[PathBuf],
-    figures: &BTreeSet<PathBuf>,
-) -> Scan {
+fn scan_output(src_dir: &Path, html_dir: &Path, chapters: &[PathBuf], figures: &BTreeSet<PathBuf>) -> Scan {
     let mut scan = Scan::default();
     let mut ids: HashMap<PathBuf, Option<HashSet<String>>> = HashMap::new();
     let figure_dirs: BTreeSet<PathBuf> = figures
@@ -461,9 +432,7 @@ fn scan_output(
         let mut report = |what: String| scan.problems.push(format!("{}: {what}", source.display()));
 
         for directive in leftover_directives(main) {
-            report(format!(
-                "directive `{directive}` was not expanded (missing file?)"
-            ));
+            report(format!("directive `{directive}` was not expanded (missing file?)"));
         }
         for lang in empty_code_blocks(main) {
             report(format!(
@@ -495,11 +464,10 @@ fn scan_output(
                 ));
                 continue;
             }
-            if attr == "src"
-                && figure_dirs.iter().any(|d| target.starts_with(d))
-                && !figures.contains(&target)
-            {
-                report(format!("image \"{url}\" is not one of the generated figures (a stale or misnamed file?)"));
+            if attr == "src" && figure_dirs.iter().any(|d| target.starts_with(d)) && !figures.contains(&target) {
+                report(format!(
+                    "image \"{url}\" is not one of the generated figures (a stale or misnamed file?)"
+                ));
             }
             if let Some(frag) = fragment {
                 let known = ids.entry(target.clone()).or_insert_with(|| {
@@ -565,11 +533,7 @@ fn empty_code_blocks(html: &str) -> Vec<String> {
                 let lang = code[..gt]
                     .split("language-")
                     .nth(1)
-                    .map(|s| {
-                        s.split(|ch: char| ch == '"' || ch.is_whitespace())
-                            .next()
-                            .unwrap_or("")
-                    })
+                    .map(|s| s.split(|ch: char| ch == '"' || ch.is_whitespace()).next().unwrap_or(""))
                     .map(|l| format!("`{l}` "))
                     .unwrap_or_default();
                 out.push(lang);
@@ -589,9 +553,7 @@ fn drop_boring(s: &str) -> String {
     while let Some(i) = rest.find(OPEN) {
         out.push_str(&rest[..i]);
         rest = &rest[i + OPEN.len()..];
-        rest = rest
-            .find("</span>")
-            .map_or("", |e| &rest[e + "</span>".len()..]);
+        rest = rest.find("</span>").map_or("", |e| &rest[e + "</span>".len()..]);
     }
     out.push_str(rest);
     out
@@ -735,15 +697,13 @@ mod tests {
         );
         assert_eq!(split_url("#top"), Some(("".into(), Some("top".into()))));
         assert_eq!(split_url("a:b/c.html"), None);
-        assert_eq!(
-            split_url("dir/a:b.html"),
-            Some(("dir/a:b.html".into(), None))
-        );
+        assert_eq!(split_url("dir/a:b.html"), Some(("dir/a:b.html".into(), None)));
     }
 
     #[test]
     fn math_text_is_protected_from_markdown_but_tags_are_not() {
-        let html = r#"<math><mi>f</mi><mo>*</mo><annotation encoding="application/x-tex">f^* |a_1|</annotation></math>"#;
+        let html =
+            r#"<math><mi>f</mi><mo>*</mo><annotation encoding="application/x-tex">f^* |a_1|</annotation></math>"#;
         let p = protect_from_markdown(html);
         assert_eq!(
             p,
@@ -764,10 +724,7 @@ mod tests {
 
     #[test]
     fn normalize_resolves_parent_components() {
-        assert_eq!(
-            normalize(Path::new("a/./b/../c.html")),
-            Some(PathBuf::from("a/c.html"))
-        );
+        assert_eq!(normalize(Path::new("a/./b/../c.html")), Some(PathBuf::from("a/c.html")));
         assert_eq!(normalize(Path::new("../x")), None);
     }
 
@@ -793,9 +750,6 @@ mod tests {
         let u = urls(html);
         assert!(u.contains(&("href", "x.html#y".to_string())));
         assert!(u.contains(&("src", "figures/f.svg".to_string())));
-        assert_eq!(
-            element_ids(r#"<h2 id="a-b">"#),
-            HashSet::from(["a-b".to_string()])
-        );
+        assert_eq!(element_ids(r#"<h2 id="a-b">"#), HashSet::from(["a-b".to_string()]));
     }
 }

@@ -56,10 +56,18 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// Checks that `x` has length `expected` and only finite entries.
 pub fn check_vector(what: &str, x: &[f64], expected: usize) -> Result<()> {
     if x.len() != expected {
-        return Err(Error::BadLength { what: what.into(), got: x.len(), expected });
+        return Err(Error::BadLength {
+            what: what.into(),
+            got: x.len(),
+            expected,
+        });
     }
     if let Some((index, &value)) = x.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(Error::NonFinite { what: what.into(), index, value });
+        return Err(Error::NonFinite {
+            what: what.into(),
+            index,
+            value,
+        });
     }
     Ok(())
 }

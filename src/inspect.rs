@@ -11,9 +11,7 @@
 //! those of MuJoCo's `mj_fwdPosition`/`mj_fwdVelocity`/`mj_fwdAcceleration` for a model without
 //! constraints.
 
-use crate::dynamics::{
-    bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth,
-};
+use crate::dynamics::{bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth};
 use crate::error::{check_vector, Error, Result};
 use crate::kinematics::{forward_kinematics, mj_body_poses};
 use crate::model::{JointType, Model};
@@ -52,8 +50,8 @@ impl State {
 
 /// Reads a state file (see the module documentation) for `model` and checks it.
 pub fn read_state(path: &Path, model: &Model) -> Result<State> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::State(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::State(format!("cannot read {}: {e}", path.display())))?;
     parse_state(&text, model).map_err(|e| match e {
         Error::State(m) => Error::State(format!("{}: {m}", path.display())),
         other => other,
@@ -72,9 +70,7 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
         Error::State(format!("not valid JSON: {e}{hint}"))
     })?;
     let obj = value.as_object().ok_or_else(|| {
-        Error::State(
-            "expected an object {\"qpos\": [...], \"qvel\": [...], \"qfrc_applied\": [...]}".into(),
-        )
+        Error::State("expected an object {\"qpos\": [...], \"qvel\": [...], \"qfrc_applied\": [...]}".into())
     })?;
     let mut state = State::reference(model);
     for (key, v) in obj {
@@ -115,9 +111,7 @@ fn number_list(key: &str, v: &serde_json::Value) -> Result<Vec<f64>> {
             serde_json::Value::Null => Err(Error::State(format!(
                 "{key}[{i}] is null (JSON cannot carry NaN or infinity; give finite numbers)"
             ))),
-            other => Err(Error::State(format!(
-                "{key}[{i}] = {other} is not a number"
-            ))),
+            other => Err(Error::State(format!("{key}[{i}] = {other} is not a number"))),
         })
         .collect()
 }
@@ -313,9 +307,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
     let kin = forward_kinematics(model, q)?;
     let (xpos, xquat) = mj_body_poses(model, &kin);
     let h = crba(model, q)?;
-    let m = (0..model.nv)
-        .map(|r| h.row(r).iter().copied().collect())
-        .collect();
+    let m = (0..model.nv).map(|r| h.row(r).iter().copied().collect()).collect();
     Ok(Inspection {
         model: model.name.clone(),
         sizes: Sizes {
@@ -325,11 +317,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
             nb: model.nb,
         },
         body_parentid: body_parentid(model),
-        dof_parentid: model
-            .dof_parent
-            .iter()
-            .map(|p| p.map_or(-1, |d| d as i64))
-            .collect(),
+        dof_parentid: model.dof_parent.iter().map(|p| p.map_or(-1, |d| d as i64)).collect(),
         qpos: state.qpos.clone(),
         qvel: state.qvel.clone(),
         qfrc_applied: state.qfrc_applied.clone(),
@@ -338,9 +326,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
         m,
         qfrc_bias: bias_forces(model, q, qd)?.as_slice().to_vec(),
         qfrc_passive: passive_forces(model, q, qd)?.as_slice().to_vec(),
-        qacc_smooth: qacc_smooth(model, q, qd, &state.qfrc_applied)?
-            .as_slice()
-            .to_vec(),
+        qacc_smooth: qacc_smooth(model, q, qd, &state.qfrc_applied)?.as_slice().to_vec(),
         energy: [potential_energy(model, q)?, kinetic_energy(model, q, qd)?],
         com: com_based(model, q, qd)?,
         loops: loop_report(model, q)?,
@@ -351,12 +337,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
 impl Inspection {
     /// A short human-readable summary (what `mbd inspect` prints without `--json`).
     pub fn summary(&self) -> String {
-        let list = |v: &[f64]| {
-            v.iter()
-                .map(|x| format!("{x:.6}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
         let s = &self.sizes;
         let diag: Vec<f64> = (0..s.nv).map(|i| self.m[i][i]).collect();
         let mut out = format!(
@@ -377,7 +358,11 @@ impl Inspection {
                 l.nc,
                 l.rank,
                 l.mobility,
-                if l.overconstrained { "overconstrained" } else { "properly constrained" }
+                if l.overconstrained {
+                    "overconstrained"
+                } else {
+                    "properly constrained"
+                }
             );
         }
         for w in &self.warnings {
@@ -420,9 +405,7 @@ impl Integrator {
             "implicit" | "implicitfast" => Err(Error::Other(format!(
                 "integrator '{s}' is not implemented yet (use euler or rk4)"
             ))),
-            _ => Err(Error::Other(format!(
-                "unknown integrator '{s}' (use euler or rk4)"
-            ))),
+            _ => Err(Error::Other(format!("unknown integrator '{s}' (use euler or rk4)"))),
         }
     }
 }
@@ -458,11 +441,7 @@ impl Trajectory {
         out += ",energy_potential,energy_kinetic\n";
         for k in 0..self.time.len() {
             out += &self.time[k].to_string();
-            for x in self.qpos[k]
-                .iter()
-                .chain(&self.qvel[k])
-                .chain(&self.energy[k])
-            {
+            for x in self.qpos[k].iter().chain(&self.qvel[k]).chain(&self.energy[k]) {
                 out += ",";
                 out += &x.to_string();
             }
@@ -494,8 +473,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         for gb in &model.geoms[a + 1..] {
             let (ba, bb) = (model.mj_body[ga.body], model.mj_body[gb.body]);
             let masks = (ga.contype & gb.conaffinity) != 0 || (gb.contype & ga.conaffinity) != 0;
-            let filtered =
-                ba == bb || (ba != 0 && bb != 0 && (parents[ba] == bb || parents[bb] == ba));
+            let filtered = ba == bb || (ba != 0 && bb != 0 && (parents[ba] == bb || parents[bb] == ba));
             if masks && !filtered {
                 return Err(Error::Other(format!(
                     "model '{}': geoms '{}' (body '{}') and '{}' (body '{}') can collide: contacts are not simulated yet \
@@ -527,9 +505,7 @@ fn limit_violation(model: &Model, q: &[f64]) -> Option<String> {
         }
         let a = model.q_adr[i];
         let value = match j.jtype {
-            JointType::Revolute { .. }
-            | JointType::Prismatic { .. }
-            | JointType::Helical { .. } => {
+            JointType::Revolute { .. } | JointType::Prismatic { .. } | JointType::Helical { .. } => {
                 if q[a] >= j.range[0] && q[a] <= j.range[1] {
                     continue;
                 }
@@ -537,8 +513,7 @@ fn limit_violation(model: &Model, q: &[f64]) -> Option<String> {
             }
             JointType::Spherical => {
                 // MuJoCo limits the rotation angle of a ball joint by range[1].
-                let vnorm =
-                    (q[a + 1] * q[a + 1] + q[a + 2] * q[a + 2] + q[a + 3] * q[a + 3]).sqrt();
+                let vnorm = (q[a + 1] * q[a + 1] + q[a + 2] * q[a + 2] + q[a + 3] * q[a + 3]).sqrt();
                 let angle = 2.0 * vnorm.atan2(q[a].abs());
                 if angle <= j.range[1] {
                     continue;
@@ -557,13 +532,7 @@ fn limit_violation(model: &Model, q: &[f64]) -> Option<String> {
 
 /// The acceleration the Euler step uses: `qacc_smooth`, or with joint damping MuJoCo's implicit
 /// damping `(M + h diag(damping))^-1 (qfrc_passive + qfrc_applied - qfrc_bias)`.
-fn euler_acceleration(
-    model: &Model,
-    q: &[f64],
-    qd: &[f64],
-    qfrc_applied: &[f64],
-    h: f64,
-) -> Result<DVector<f64>> {
+fn euler_acceleration(model: &Model, q: &[f64], qd: &[f64], qfrc_applied: &[f64], h: f64) -> Result<DVector<f64>> {
     let damping = model.dof_damping();
     if damping.iter().all(|&d| d == 0.0) {
         return qacc_smooth(model, q, qd, qfrc_applied);
@@ -572,8 +541,7 @@ fn euler_acceleration(
     for i in 0..model.nv {
         m[(i, i)] += h * damping[i];
     }
-    let f = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied)
-        - bias_forces(model, q, qd)?;
+    let f = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied) - bias_forces(model, q, qd)?;
     let chol = m.cholesky().ok_or_else(|| Error::NotPositiveDefinite {
         what: "M + h diag(damping)".into(),
         dof: 0,
@@ -591,12 +559,7 @@ fn euler_acceleration(
 /// B = [1/6, 1/3, 1/3, 1/6]; stage positions `q0 (+) h sum_j A_ij k_j`, where `k_j` is the stage
 /// velocity with, on ball and free joints, the angular part passed through `dexp^-1` (a
 /// Munthe-Kaas correction; ../shared/specs/mujoco.md section 8).
-pub fn simulate(
-    model: &Model,
-    state: &State,
-    steps: usize,
-    integrator: Integrator,
-) -> Result<Trajectory> {
+pub fn simulate(model: &Model, state: &State, steps: usize, integrator: Integrator) -> Result<Trajectory> {
     check_unconstrained(model)?;
     state.check(model)?;
     let h = model.opt.timestep;
@@ -658,13 +621,7 @@ pub fn simulate(
 
 // ANCHOR: rk4
 /// One step of MuJoCo's RK4 (`mj_RungeKutta`, see [`simulate`]).
-fn rk4_step(
-    model: &Model,
-    q: &mut DVector<f64>,
-    v: &mut DVector<f64>,
-    u: &[f64],
-    h: f64,
-) -> Result<()> {
+fn rk4_step(model: &Model, q: &mut DVector<f64>, v: &mut DVector<f64>, u: &[f64], h: f64) -> Result<()> {
     const A: [[f64; 3]; 3] = [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]];
     const B: [f64; 4] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
     let rot = rotation_dofs(model);
@@ -751,8 +708,7 @@ mod tests {
                 assert!((ins.m[r][c] - ins.m[c][r]).abs() < 1e-12);
             }
         }
-        let f =
-            DVector::from_vec(ins.qfrc_passive.clone()) - DVector::from_vec(ins.qfrc_bias.clone());
+        let f = DVector::from_vec(ins.qfrc_passive.clone()) - DVector::from_vec(ins.qfrc_bias.clone());
         let ma = &h * DVector::from_vec(ins.qacc_smooth.clone());
         assert!((ma - f).amax() < 1e-9);
         // dof_parentid: -1 exactly at tree roots, parents precede children.
@@ -786,10 +742,7 @@ mod tests {
         let mut q = ball.qpos0.as_slice().to_vec();
         q[3..7].copy_from_slice(&[0.0; 4]);
         let text = serde_json::json!({ "qpos": q }).to_string();
-        assert!(matches!(
-            parse_state(&text, &ball),
-            Err(Error::BadQuaternion { .. })
-        ));
+        assert!(matches!(parse_state(&text, &ball), Err(Error::BadQuaternion { .. })));
     }
 
     #[test]
@@ -802,10 +755,7 @@ mod tests {
         let rk = simulate(&model, &state, 500, Integrator::Rk4).unwrap();
         let e = total(&rk);
         let drift = e.iter().map(|x| (x - e[0]).abs()).fold(0.0, f64::max);
-        assert!(
-            drift < 1e-6 * e[0].abs().max(1.0),
-            "RK4 energy drift {drift}"
-        );
+        assert!(drift < 1e-6 * e[0].abs().max(1.0), "RK4 energy drift {drift}");
         // The Euler trajectory approaches RK4's as O(h): halving h roughly halves the largest
         // gap over the run (both at the same times).
         let mut fine = model.clone();
@@ -840,9 +790,7 @@ mod tests {
         assert!(err < 1e-11, "{err}");
         // The uncorrected rate is wrong at first order, so the check can fail.
         let naive = exp(&(theta + eps * w));
-        let err_naive = (0..4)
-            .map(|k| (naive[k] - rhs[k]).abs())
-            .fold(0.0, f64::max);
+        let err_naive = (0..4).map(|k| (naive[k] - rhs[k]).abs()).fold(0.0, f64::max);
         assert!(err_naive > 1e-8, "{err_naive}");
         // Small-angle branch: continuous with the closed form.
         let small = Vec3::new(1e-5, 0.0, 0.0);

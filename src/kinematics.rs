@@ -80,7 +80,10 @@ pub fn supports(model: &Model, j: usize, mut i: usize) -> bool {
 /// A body index must name a body of the model (0 = the base is allowed).
 fn check_body(model: &Model, i: usize) -> Result<()> {
     if i > model.nb {
-        return Err(crate::Error::Unknown { kind: "body index".into(), name: format!("{i} (the model has bodies 0..={})", model.nb) });
+        return Err(crate::Error::Unknown {
+            kind: "body index".into(),
+            name: format!("{i} (the model has bodies 0..={})", model.nb),
+        });
     }
     Ok(())
 }
@@ -99,7 +102,8 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
         // i_X_j = i_X_0 (j_X_0)^-1
         let x_ij = kin.x_0[i].compose(&kin.x_0[j].inverse());
         for (k, dof) in model.dofs(j).enumerate() {
-            jac.column_mut(dof).copy_from(&x_ij.apply_motion(&jc.s.cols[k]).to_vec6());
+            jac.column_mut(dof)
+                .copy_from(&x_ij.apply_motion(&jc.s.cols[k]).to_vec6());
         }
         j = model.lambda[j];
     }
@@ -112,7 +116,11 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
 pub fn point_jacobian(model: &Model, q: &[f64], i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
     check_body(model, i)?;
     if !p.iter().all(|x| x.is_finite()) {
-        return Err(crate::Error::NonFinite { what: "point".into(), index: 0, value: p.x + p.y + p.z });
+        return Err(crate::Error::NonFinite {
+            what: "point".into(),
+            index: 0,
+            value: p.x + p.y + p.z,
+        });
     }
     let kin = forward_kinematics(model, q)?;
     let jb = body_jacobian(model, q, i)?;
@@ -167,6 +175,10 @@ mod tests {
         let v = body_velocities(&model, q.as_slice(), &qd).unwrap();
         let jb = body_jacobian(&model, q.as_slice(), body).unwrap();
         let vj = &jb * nalgebra::DVector::from_column_slice(&qd);
-        assert_relative_eq!(v[body].to_vec6(), nalgebra::Vector6::from_iterator(vj.iter().cloned()), epsilon = 1e-12);
+        assert_relative_eq!(
+            v[body].to_vec6(),
+            nalgebra::Vector6::from_iterator(vj.iter().cloned()),
+            epsilon = 1e-12
+        );
     }
 }

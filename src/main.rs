@@ -130,10 +130,7 @@ impl Options {
     }
 
     fn value(&self, name: &str) -> Option<&str> {
-        self.values
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     fn switch(&self, name: &str) -> bool {
@@ -145,9 +142,7 @@ impl Options {
         match self.positional.as_slice() {
             [m] => Ok(PathBuf::from(m)),
             [] => Err(Failure::Usage(format!("{command}: no MODEL.xml given"))),
-            [_, extra, ..] => Err(Failure::Usage(format!(
-                "{command}: unexpected argument '{extra}'"
-            ))),
+            [_, extra, ..] => Err(Failure::Usage(format!("{command}: unexpected argument '{extra}'"))),
         }
     }
 }
@@ -188,8 +183,7 @@ fn default_book_dir() -> PathBuf {
 #[cfg(not(feature = "book"))]
 fn book(_args: &[String]) -> Result<(), Failure> {
     Err(Failure::Usage(
-        "`mbd book` needs the cargo feature `book`: cargo run --release --features book -- book"
-            .into(),
+        "`mbd book` needs the cargo feature `book`: cargo run --release --features book -- book".into(),
     ))
 }
 
@@ -198,8 +192,7 @@ fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
     let model = o.model("inspect")?;
     let ins = inspect::inspect(&model, o.value("--state").map(Path::new))?;
     if o.switch("--json") {
-        let text = serde_json::to_string_pretty(&ins)
-            .map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
+        let text = serde_json::to_string_pretty(&ins).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         println!("{text}");
     } else {
         println!("{}", ins.summary());
@@ -233,9 +226,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         }
     };
     let chosen = match o.value("--integrator") {
-        Some(s) => {
-            Some(Integrator::parse(s).map_err(|e| Failure::Usage(format!("simulate: {e}")))?)
-        }
+        Some(s) => Some(Integrator::parse(s).map_err(|e| Failure::Usage(format!("simulate: {e}")))?),
         None => None,
     };
     let model = mbd::model::mjcf::load(&model_path)?.model;

@@ -46,19 +46,35 @@ pub struct Series {
 impl Series {
     /// A series drawn as a line.
     pub fn line(label: &str, points: Vec<(f64, f64)>) -> Self {
-        Series { label: label.into(), points, mark: Mark::Line }
+        Series {
+            label: label.into(),
+            points,
+            mark: Mark::Line,
+        }
     }
     /// A series drawn as a line with markers.
     pub fn line_points(label: &str, points: Vec<(f64, f64)>) -> Self {
-        Series { label: label.into(), points, mark: Mark::LinePoints }
+        Series {
+            label: label.into(),
+            points,
+            mark: Mark::LinePoints,
+        }
     }
     /// A series drawn as markers.
     pub fn points(label: &str, points: Vec<(f64, f64)>) -> Self {
-        Series { label: label.into(), points, mark: Mark::Points }
+        Series {
+            label: label.into(),
+            points,
+            mark: Mark::Points,
+        }
     }
     /// A dashed reference line.
     pub fn dashed(label: &str, points: Vec<(f64, f64)>) -> Self {
-        Series { label: label.into(), points, mark: Mark::Dashed }
+        Series {
+            label: label.into(),
+            points,
+            mark: Mark::Dashed,
+        }
     }
 }
 
@@ -86,7 +102,16 @@ pub struct Chart {
 impl Chart {
     /// A chart with linear axes and no series yet.
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Self {
-        Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), log_x: false, log_y: false, series: Vec::new(), x_range: None, y_range: None }
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            log_x: false,
+            log_y: false,
+            series: Vec::new(),
+            x_range: None,
+            y_range: None,
+        }
     }
     /// Sets logarithmic axes.
     pub fn log(mut self, log_x: bool, log_y: bool) -> Self {
@@ -121,20 +146,30 @@ impl Chart {
             }
         }
         if !(x0.is_finite() && y0.is_finite()) {
-            return Err(Error::Other(format!("chart '{}' has no finite points to plot", self.title)));
+            return Err(Error::Other(format!(
+                "chart '{}' has no finite points to plot",
+                self.title
+            )));
         }
         let pad = |a: f64, b: f64, log: bool| -> (f64, f64) {
             if log {
                 (a / 1.3, b * 1.3)
             } else {
-                let d = if b > a { 0.05 * (b - a) } else { 0.5 * a.abs().max(1e-12) };
+                let d = if b > a {
+                    0.05 * (b - a)
+                } else {
+                    0.5 * a.abs().max(1e-12)
+                };
                 (a - d, b + d)
             }
         };
         for (r, log, axis) in [(self.x_range, self.log_x, "x"), (self.y_range, self.log_y, "y")] {
             if let Some((lo, hi)) = r {
                 if !(lo.is_finite() && hi.is_finite() && lo < hi && (!log || lo > 0.0)) {
-                    return Err(Error::Other(format!("chart '{}': bad {axis} range ({lo}, {hi})", self.title)));
+                    return Err(Error::Other(format!(
+                        "chart '{}': bad {axis} range ({lo}, {hi})",
+                        self.title
+                    )));
                 }
             }
         }
@@ -191,11 +226,15 @@ impl Chart {
                 .points
                 .iter()
                 .cloned()
-                .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0))
+                .filter(|&(x, y)| {
+                    x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
+                })
                 .collect();
             let style = ShapeStyle::from(&color).stroke_width(2);
             let anno = match s.mark {
-                Mark::Line | Mark::LinePoints => chart.draw_series(LineSeries::new(pts.clone(), style)).map_err(|e| e.to_string())?,
+                Mark::Line | Mark::LinePoints => chart
+                    .draw_series(LineSeries::new(pts.clone(), style))
+                    .map_err(|e| e.to_string())?,
                 Mark::Dashed => chart
                     .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))
                     .map_err(|e| e.to_string())?,
@@ -203,10 +242,13 @@ impl Chart {
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
                     .map_err(|e| e.to_string())?,
             };
-            anno.label(s.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], ShapeStyle::from(&color).stroke_width(2)));
+            anno.label(s.label.clone()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], ShapeStyle::from(&color).stroke_width(2))
+            });
             if s.mark == Mark::LinePoints {
-                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled()))).map_err(|e| e.to_string())?;
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
+                    .map_err(|e| e.to_string())?;
             }
         }
         if self.series.iter().any(|s| !s.label.is_empty()) {
@@ -398,8 +440,14 @@ mod tests {
         let path = dir.join("t.svg");
         Chart::new("cost", "n (bodies)", "time (s)")
             .log(true, true)
-            .with(Series::line_points("RNEA", (1..10).map(|n| (n as f64, n as f64 * 1e-6)).collect()))
-            .with(Series::dashed("n^3", (1..10).map(|n| (n as f64, (n as f64).powi(3) * 1e-7)).collect()))
+            .with(Series::line_points(
+                "RNEA",
+                (1..10).map(|n| (n as f64, n as f64 * 1e-6)).collect(),
+            ))
+            .with(Series::dashed(
+                "n^3",
+                (1..10).map(|n| (n as f64, (n as f64).powi(3) * 1e-7)).collect(),
+            ))
             .save_svg(&path)
             .unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
@@ -412,13 +460,24 @@ mod tests {
     #[test]
     fn spy_plot_writes_panels_and_legend_and_rejects_bad_entries() {
         let dir = std::env::temp_dir().join(format!("mbd_spy_{}", std::process::id()));
-        let panel = SpyPanel { title: "H".into(), rows: 3, cols: 3, cells: vec![(0, 0, 0), (2, 1, 1)] };
+        let panel = SpyPanel {
+            title: "H".into(),
+            rows: 3,
+            cols: 3,
+            cells: vec![(0, 0, 0), (2, 1, 1)],
+        };
         let spy = Spy {
             title: "pattern".into(),
             x_label: "column j (dof)".into(),
             y_label: "row i (dof)".into(),
             classes: vec!["diagonal".into(), "fill-in".into()],
-            panels: vec![panel.clone(), SpyPanel { title: "L".into(), ..panel.clone() }],
+            panels: vec![
+                panel.clone(),
+                SpyPanel {
+                    title: "L".into(),
+                    ..panel.clone()
+                },
+            ],
         };
         let path = dir.join("spy.svg");
         spy.save_svg(&path).unwrap();

@@ -8,19 +8,17 @@ use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test under cargo's per-target temporary directory.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("book_tests")
-        .join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book_tests").join(name);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-const SVG: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>"#;
+const SVG: &str =
+    r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>"#;
 
 /// Rust source with an anchor, a dollar sign and a `{` so that mangling by KaTeX would show.
-const CODE: &str =
-    "// ANCHOR: price\nfn price() -> &'static str { \"$5 and $6\" }\n// ANCHOR_END: price\n";
+const CODE: &str = "// ANCHOR: price\nfn price() -> &'static str { \"$5 and $6\" }\n// ANCHOR_END: price\n";
 
 /// A small book: `chapter.md` (whose text is `body`) and `other.md`, a source file `code.rs` for
 /// includes and one figure `src/figures/f.svg`. Returns (book dir, figure list).
@@ -74,10 +72,7 @@ fn build_error(name: &str, body: &str) -> String {
     let (dir, figs) = small_book(name, body);
     let out = dir.join("out");
     match build_with_figures(&dir, Some(&out), &figs) {
-        Ok(r) => panic!(
-            "{name}: expected the build to fail, it wrote {}",
-            r.index.display()
-        ),
+        Ok(r) => panic!("{name}: expected the build to fail, it wrote {}", r.index.display()),
         Err(e) => e.to_string(),
     }
 }
@@ -147,10 +142,7 @@ fn a_dangling_link_and_a_missing_fragment_are_reported() {
         e.contains("chapter.md: href=\"gone.html\" points to a missing file"),
         "{e}"
     );
-    assert!(
-        e.contains("no element with id \"nowhere\" in other.html"),
-        "{e}"
-    );
+    assert!(e.contains("no element with id \"nowhere\" in other.html"), "{e}");
 }
 
 #[test]
@@ -169,10 +161,7 @@ fn an_unmatched_dollar_is_reported() {
         "unmatched_dollar",
         "# Chapter\n\nFine $x$, then $y without end.\n\n![f](figures/f.svg)\n",
     );
-    assert!(
-        e.contains("chapter.md: math delimiter `$` without a partner"),
-        "{e}"
-    );
+    assert!(e.contains("chapter.md: math delimiter `$` without a partner"), "{e}");
     assert!(e.contains("near: $y without end"), "{e}");
 }
 
@@ -192,10 +181,7 @@ fn a_missing_figure_is_reported() {
 fn unreferenced_and_stale_figures_are_reported() {
     // f.svg is generated but not shown.
     let e = build_error("unreferenced_figure", "# Chapter\n\nNo figure.\n");
-    assert!(
-        e.contains("f.svg is generated but no chapter shows it"),
-        "{e}"
-    );
+    assert!(e.contains("f.svg is generated but no chapter shows it"), "{e}");
     // old.svg sits in src/figures (left from an earlier run) but is not generated any more.
     let (dir, figs) = small_book(
         "stale_figure",
@@ -232,9 +218,7 @@ fn a_foreign_output_directory_is_not_emptied() {
     let out = dir.join("precious");
     fs::create_dir_all(&out).unwrap();
     fs::write(out.join("keep.txt"), "data").unwrap();
-    let e = build_with_figures(&dir, Some(&out), &figs)
-        .unwrap_err()
-        .to_string();
+    let e = build_with_figures(&dir, Some(&out), &figs).unwrap_err().to_string();
     assert!(e.contains("refusing to delete"), "{e}");
     assert!(out.join("keep.txt").is_file());
 }
@@ -258,10 +242,7 @@ fn the_real_book_builds_with_every_figure() {
             summary.contains(&format!("({ch}.md)")),
             "SUMMARY.md does not list {ch}.md"
         );
-        assert!(
-            out.join(format!("{ch}.html")).is_file(),
-            "{ch}.html was not written"
-        );
+        assert!(out.join(format!("{ch}.html")).is_file(), "{ch}.html was not written");
     }
     assert!(report.index.is_file());
     for f in &report.figures {

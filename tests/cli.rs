@@ -16,19 +16,14 @@ fn model(name: &str) -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_tests")
-        .join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_tests").join(name);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 fn mbd(args: &[&str]) -> Output {
-    Command::new(MBD)
-        .args(args)
-        .output()
-        .expect("cannot run mbd")
+    Command::new(MBD).args(args).output().expect("cannot run mbd")
 }
 
 fn stdout(o: &Output) -> String {
@@ -71,11 +66,7 @@ fn json(o: &Output) -> serde_json::Value {
 }
 
 fn vec_of(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
 }
 
 fn matrix_of(v: &serde_json::Value) -> Vec<Vec<f64>> {
@@ -103,14 +94,8 @@ fn inspect_gives_the_library_mass_matrix() {
     assert_eq!(sizes["nq"], 7);
     assert_eq!(sizes["nv"], 7);
     assert_eq!(sizes["nbody"], 8);
-    assert_eq!(
-        out["body_parentid"],
-        serde_json::json!([0, 0, 1, 2, 3, 4, 5, 6])
-    );
-    assert_eq!(
-        out["dof_parentid"],
-        serde_json::json!([-1, 0, 1, 2, 3, 4, 5])
-    );
+    assert_eq!(out["body_parentid"], serde_json::json!([0, 0, 1, 2, 3, 4, 5, 6]));
+    assert_eq!(out["dof_parentid"], serde_json::json!([-1, 0, 1, 2, 3, 4, 5]));
     let m = matrix_of(&out["M"]);
     let h = mbd::dynamics::crba(&lib, lib.qpos0.as_slice()).unwrap();
     assert_eq!(m.len(), 7);
@@ -139,12 +124,8 @@ fn inspect_at_a_state_satisfies_the_equation_of_motion() {
     let lib = mjcf::load(&path).unwrap().model;
     let mut qpos = lib.qpos0.as_slice().to_vec();
     qpos[3..7].copy_from_slice(&[0.9, 0.1, -0.3, 0.2]); // not unit: the command must cope
-    let qvel: Vec<f64> = (0..lib.nv)
-        .map(|k| 0.3 * ((k as f64) * 1.7).sin())
-        .collect();
-    let applied: Vec<f64> = (0..lib.nv)
-        .map(|k| 0.5 * ((k as f64) * 0.9).cos())
-        .collect();
+    let qvel: Vec<f64> = (0..lib.nv).map(|k| 0.3 * ((k as f64) * 1.7).sin()).collect();
+    let applied: Vec<f64> = (0..lib.nv).map(|k| 0.5 * ((k as f64) * 0.9).cos()).collect();
     let state = dir.join("state.json");
     fs::write(
         &state,
@@ -198,24 +179,9 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
     let cases: &[(&str, &str, &str, &str)] = &[
         ("malformed", chain, "{\"qpos\": [0.1, ", "JSON"),
         ("nan_token", chain, "{\"qpos\": [0.1, NaN]}", "NaN"),
-        (
-            "null_entry",
-            chain,
-            "{\"qvel\": [0.1, null]}",
-            "qvel[1] is null",
-        ),
-        (
-            "string_entry",
-            chain,
-            "{\"qvel\": [0.1, \"fast\"]}",
-            "qvel[1]",
-        ),
-        (
-            "too_long",
-            chain,
-            "{\"qpos\": [0.1, 0.2, 0.3]}",
-            "qpos has 3 entries",
-        ),
+        ("null_entry", chain, "{\"qvel\": [0.1, null]}", "qvel[1] is null"),
+        ("string_entry", chain, "{\"qvel\": [0.1, \"fast\"]}", "qvel[1]"),
+        ("too_long", chain, "{\"qpos\": [0.1, 0.2, 0.3]}", "qpos has 3 entries"),
         (
             "too_short",
             chain,
@@ -236,13 +202,7 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
         let state = dir.join(format!("{name}.json"));
         fs::write(&state, text).unwrap();
         let e = fails(
-            &[
-                "inspect",
-                model_path,
-                "--state",
-                state.to_str().unwrap(),
-                "--json",
-            ],
+            &["inspect", model_path, "--state", state.to_str().unwrap(), "--json"],
             1,
         );
         assert!(e.contains(needle), "{name}: {e}");
@@ -260,16 +220,10 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
             ],
             1,
         );
-        assert!(
-            !out.exists(),
-            "{name}: a file was written despite the error"
-        );
+        assert!(!out.exists(), "{name}: a file was written despite the error");
     }
     let unreadable = dir.join("no_state.json");
-    let e = fails(
-        &["inspect", chain, "--state", unreadable.to_str().unwrap()],
-        1,
-    );
+    let e = fails(&["inspect", chain, "--state", unreadable.to_str().unwrap()], 1);
     assert!(e.contains("no_state.json"), "{e}");
 
     // Command lines (exit code 2).
@@ -371,26 +325,16 @@ fn rk4_conserves_the_energy_of_an_undamped_double_pendulum() {
         assert_eq!(header.len(), 1 + 2 + 2 + 2);
         assert_eq!(header[0], "time");
         assert_eq!(rows.len(), 501);
-        assert!(
-            (rows[500][0] - 1.0).abs() < 1e-12,
-            "final time {}",
-            rows[500][0]
-        );
+        assert!((rows[500][0] - 1.0).abs() < 1e-12, "final time {}", rows[500][0]);
         assert_eq!(rows[0][1..3], [1.0, -0.5]);
         let total: Vec<f64> = rows.iter().map(|r| r[5] + r[6]).collect();
         assert!(total[0].abs() > 1.0);
-        total
-            .iter()
-            .map(|e| (e - total[0]).abs())
-            .fold(0.0, f64::max)
+        total.iter().map(|e| (e - total[0]).abs()).fold(0.0, f64::max)
     };
     let rk4 = drift("rk4");
     assert!(rk4 < 1e-6, "RK4 energy drift {rk4} J");
     let euler = drift("euler");
-    assert!(
-        euler > 1e-4,
-        "Euler energy drift {euler} J is suspiciously small"
-    );
+    assert!(euler > 1e-4, "Euler energy drift {euler} J is suspiciously small");
 }
 
 /// MuJoCo 4.0.0's state after 200 steps (0.4 s) of floating.xml from qpos0 with the qvel below,
@@ -425,17 +369,12 @@ fn simulate_matches_mujoco_on_a_floating_base_tree() {
             out.to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
-        let traj: serde_json::Value =
-            serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+        let traj: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
         let reference: serde_json::Value = serde_json::from_str(reference).unwrap();
         for key in ["qpos", "qvel"] {
             let ours = vec_of(&traj[key][200]);
             let theirs = vec_of(&reference[key]);
-            let err = ours
-                .iter()
-                .zip(&theirs)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let err = ours.iter().zip(&theirs).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             assert!(err < 1e-9, "{integrator} {key}: max |mbd - MuJoCo| = {err}");
         }
     }
@@ -456,8 +395,10 @@ fn flat(v: &serde_json::Value) -> Vec<f64> {
 fn inspect_reports_the_com_based_quantities_of_mujoco() {
     for name in ["floating", "panda", "tree_5"] {
         let fixture: serde_json::Value = serde_json::from_str(
-            &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/peers/{name}.json")))
-                .unwrap(),
+            &fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/peers/{name}.json")),
+            )
+            .unwrap(),
         )
         .unwrap();
         let st = &fixture["states"][1];
@@ -466,7 +407,13 @@ fn inspect_reports_the_com_based_quantities_of_mujoco() {
         let body = serde_json::json!({"qpos": st["qpos"], "qvel": st["qvel"], "qfrc_applied": st["qfrc_applied"]});
         fs::write(&state, body.to_string()).unwrap();
         let model_path = model(&format!("{name}.xml"));
-        let out = json(&mbd(&["inspect", model_path.to_str().unwrap(), "--state", state.to_str().unwrap(), "--json"]));
+        let out = json(&mbd(&[
+            "inspect",
+            model_path.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--json",
+        ]));
         for (ours, theirs) in [
             ("subtree_com", "subtree_com"),
             ("cinert", "cinert"),
@@ -494,7 +441,10 @@ fn inspect_reports_the_com_based_quantities_of_mujoco() {
             assert!((qm[madr[i]] - m_ref[i][i]).abs() <= 1e-9 * m_ref[i][i].abs().max(1.0));
             let (mut j, mut k) = (parent[i], 1);
             while j >= 0 {
-                assert!((qm[madr[i] + k] - m_ref[i][j as usize]).abs() <= 1e-9, "{name}: qM({i}, {j})");
+                assert!(
+                    (qm[madr[i] + k] - m_ref[i][j as usize]).abs() <= 1e-9,
+                    "{name}: qM({i}, {j})"
+                );
                 j = parent[j as usize];
                 k += 1;
             }
@@ -508,11 +458,18 @@ fn inspect_reports_the_com_based_quantities_of_mujoco() {
 fn inspect_reports_rank_and_mobility_of_equality_loops() {
     let out = json(&mbd(&["inspect", model("fourbar.xml").to_str().unwrap(), "--json"]));
     let l = &out["loops"];
-    assert_eq!((l["nc"].as_u64(), l["rank"].as_u64(), l["mobility"].as_u64()), (Some(3), Some(2), Some(1)));
+    assert_eq!(
+        (l["nc"].as_u64(), l["rank"].as_u64(), l["mobility"].as_u64()),
+        (Some(3), Some(2), Some(1))
+    );
     assert_eq!(l["overconstrained"].as_bool(), Some(true));
     let out = json(&mbd(&["inspect", model("weld.xml").to_str().unwrap(), "--json"]));
     assert_eq!(out["loops"]["rank"].as_u64(), Some(12));
     assert_eq!(out["loops"]["properly_constrained"].as_bool(), Some(true));
-    let out = json(&mbd(&["inspect", model("chain_7_spatial.xml").to_str().unwrap(), "--json"]));
+    let out = json(&mbd(&[
+        "inspect",
+        model("chain_7_spatial.xml").to_str().unwrap(),
+        "--json",
+    ]));
     assert!(out["loops"].is_null());
 }

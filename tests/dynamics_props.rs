@@ -15,10 +15,7 @@ use common::*;
 use mbd::dynamics::{aba, bias_forces, crba, kinetic_energy, potential_energy, rnea, Workspace};
 use mbd::kinematics::{body_jacobian, body_velocities, forward_kinematics};
 use mbd::model::{integrate_joint, jcalc, JointType};
-use mbd::spatial::{
-    mat_to_quat, quat_difference, quat_integrate, quat_to_mat, Force, Mat6, Motion, Vec3, Vec6,
-    Xform,
-};
+use mbd::spatial::{mat_to_quat, quat_difference, quat_integrate, quat_to_mat, Force, Mat6, Motion, Vec3, Vec6, Xform};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;

@@ -8,8 +8,7 @@
 //! Run with `cargo test --release --test errors`.
 
 use mbd::dynamics::{
-    aba, bias_forces, crba, hand_c, kinetic_energy, passive_forces, potential_energy, qacc_smooth,
-    rnea,
+    aba, bias_forces, crba, hand_c, kinetic_energy, passive_forces, potential_energy, qacc_smooth, rnea,
 };
 use mbd::kinematics::{body_jacobian, body_velocities, forward_kinematics, point_jacobian};
 use mbd::model::{Joint, JointType, Model, ModelBuilder};
@@ -60,23 +59,14 @@ fn probe_model() -> Model {
     let screw = b.add_body(
         "nut",
         fore,
-        named(
-            Joint::new(JointType::Helical {
-                axis: a,
-                pitch: 0.05,
-            }),
-            "screw",
-        ),
+        named(Joint::new(JointType::Helical { axis: a, pitch: 0.05 }), "screw"),
         xlt(Vec3::new(0.0, 0.0, -0.2)),
         unit_inertia(),
     );
     let sleeve = b.add_body(
         "sleeve",
         screw,
-        named(
-            Joint::new(JointType::Cylindrical { axis: Vec3::z() }),
-            "sleeve",
-        ),
+        named(Joint::new(JointType::Cylindrical { axis: Vec3::z() }), "sleeve"),
         xlt(Vec3::x()),
         unit_inertia(),
     );
@@ -107,13 +97,9 @@ fn probe_model() -> Model {
 /// A valid state of `model`: qpos0 moved a little, small velocities.
 fn state(model: &Model) -> (Vec<f64>, Vec<f64>) {
     let mut q = model.qpos0.as_slice().to_vec();
-    let dq: Vec<f64> = (0..model.nv)
-        .map(|k| 0.3 * ((k as f64) * 0.7).sin())
-        .collect();
+    let dq: Vec<f64> = (0..model.nv).map(|k| 0.3 * ((k as f64) * 0.7).sin()).collect();
     model.integrate(&mut q, &dq, 1.0);
-    let qd: Vec<f64> = (0..model.nv)
-        .map(|k| 0.5 * ((k as f64) * 1.3).cos())
-        .collect();
+    let qd: Vec<f64> = (0..model.nv).map(|k| 0.5 * ((k as f64) * 1.3).cos()).collect();
     (q, qd)
 }
 
@@ -177,19 +163,11 @@ fn non_physical_inertias_are_rejected() {
             "negative mass",
         ),
         (
-            SpatialInertia::from_mass_com_inertia(
-                1.0,
-                Vec3::zeros(),
-                Mat3::from_diagonal(&Vec3::new(1.0, 1.0, 3.0)),
-            ),
+            SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::from_diagonal(&Vec3::new(1.0, 1.0, 3.0))),
             "triangle",
         ),
         (
-            SpatialInertia::from_mass_com_inertia(
-                1.0,
-                Vec3::zeros(),
-                Mat3::from_diagonal(&Vec3::new(-0.1, 1.0, 1.0)),
-            ),
+            SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::from_diagonal(&Vec3::new(-0.1, 1.0, 1.0))),
             "negative principal",
         ),
         (
@@ -211,20 +189,8 @@ fn non_physical_inertias_are_rejected() {
     ];
     for (inertia, why) in cases {
         let mut b = ModelBuilder::new("bad inertia");
-        let first = b.add_body(
-            "good",
-            0,
-            Joint::revolute(Vec3::z()),
-            Xform::identity(),
-            unit_inertia(),
-        );
-        b.add_body(
-            "bad",
-            first,
-            Joint::revolute(Vec3::x()),
-            xlt(Vec3::x()),
-            inertia,
-        );
+        let first = b.add_body("good", 0, Joint::revolute(Vec3::z()), Xform::identity(), unit_inertia());
+        b.add_body("bad", first, Joint::revolute(Vec3::x()), xlt(Vec3::x()), inertia);
         match b.build() {
             Err(Error::BadInertia { body, name, why: w }) => {
                 assert_eq!((body, name.as_str()), (2, "bad"));
@@ -243,13 +209,7 @@ fn malformed_joints_are_rejected() {
     let cases: Vec<(Joint, &str)> = vec![
         (Joint::new(JointType::Revolute { axis: z }), "axis"),
         (Joint::new(JointType::Prismatic { axis: z }), "axis"),
-        (
-            Joint::new(JointType::Helical {
-                axis: z,
-                pitch: 0.1,
-            }),
-            "axis",
-        ),
+        (Joint::new(JointType::Helical { axis: z, pitch: 0.1 }), "axis"),
         (Joint::new(JointType::Cylindrical { axis: z }), "axis"),
         // the convenience constructors normalize, turning a zero axis into NaN: still caught
         (Joint::revolute(z), "axis"),
@@ -378,31 +338,13 @@ fn call_all(
         ("hand_c", ok(hand_c(model, q, qd, f_ext).map(|_| ()))),
         ("bias_forces", ok(bias_forces(model, q, qd).map(|_| ()))),
         ("crba", ok(crba(model, q).map(|_| ()))),
-        (
-            "kinetic_energy",
-            ok(kinetic_energy(model, q, qd).map(|_| ())),
-        ),
-        (
-            "potential_energy",
-            ok(potential_energy(model, q).map(|_| ())),
-        ),
-        (
-            "passive_forces",
-            ok(passive_forces(model, q, qd).map(|_| ())),
-        ),
+        ("kinetic_energy", ok(kinetic_energy(model, q, qd).map(|_| ()))),
+        ("potential_energy", ok(potential_energy(model, q).map(|_| ()))),
+        ("passive_forces", ok(passive_forces(model, q, qd).map(|_| ()))),
         ("qacc_smooth", ok(qacc_smooth(model, q, qd, x).map(|_| ()))),
-        (
-            "forward_kinematics",
-            ok(forward_kinematics(model, q).map(|_| ())),
-        ),
-        (
-            "body_velocities",
-            ok(body_velocities(model, q, qd).map(|_| ())),
-        ),
-        (
-            "body_jacobian",
-            ok(body_jacobian(model, q, body).map(|_| ())),
-        ),
+        ("forward_kinematics", ok(forward_kinematics(model, q).map(|_| ()))),
+        ("body_velocities", ok(body_velocities(model, q, qd).map(|_| ()))),
+        ("body_jacobian", ok(body_jacobian(model, q, body).map(|_| ()))),
         (
             "point_jacobian",
             ok(point_jacobian(model, q, body, &Vec3::x()).map(|_| ())),
@@ -453,11 +395,7 @@ fn states_of_the_wrong_length_are_rejected() {
         }
     }
     let short_x = &x[..nv - 2];
-    let expect_x = [
-        ("rnea", "qacc"),
-        ("aba", "tau"),
-        ("qacc_smooth", "qfrc_applied"),
-    ];
+    let expect_x = [("rnea", "qacc"), ("aba", "tau"), ("qacc_smooth", "qfrc_applied")];
     for (name, r) in call_all(&model, &q, &qd, short_x, None) {
         match expect_x.iter().find(|(n, _)| *n == name) {
             Some((_, what)) => {
@@ -471,10 +409,7 @@ fn states_of_the_wrong_length_are_rejected() {
                     },
                     "{name}"
                 );
-                assert_eq!(
-                    err.to_string(),
-                    format!("{what} has length {}, expected {nv}", nv - 2)
-                );
+                assert_eq!(err.to_string(), format!("{what} has length {}, expected {nv}", nv - 2));
             }
             None => assert!(r.is_ok(), "{name}: {r:?}"),
         }
@@ -525,11 +460,7 @@ fn non_finite_inputs_are_rejected() {
         for (name, r) in call_all(&model, &q, &qdb, &x, Some(&f)) {
             if matches!(
                 name,
-                "crba"
-                    | "potential_energy"
-                    | "forward_kinematics"
-                    | "body_jacobian"
-                    | "point_jacobian"
+                "crba" | "potential_energy" | "forward_kinematics" | "body_jacobian" | "point_jacobian"
             ) {
                 continue;
             }
@@ -540,11 +471,7 @@ fn non_finite_inputs_are_rejected() {
         }
         let mut xb = x.clone();
         xb[model.nv - 1] = bad;
-        for (name, what) in [
-            ("rnea", "qacc"),
-            ("aba", "tau"),
-            ("qacc_smooth", "qfrc_applied"),
-        ] {
+        for (name, what) in [("rnea", "qacc"), ("aba", "tau"), ("qacc_smooth", "qfrc_applied")] {
             let r = call_all(&model, &q, &qd, &xb, None)
                 .into_iter()
                 .find(|(n, _)| *n == name)
@@ -568,10 +495,7 @@ fn non_finite_inputs_are_rejected() {
                 matches!(&err, Error::NonFinite { what, index: 4, .. } if what == "f_ext[3]"),
                 "{name}: {err:?}"
             );
-            assert!(
-                err.to_string().starts_with("f_ext[3][4] is not finite"),
-                "{err}"
-            );
+            assert!(err.to_string().starts_with("f_ext[3][4] is not finite"), "{err}");
         }
     }
 }
@@ -634,18 +558,11 @@ fn massless_leaf_is_singular_in_aba() {
             xlt(Vec3::new(0.0, 0.0, -0.5)),
             unit_inertia(),
         );
-        b.add_body(
-            "leaf",
-            two,
-            leaf_joint,
-            xlt(Vec3::new(0.0, 0.0, -0.5)),
-            leaf_inertia,
-        );
+        b.add_body("leaf", two, leaf_joint, xlt(Vec3::new(0.0, 0.0, -0.5)), leaf_inertia);
         b.build().unwrap()
     };
     // single-dof leaves: nothing at all, and a point mass on the joint axis (no inertia about it)
-    let point_on_axis =
-        SpatialInertia::from_mass_com_inertia(2.0, Vec3::new(0.0, 0.0, 0.3), Mat3::zeros());
+    let point_on_axis = SpatialInertia::from_mass_com_inertia(2.0, Vec3::new(0.0, 0.0, 0.3), Mat3::zeros());
     for (joint, inertia) in [
         (Joint::revolute(Vec3::z()), SpatialInertia::zero()),
         (Joint::prismatic(Vec3::z()), SpatialInertia::zero()),
@@ -675,10 +592,7 @@ fn massless_leaf_is_singular_in_aba() {
     let model = build(Joint::new(JointType::Spherical), SpatialInertia::zero());
     let (q, qd) = state(&model);
     let err = aba(&model, &q, &qd, &vec![0.0; model.nv], None).unwrap_err();
-    assert!(
-        matches!(err, Error::NotPositiveDefinite { dof: 2, .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, Error::NotPositiveDefinite { dof: 2, .. }), "{err:?}");
     assert!(
         err.to_string().contains("leaf") && err.to_string().contains("dof 2"),
         "{err}"
@@ -695,13 +609,7 @@ fn no_entry_point_panics_on_bad_input() {
         mbd::model::canned::floating_base_ball_arms(),
     ];
     let mut b = ModelBuilder::new("welded");
-    b.add_body(
-        "block",
-        0,
-        Joint::new(JointType::Fixed),
-        xlt(Vec3::x()),
-        unit_inertia(),
-    );
+    b.add_body("block", 0, Joint::new(JointType::Fixed), xlt(Vec3::x()), unit_inertia());
     models.push(b.build().unwrap());
     let mut panics = Vec::new();
     for model in &models {
@@ -710,11 +618,7 @@ fn no_entry_point_panics_on_bad_input() {
         let vecs = |n: usize, base: &[f64]| {
             let mut out: Vec<Vec<f64>> = lens(n)
                 .iter()
-                .map(|&l| {
-                    (0..l)
-                        .map(|k| if k < base.len() { base[k] } else { 0.5 })
-                        .collect()
-                })
+                .map(|&l| (0..l).map(|k| if k < base.len() { base[k] } else { 0.5 }).collect())
                 .collect();
             if n > 0 {
                 let mut nan = base.to_vec();
@@ -755,11 +659,7 @@ fn no_entry_point_panics_on_bad_input() {
             }
         }
     }
-    assert!(
-        panics.is_empty(),
-        "panics on bad input:\n{}",
-        panics.join("\n")
-    );
+    assert!(panics.is_empty(), "panics on bad input:\n{}", panics.join("\n"));
 }
 
 /// A body index past the last body is bad input too.
@@ -771,9 +671,7 @@ fn body_index_out_of_range_does_not_panic() {
     let model = probe_model();
     let (q, _) = state(&model);
     for i in [model.nb + 1, usize::MAX] {
-        let r = catch_unwind(AssertUnwindSafe(|| {
-            body_jacobian(&model, &q, i).map(|_| ())
-        }));
+        let r = catch_unwind(AssertUnwindSafe(|| body_jacobian(&model, &q, i).map(|_| ())));
         assert!(
             matches!(r, Ok(Err(_))),
             "body_jacobian(body {i}): {:?}",
@@ -815,8 +713,7 @@ fn non_finite_model_parameters_are_rejected() {
         let what = format!("{j:?}");
         if let Ok(model) = one_body(j, unit_inertia()) {
             let (q, qd) = state(&model);
-            let tau = rnea(&model, &q, &qd, &vec![0.0; model.nv], None)
-                .map(|t| t.iter().all(|x| x.is_finite()));
+            let tau = rnea(&model, &q, &qd, &vec![0.0; model.nv], None).map(|t| t.iter().all(|x| x.is_finite()));
             accepted.push(format!("{what} -> rnea finite: {tau:?}"));
         }
     }

@@ -4,9 +4,7 @@
 //! matrices and without the library routine it is checked against. Replace the body of one with
 //! your own and run `cargo test --test exercises_ch02`.
 
-use mbd::spatial::{
-    axis_angle_mat, skew, xlt, Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Vec6, Xform,
-};
+use mbd::spatial::{axis_angle_mat, skew, xlt, Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Vec6, Xform};
 
 /// Exercise 1: the 6x6 matrix of the Plücker transform `B_X_A = rot(E) xlt(r)` for motion
 /// vectors, built as the product of its two factors: `rot(E) = [E, 0; 0, E]` and
@@ -39,10 +37,8 @@ fn exercise_3_answer(m: f64, c: &Vec3, ic: &Mat3) -> Mat6 {
     out.fixed_view_mut::<3, 3>(0, 0)
         .copy_from(&(ic + cx * cx.transpose() * m));
     out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(cx * m));
-    out.fixed_view_mut::<3, 3>(3, 0)
-        .copy_from(&(cx.transpose() * m));
-    out.fixed_view_mut::<3, 3>(3, 3)
-        .copy_from(&(Mat3::identity() * m));
+    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(cx.transpose() * m));
+    out.fixed_view_mut::<3, 3>(3, 3).copy_from(&(Mat3::identity() * m));
     out
 }
 
@@ -72,10 +68,7 @@ fn samples() -> Vec<(Mat3, Vec3, Motion, Force)> {
         let axis = Vec3::new(0.3 + t, -1.0 + 0.5 * t, 0.7).normalize();
         let e = axis_angle_mat(&axis, 0.4 + 0.9 * t).transpose();
         let r = Vec3::new(0.5 - 0.3 * t, 1.2, -0.4 + 0.2 * t);
-        let m = Motion::new(
-            Vec3::new(0.3, -0.2 + 0.1 * t, 0.9),
-            Vec3::new(-1.0, 0.5 * t, 0.25),
-        );
+        let m = Motion::new(Vec3::new(0.3, -0.2 + 0.1 * t, 0.9), Vec3::new(-1.0, 0.5 * t, 0.25));
         let f = Force::new(Vec3::new(0.1 * t, 0.7, -0.3), Vec3::new(2.0, -1.0, 0.5 - t));
         out.push((e, r, m, f));
     }
@@ -88,34 +81,14 @@ fn exercise_1_plucker_transform_matrix() {
         let x = exercise_1_answer(&e, &r);
         let lib = Xform::new(e, r);
         // The library applies the transform without forming the matrix.
-        let err = max_abs(
-            (x * m.to_vec6() - lib.apply_motion(&m).to_vec6())
-                .iter()
-                .cloned(),
-        );
-        assert!(
-            err < 1e-12,
-            "X m differs from Xform::apply_motion by {err:e}"
-        );
+        let err = max_abs((x * m.to_vec6() - lib.apply_motion(&m).to_vec6()).iter().cloned());
+        assert!(err < 1e-12, "X m differs from Xform::apply_motion by {err:e}");
         // Its inverse transpose must transform forces (X* = X^-T), so power is unchanged.
-        let x_star = x
-            .try_inverse()
-            .expect("a Plücker transform is invertible")
-            .transpose();
-        let err = max_abs(
-            (x_star * f.to_vec6() - lib.apply_force(&f).to_vec6())
-                .iter()
-                .cloned(),
-        );
-        assert!(
-            err < 1e-12,
-            "X^-T f differs from Xform::apply_force by {err:e}"
-        );
+        let x_star = x.try_inverse().expect("a Plücker transform is invertible").transpose();
+        let err = max_abs((x_star * f.to_vec6() - lib.apply_force(&f).to_vec6()).iter().cloned());
+        assert!(err < 1e-12, "X^-T f differs from Xform::apply_force by {err:e}");
         let power = (x * m.to_vec6()).dot(&(x_star * f.to_vec6()));
-        assert!(
-            (power - m.dot(&f)).abs() < 1e-12,
-            "power changed under the transform"
-        );
+        assert!((power - m.dot(&f)).abs() < 1e-12, "power changed under the transform");
     }
 }
 
@@ -132,10 +105,7 @@ fn exercise_2_screw_axis() {
         let (h, p) = exercise_2_answer(&m);
         assert!((h - pitch).abs() < 1e-12, "pitch {h}, expected {pitch}");
         let nearest = r - dir * dir.dot(&r);
-        assert!(
-            (p - nearest).norm() < 1e-12,
-            "axis point {p:?}, expected {nearest:?}"
-        );
+        assert!((p - nearest).norm() < 1e-12, "axis point {p:?}, expected {nearest:?}");
         // Seen from the axis point, the body only slides along the axis: v = h w.
         let on_axis = xlt(p).apply_motion(&m);
         assert!(
@@ -212,15 +182,8 @@ fn exercise_4_force_cross_product() {
             err < 1e-8,
             "crf(v) f differs from the finite-difference rate by {err:e}"
         );
-        let err = max_abs(
-            (crf * f.to_vec6() - v.cross_force(&f).to_vec6())
-                .iter()
-                .cloned(),
-        );
-        assert!(
-            err < 1e-12,
-            "crf(v) f differs from Motion::cross_force by {err:e}"
-        );
+        let err = max_abs((crf * f.to_vec6() - v.cross_force(&f).to_vec6()).iter().cloned());
+        assert!(err < 1e-12, "crf(v) f differs from Motion::cross_force by {err:e}");
         // Power stays invariant: crf(v) = -crm(v)^T.
         let err = max_abs((crf + v.crm().transpose()).iter().cloned());
         assert!(err < 1e-14, "crf(v) is not -crm(v)^T ({err:e})");

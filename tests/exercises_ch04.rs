@@ -123,13 +123,7 @@ fn massless() -> SpatialInertia {
 fn two_hinge_model() -> Model {
     let mut b = ModelBuilder::new("universal as two hinges");
     b.opt.gravity = Vec3::zeros();
-    let mid = b.add_body(
-        "cross",
-        0,
-        Joint::revolute(Vec3::z()),
-        Xform::identity(),
-        massless(),
-    );
+    let mid = b.add_body("cross", 0, Joint::revolute(Vec3::z()), Xform::identity(), massless());
     b.add_body(
         "yoke",
         mid,
@@ -145,18 +139,12 @@ fn exercise_1_universal_joint() {
     let model = two_hinge_model();
     for k in 0..6 {
         let t = k as f64;
-        let (q, qd) = (
-            [0.4 - 0.7 * t, 1.1 + 0.5 * t],
-            [0.8 - 0.3 * t, -1.2 + 0.45 * t],
-        );
+        let (q, qd) = ([0.4 - 0.7 * t, 1.1 + 0.5 * t], [0.8 - 0.3 * t, -1.2 + 0.45 * t]);
         let ans = exercise_1_answer(q, qd);
         // X_J is the transform from the base to the second hinge's body.
         let kin = forward_kinematics(&model, &q).expect("valid state");
         let err = max_abs((ans.x_j - kin.x_0[2].to_motion_matrix()).iter().cloned());
-        assert!(
-            err < 1e-12,
-            "X_J differs from the two-hinge chain by {err:e}"
-        );
+        assert!(err < 1e-12, "X_J differs from the two-hinge chain by {err:e}");
         // v_J is the velocity of that body, and S maps qdot to it.
         let v = body_velocities(&model, &q, &qd).expect("valid state")[2].to_vec6();
         assert!(
@@ -164,10 +152,7 @@ fn exercise_1_universal_joint() {
             "v_J differs from the chain"
         );
         let s_qd = ans.s * nalgebra::Vector2::new(qd[0], qd[1]);
-        assert!(
-            max_abs((ans.v_j - s_qd).iter().cloned()) < 1e-14,
-            "v_J is not S qdot"
-        );
+        assert!(max_abs((ans.v_j - s_qd).iter().cloned()) < 1e-14, "v_J is not S qdot");
         // c_J is the body's acceleration when qddot = 0 (no gravity): RNEA's forward pass.
         let mut ws = Workspace::new(&model);
         let mut tau = [0.0; 2];
@@ -182,10 +167,7 @@ fn exercise_1_universal_joint() {
         let qp = [q[0] + h * qd[0], q[1] + h * qd[1]];
         let qm = [q[0] - h * qd[0], q[1] - h * qd[1]];
         let fd = (exercise_1_answer(qp, qd).v_j - exercise_1_answer(qm, qd).v_j) / (2.0 * h);
-        assert!(
-            max_abs((ans.c_j - fd).iter().cloned()) < 1e-7,
-            "c_J is not dS/dt qdot"
-        );
+        assert!(max_abs((ans.c_j - fd).iter().cloned()) < 1e-7, "c_J is not dS/dt qdot");
     }
 }
 
@@ -194,13 +176,7 @@ fn exercise_2_dof_parents() {
     // A tree with a fixed (zero-dof) body in the middle, plus the canned models.
     let mut b = ModelBuilder::new("with a weld");
     let r = canned::rod(1.0, 0.4, -Vec3::z());
-    let a = b.add_body(
-        "a",
-        0,
-        Joint::new(JointType::Spherical),
-        Xform::identity(),
-        r,
-    );
+    let a = b.add_body("a", 0, Joint::new(JointType::Spherical), Xform::identity(), r);
     let w = b.add_body(
         "welded",
         a,
@@ -208,13 +184,7 @@ fn exercise_2_dof_parents() {
         xlt(Vec3::new(0.0, 0.0, -0.4)),
         r,
     );
-    b.add_body(
-        "c",
-        w,
-        Joint::revolute(Vec3::x()),
-        xlt(Vec3::new(0.0, 0.0, -0.4)),
-        r,
-    );
+    b.add_body("c", w, Joint::revolute(Vec3::x()), xlt(Vec3::new(0.0, 0.0, -0.4)), r);
     b.add_body("d", 0, Joint::new(JointType::Planar), xlt(Vec3::x()), r);
     let welded = b.build().expect("valid model");
     for model in [
@@ -225,11 +195,7 @@ fn exercise_2_dof_parents() {
     ] {
         let ndof: Vec<usize> = model.joints.iter().map(|j| j.jtype.nv()).collect();
         let ans = exercise_2_answer(&model.lambda, &ndof);
-        assert_eq!(
-            ans, model.dof_parent,
-            "dof parents of model '{}'",
-            model.name
-        );
+        assert_eq!(ans, model.dof_parent, "dof parents of model '{}'", model.name);
         // H(i, j) vanishes unless one of the dofs is an ancestor of the other (Featherstone 6.5).
         let q = model.qpos0.clone();
         let h = mbd::dynamics::crba(&model, q.as_slice()).expect("valid state");
@@ -245,12 +211,7 @@ fn exercise_2_dof_parents() {
         for i in 0..model.nv {
             for j in 0..model.nv {
                 if !is_ancestor(i, j) && !is_ancestor(j, i) {
-                    assert_eq!(
-                        h[(i, j)],
-                        0.0,
-                        "H({i}, {j}) of '{}' should be zero",
-                        model.name
-                    );
+                    assert_eq!(h[(i, j)], 0.0, "H({i}, {j}) of '{}' should be zero", model.name);
                 }
             }
         }
@@ -261,11 +222,7 @@ fn chain_states() -> Vec<[f64; 3]> {
     (0..8)
         .map(|k| {
             let t = k as f64;
-            [
-                0.9 * (1.3 * t).sin(),
-                1.7 * (0.4 * t + 1.0).cos(),
-                -0.5 + 0.3 * t,
-            ]
+            [0.9 * (1.3 * t).sin(), 1.7 * (0.4 * t + 1.0).cos(), -0.5 + 0.3 * t]
         })
         .collect()
 }
@@ -296,27 +253,17 @@ fn exercise_4_chain_jacobian() {
                 .flat_map(|r| (0..3).map(move |c| (r, c)))
                 .map(|(r, c)| ans[(r, c)] - jac[(r, c)]),
         );
-        assert!(
-            err < 1e-12,
-            "Jacobian differs from point_jacobian by {err:e}"
-        );
+        assert!(err < 1e-12, "Jacobian differs from point_jacobian by {err:e}");
         // Column k is the rate of the tip when only q[k] moves (central differences of FK).
         let h = 1e-6;
         for k in 0..3 {
             let (mut qp, mut qm) = (q, q);
             qp[k] += h;
             qm[k] -= h;
-            let tip = |q: &[f64; 3]| {
-                forward_kinematics(&model, q)
-                    .expect("valid")
-                    .point(3, &tip_local)
-            };
+            let tip = |q: &[f64; 3]| forward_kinematics(&model, q).expect("valid").point(3, &tip_local);
             let fd = (tip(&qp) - tip(&qm)) / (2.0 * h);
             let col: Vec3 = ans.column(k).into();
-            assert!(
-                (col - fd).norm() < 1e-8,
-                "column {k} differs from finite differences"
-            );
+            assert!((col - fd).norm() < 1e-8, "column {k} differs from finite differences");
         }
     }
 }
@@ -344,10 +291,7 @@ fn exercise_5_free_joint_velocity() {
         let kin = forward_kinematics(&model, &qpos).expect("valid state");
         let v_world = kin.x_0[1].inv_apply_motion(&v_body);
         let err = max_abs((ans.to_vec6() - v_world.to_vec6()).iter().cloned());
-        assert!(
-            err < 1e-12,
-            "differs from the library's body velocity by {err:e}"
-        );
+        assert!(err < 1e-12, "differs from the library's body velocity by {err:e}");
         // Finite differences of the pose along MuJoCo's position integration.
         let h = 1e-6;
         let pose = |dt: f64| {

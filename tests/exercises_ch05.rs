@@ -32,15 +32,7 @@ fn exercise_1_answer(q: [f64; 2]) -> [f64; 2] {
 /// body coordinates; `q = [p; quat (w, x, y, z)]`, `qd = [world velocity of the origin; body
 /// angular velocity]`, `qdd` = their time derivatives; gravity `g` (world). Returns
 /// `[world force; moment about the body origin in body coordinates]`.
-fn exercise_2_answer(
-    m: f64,
-    c: Vec3,
-    ic: Mat3,
-    q: &[f64],
-    qd: &[f64],
-    qdd: &[f64],
-    g: Vec3,
-) -> [f64; 6] {
+fn exercise_2_answer(m: f64, c: Vec3, ic: Mat3, q: &[f64], qd: &[f64], qdd: &[f64], g: Vec3) -> [f64; 6] {
     let r = quat_to_mat(&[q[3], q[4], q[5], q[6]]);
     let w = Vec3::new(qd[3], qd[4], qd[5]);
     let wd = Vec3::new(qdd[3], qdd[4], qdd[5]);
@@ -83,18 +75,8 @@ fn exercise_3_answer(model: &Model, q: &[f64], body: usize, p: Vec3, force: Vec3
 fn exercise_4_answer(q: [f64; 2]) -> [f64; 2] {
     let mut b = ModelBuilder::new("lift + double pendulum");
     b.opt.gravity = Vec3::zeros();
-    let platform = mbd::spatial::SpatialInertia::from_mass_com_inertia(
-        5.0,
-        Vec3::zeros(),
-        Mat3::identity() * 0.1,
-    );
-    let lift = b.add_body(
-        "lift",
-        0,
-        Joint::prismatic(Vec3::z()),
-        Xform::identity(),
-        platform,
-    );
+    let platform = mbd::spatial::SpatialInertia::from_mass_com_inertia(5.0, Vec3::zeros(), Mat3::identity() * 0.1);
+    let lift = b.add_body("lift", 0, Joint::prismatic(Vec3::z()), Xform::identity(), platform);
     let l1 = b.add_body(
         "link1",
         lift,
@@ -110,25 +92,12 @@ fn exercise_4_answer(q: [f64; 2]) -> [f64; 2] {
         rod(1.1, 0.49, -Vec3::z()),
     );
     let model = b.build().expect("valid model");
-    let tau = rnea(
-        &model,
-        &[0.0, q[0], q[1]],
-        &[0.0; 3],
-        &[9.81, 0.0, 0.0],
-        None,
-    )
-    .expect("valid state");
+    let tau = rnea(&model, &[0.0, q[0], q[1]], &[0.0; 3], &[9.81, 0.0, 0.0], None).expect("valid state");
     [tau[1], tau[2]]
 }
 
 fn states2() -> Vec<[f64; 2]> {
-    vec![
-        [0.0, 0.0],
-        [0.3, -0.2],
-        [1.2, 0.9],
-        [-2.5, 1.7],
-        [3.0, -3.0],
-    ]
+    vec![[0.0, 0.0], [0.3, -0.2], [1.2, 0.9], [-2.5, 1.7], [3.0, -3.0]]
 }
 
 #[test]
@@ -158,13 +127,7 @@ fn exercise_2_newton_euler_of_one_free_body() {
     let mut b = ModelBuilder::new("one body");
     b.opt.gravity = Vec3::new(0.3, -0.2, -9.81);
     let inertia = mbd::spatial::SpatialInertia::from_mass_com_inertia(m, c, ic);
-    b.add_body(
-        "body",
-        0,
-        Joint::new(JointType::Free),
-        Xform::identity(),
-        inertia,
-    );
+    b.add_body("body", 0, Joint::new(JointType::Free), Xform::identity(), inertia);
     let model = b.build().unwrap();
     for k in 0..4 {
         let t = k as f64;

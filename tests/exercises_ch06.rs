@@ -87,17 +87,7 @@ fn generic_tree() -> Model {
         let t = i as f64;
         let axis = Vec3::new(0.3 * t.sin(), 1.0, 0.4 * (2.0 * t).cos());
         let com = Vec3::new(0.05 * t.cos(), 0.03 * (1.0 + t).sin(), -0.2);
-        let ic = Mat3::new(
-            0.02,
-            0.0005 * t,
-            0.0,
-            0.0005 * t,
-            0.025,
-            0.002,
-            0.0,
-            0.002,
-            0.015,
-        );
+        let ic = Mat3::new(0.02, 0.0005 * t, 0.0, 0.0005 * t, 0.025, 0.002, 0.0, 0.002, 0.015);
         let pos = Vec3::new(0.1 * (t * 0.7).sin(), 0.05 * t.cos(), -0.3);
         b.add_body(
             &format!("b{i}"),
@@ -111,9 +101,7 @@ fn generic_tree() -> Model {
 }
 
 fn generic_q(model: &Model) -> Vec<f64> {
-    (0..model.nq)
-        .map(|k| 0.4 + 0.37 * (k as f64 * 1.9).sin())
-        .collect()
+    (0..model.nq).map(|k| 0.4 + 0.37 * (k as f64 * 1.9).sin()).collect()
 }
 
 #[test]
@@ -126,9 +114,7 @@ fn exercise_1_h_from_inverse_dynamics_columns() {
     }
     for model in [canned::chain(7, true), generic_tree(), floating] {
         let mut q = model.qpos0.clone();
-        let v: Vec<f64> = (0..model.nv)
-            .map(|k| 0.5 * (k as f64 * 1.3 + 0.2).sin())
-            .collect();
+        let v: Vec<f64> = (0..model.nv).map(|k| 0.5 * (k as f64 * 1.3 + 0.2).sin()).collect();
         model.integrate(q.as_mut_slice(), &v, 1.0);
         let expected = crba(&model, q.as_slice()).unwrap();
         let got = exercise_1_answer(&model, q.as_slice());
@@ -145,12 +131,7 @@ fn exercise_1_h_from_inverse_dynamics_columns() {
 fn exercise_2_h11_by_the_parallel_axis_theorem() {
     // against CRBA's H[0][0], 1e-12 kg m^2, at several configurations
     let model = canned::chain(3, false);
-    for q in [
-        [0.0, 0.0, 0.0],
-        [0.4, -1.0, 2.0],
-        [2.5, 0.3, -0.8],
-        [-1.2, 3.0, 1.0],
-    ] {
+    for q in [[0.0, 0.0, 0.0], [0.4, -1.0, 2.0], [2.5, 0.3, -0.8], [-1.2, 3.0, 1.0]] {
         let h = crba(&model, &q).unwrap();
         let got = exercise_2_answer(q);
         assert!(
@@ -179,12 +160,7 @@ fn exercise_3_sparsity_from_the_parent_array() {
                         h[(i, j)]
                     );
                 } else {
-                    assert_eq!(
-                        h[(i, j)],
-                        0.0,
-                        "{}: H[{i}][{j}] is forbidden but nonzero",
-                        model.name
-                    );
+                    assert_eq!(h[(i, j)], 0.0, "{}: H[{i}][{j}] is forbidden but nonzero", model.name);
                 }
             }
         }
@@ -204,11 +180,6 @@ fn exercise_4_nonzero_count_of_a_balanced_tree() {
                 }
             }
         }
-        assert_eq!(
-            exercise_4_answer(depth),
-            count,
-            "depth {depth} ({} bodies)",
-            model.nb
-        );
+        assert_eq!(exercise_4_answer(depth), count, "depth {depth} ({} bodies)", model.nb);
     }
 }

@@ -48,9 +48,7 @@ fn exercise_3_answer(model: &Model, q: &[f64], qd: &[f64], h: f64) -> (Vec<f64>,
     let n = model.nv;
     let tau = vec![0.0; n];
     let acc = |q: &[f64], v: &[f64]| aba(model, q, v, &tau, None).expect("valid state");
-    let shift = |x: &[f64], dx: &[f64], c: f64| -> Vec<f64> {
-        x.iter().zip(dx).map(|(a, b)| a + c * b).collect()
-    };
+    let shift = |x: &[f64], dx: &[f64], c: f64| -> Vec<f64> { x.iter().zip(dx).map(|(a, b)| a + c * b).collect() };
     let k1v = acc(q, qd);
     let k1q = qd.to_vec();
     let (q2, v2) = (shift(q, &k1q, 0.5 * h), shift(qd, k1v.as_slice(), 0.5 * h));
@@ -82,13 +80,7 @@ fn exercise_4_answer(model: &Model, q: &[f64], qd: &[f64], tau: &[f64]) -> DVect
 fn cart_pole() -> Model {
     let mut b = ModelBuilder::new("cart-pole");
     let cart = SpatialInertia::from_mass_com_inertia(2.0, Vec3::zeros(), Mat3::identity() * 0.05);
-    let c = b.add_body(
-        "cart",
-        0,
-        Joint::prismatic(Vec3::x()),
-        Xform::identity(),
-        cart,
-    );
+    let c = b.add_body("cart", 0, Joint::prismatic(Vec3::x()), Xform::identity(), cart);
     b.add_body(
         "pole",
         c,
@@ -137,16 +129,10 @@ fn exercise_2_articulated_inertia_is_a_schur_complement() {
         Vec3::new(0.05, -0.02, 0.1),
         Mat3::new(0.1, 0.01, 0.0, 0.01, 0.12, 0.02, 0.0, 0.02, 0.08),
     );
-    let b1 = b.add_body(
-        "base",
-        0,
-        Joint::new(JointType::Free),
-        Xform::identity(),
-        body1,
-    );
+    let b1 = b.add_body("base", 0, Joint::new(JointType::Free), Xform::identity(), body1);
     let axis = Vec3::new(0.2, 1.0, -0.3);
-    let x_tree = Xform::rot_axis(&Vec3::new(1.0, 0.5, 0.2).normalize(), 0.7)
-        * mbd::spatial::xlt(Vec3::new(0.3, -0.1, -0.2));
+    let x_tree =
+        Xform::rot_axis(&Vec3::new(1.0, 0.5, 0.2).normalize(), 0.7) * mbd::spatial::xlt(Vec3::new(0.3, -0.1, -0.2));
     b.add_body(
         "arm",
         b1,
@@ -191,9 +177,7 @@ fn exercise_2_articulated_inertia_is_a_schur_complement() {
 #[test]
 fn exercise_3_rk4_conserves_energy_and_is_fourth_order() {
     let model = canned::chain(2, false);
-    let energy = |q: &[f64], v: &[f64]| {
-        kinetic_energy(&model, q, v).unwrap() + potential_energy(&model, q).unwrap()
-    };
+    let energy = |q: &[f64], v: &[f64]| kinetic_energy(&model, q, v).unwrap() + potential_energy(&model, q).unwrap();
     let run = |h: f64, t: f64| {
         let (mut q, mut v) = (vec![1.5, -1.0], vec![0.0, 0.0]);
         for _ in 0..(t / h).round() as usize {
@@ -214,14 +198,7 @@ fn exercise_3_rk4_conserves_energy_and_is_fourth_order() {
     let mut q_ref = vec![1.5, -1.0];
     let mut v_ref = vec![0.0, 0.0];
     for _ in 0..5000 {
-        mbd::figures::ch07::step(
-            &model,
-            mbd::figures::ch07::Stepper::Rk4,
-            &mut q_ref,
-            &mut v_ref,
-            1e-4,
-        )
-        .unwrap();
+        mbd::figures::ch07::step(&model, mbd::figures::ch07::Stepper::Rk4, &mut q_ref, &mut v_ref, 1e-4).unwrap();
     }
     let err = |h: f64| {
         let (q, v) = run(h, 0.5);
@@ -246,19 +223,12 @@ fn exercise_4_crba_route_agrees_with_aba() {
         j.armature = 0.02 * k as f64;
     }
     let mut q = model.qpos0.clone();
-    let v: Vec<f64> = (0..model.nv)
-        .map(|k| 0.6 * (k as f64 * 0.9).cos())
-        .collect();
+    let v: Vec<f64> = (0..model.nv).map(|k| 0.6 * (k as f64 * 0.9).cos()).collect();
     model.integrate(q.as_mut_slice(), &v, 1.0);
-    let qd: Vec<f64> = (0..model.nv)
-        .map(|k| 0.8 * (k as f64 * 1.7 + 0.3).sin())
-        .collect();
+    let qd: Vec<f64> = (0..model.nv).map(|k| 0.8 * (k as f64 * 1.7 + 0.3).sin()).collect();
     let tau: Vec<f64> = (0..model.nv).map(|k| (k as f64 * 0.5).cos()).collect();
     let expected = aba(&model, q.as_slice(), &qd, &tau, None).unwrap();
     let got = exercise_4_answer(&model, q.as_slice(), &qd, &tau);
     let err = (&got - &expected).amax();
-    assert!(
-        err < 1e-10 * expected.amax().max(1.0),
-        "max |qdd - ABA| = {err:e}"
-    );
+    assert!(err < 1e-10 * expected.amax().max(1.0), "max |qdd - ABA| = {err:e}");
 }

@@ -19,8 +19,7 @@ use mbd::loops::*;
 use mbd::model::mechanisms::{self, figure_8_3_gamma};
 use mbd::model::{canned, jcalc, Equality, Joint, JointType, LoopJoint, Model, ModelBuilder};
 use mbd::spatial::{
-    mat_to_quat, quat_from_axis_angle, quat_mul, rotx, roty, rotz, xlt, Mat3, SpatialInertia, Vec3,
-    Xform,
+    mat_to_quat, quat_from_axis_angle, quat_mul, rotx, roty, rotz, xlt, Mat3, SpatialInertia, Vec3, Xform,
 };
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
@@ -118,30 +117,17 @@ fn consistent_state(m: &Model, dy: &[f64], ydot: &[f64], amp: f64) -> (DVector<f
     }
     let s = sys(m, q.as_slice(), &zeros(m.nv));
     let ns = null_space(&s.kmat, &DVector::zeros(s.nc())).unwrap();
-    let yd = DVector::from_iterator(
-        ns.g_null.ncols(),
-        (0..ns.g_null.ncols()).map(|i| ydot[i % ydot.len()]),
-    );
+    let yd = DVector::from_iterator(ns.g_null.ncols(), (0..ns.g_null.ncols()).map(|i| ydot[i % ydot.len()]));
     let qd = &ns.g_null * yd;
     (q, qd)
 }
 
 /// Everything that must hold at a consistent state of a closed-loop model.
-fn check_consistent_state(
-    m: &Model,
-    q: &DVector<f64>,
-    qd: &DVector<f64>,
-    ydd: &[f64],
-    t_stab: Option<f64>,
-) {
+fn check_consistent_state(m: &Model, q: &DVector<f64>, qd: &DVector<f64>, ydd: &[f64], t_stab: Option<f64>) {
     let name = &m.name;
     let (q, qd) = (q.as_slice(), qd.as_slice());
     let s = loop_constraints(m, q, qd, t_stab).unwrap();
-    assert!(
-        s.err.amax() < 1e-10,
-        "{name}: not closed ({:.2e})",
-        s.err.amax()
-    );
+    assert!(s.err.amax() < 1e-10, "{name}: not closed ({:.2e})", s.err.amax());
     let scale = s.kmat.amax().max(1.0);
     assert!(
         (&s.kmat * DVector::from_column_slice(qd)).amax() < 1e-12 * scale,
@@ -182,10 +168,7 @@ fn check_consistent_state(
         assert!(e < 1e-9, "{name}: qdd differs between methods by {e:.2e}");
         assert_eq!(sol.rank, sols[0].rank);
     }
-    let (l1, l2) = (
-        sols[0].lambda.as_ref().unwrap(),
-        sols[1].lambda.as_ref().unwrap(),
-    );
+    let (l1, l2) = (sols[0].lambda.as_ref().unwrap(), sols[1].lambda.as_ref().unwrap());
     assert!(
         relv(l1, l2) < 1e-9,
         "{name}: lambda differs between KKT and lambda-first by {:.2e}",
@@ -206,10 +189,7 @@ fn check_consistent_state(
     // closed-loop inverse dynamics inverts forward dynamics: a consistent qdd = G ydd + g,
     // actuators on the independent variables (properly actuated)
     let ns = null_space(&s.kmat, &s.k).unwrap();
-    let ydd_v = DVector::from_iterator(
-        ns.g_null.ncols(),
-        (0..ns.g_null.ncols()).map(|i| ydd[i % ydd.len()]),
-    );
+    let ydd_v = DVector::from_iterator(ns.g_null.ncols(), (0..ns.g_null.ncols()).map(|i| ydd[i % ydd.len()]));
     let qdd = &ns.g_null * ydd_v + &ns.g_bias;
     let inv = inverse_dynamics(m, q, qd, qdd.as_slice(), None, &ns.independent).unwrap();
     assert!(inv.actuation.proper());
@@ -241,13 +221,7 @@ fn rig(jt: JointType) -> Model {
         )
     };
     let mut mb = ModelBuilder::new(&format!("rig_{}", jt.name()));
-    let a = mb.add_body(
-        "a",
-        0,
-        Joint::new(JointType::Free),
-        Xform::identity(),
-        box_i(2.0),
-    );
+    let a = mb.add_body("a", 0, Joint::new(JointType::Free), Xform::identity(), box_i(2.0));
     let qa = quat_from_axis_angle(&Vec3::new(0.2, -0.4, 0.9).normalize(), 0.7);
     mb.set_qpos0(a, &[0.3, 0.1, 0.4, qa[0], qa[1], qa[2], qa[3]]);
     let b = mb.add_body(
@@ -275,9 +249,7 @@ fn rig(jt: JointType) -> Model {
     let kin = forward_kinematics(&m, m.qpos0.as_slice()).unwrap();
     let x_p = rotx(0.4) * roty(-0.3) * xlt(Vec3::new(-0.1, 0.2, 0.05));
     let qj: Vec<f64> = match jt {
-        JointType::Spherical => {
-            quat_from_axis_angle(&Vec3::new(1.0, -2.0, 0.5).normalize(), 1.1).to_vec()
-        }
+        JointType::Spherical => quat_from_axis_angle(&Vec3::new(1.0, -2.0, 0.5).normalize(), 1.1).to_vec(),
         _ => (0..jt.nq()).map(|k| 0.9 - 0.6 * k as f64).collect(),
     };
     let x_j = jcalc(&Joint::new(jt), &qj, &zeros(jt.nv())).x_j;
@@ -301,10 +273,7 @@ fn loop_types() -> Vec<JointType> {
     vec![
         JointType::Revolute { axis: z },
         JointType::Prismatic { axis: z },
-        JointType::Helical {
-            axis: z,
-            pitch: 0.15,
-        },
+        JointType::Helical { axis: z, pitch: 0.15 },
         JointType::Cylindrical { axis: z },
         JointType::Planar,
         JointType::Spherical,
@@ -317,12 +286,7 @@ fn every_loop_joint_type_on_a_two_branch_rig() {
     for jt in loop_types() {
         let m = rig(jt);
         let p = loop_properties(&m, m.qpos0.as_slice()).unwrap();
-        assert_eq!(
-            (p.n, p.nc, p.rank),
-            (9, 6 - jt.nv(), 6 - jt.nv()),
-            "{}",
-            jt.name()
-        );
+        assert_eq!((p.n, p.nc, p.rank), (9, 6 - jt.nv(), 6 - jt.nv()), "{}", jt.name());
         assert!(p.properly_constrained());
         for (i, amp) in [0.0, 0.2, 0.4].into_iter().enumerate() {
             let dy = [0.7, -0.4, 0.9, -1.0, 0.3, 0.5, -0.8, 0.2];
@@ -353,10 +317,7 @@ fn mechanisms_have_the_documented_structure() {
         assert_eq!((p.n, p.nc, p.rank, p.mobility), (n, nc, r, mob), "{name}");
         assert_eq!(p.overconstrained(), r < nc, "{name}");
         let s = sys(&m, m.qpos0.as_slice(), &zeros(m.nv));
-        assert!(
-            s.err.amax() < 1e-14,
-            "{name}: qpos0 does not close the loops"
-        );
+        assert!(s.err.amax() < 1e-14, "{name}: qpos0 does not close the loops");
         // complete pivoting and the SVD agree on the rank
         let sv = s.kmat.clone().svd(false, false).singular_values;
         let svd_rank = sv.iter().filter(|&&x| x > 1e-10 * sv.amax()).count();
@@ -373,11 +334,7 @@ fn planar_four_bar_with_a_revolute_loop_joint_is_overconstrained() {
     assert!(p.overconstrained() && !p.properly_constrained());
     // the three redundant rows (tilt of the axis and the offset along it) vanish identically
     for row in [0, 1, 4] {
-        assert!(
-            s.kmat.row(row).amax() < 1e-15,
-            "row {row} of K: {}",
-            s.kmat.row(row)
-        );
+        assert!(s.kmat.row(row).amax() < 1e-15, "row {row} of K: {}", s.kmat.row(row));
     }
 }
 
@@ -454,23 +411,11 @@ fn figure_8_3_closed_forms() {
             );
         }
         // G with y = (q1, q4) is dgamma/dy
-        let gmat_cf =
-            DMatrix::from_row_slice(4, 2, &[1.0, 0.0, cf.dth2, 0.0, cf.dd, 0.0, 0.0, 1.0]);
+        let gmat_cf = DMatrix::from_row_slice(4, 2, &[1.0, 0.0, cf.dth2, 0.0, cf.dd, 0.0, 0.0, 1.0]);
         let s0 = sys(&m, &q_cf, &zeros(4));
-        let ns = null_space_with(
-            &s0.kmat,
-            &DVector::zeros(5),
-            &PivotTol::default(),
-            Some(&[0, 3]),
-        )
-        .unwrap();
+        let ns = null_space_with(&s0.kmat, &DVector::zeros(5), &PivotTol::default(), Some(&[0, 3])).unwrap();
         assert_eq!(ns.independent, vec![0, 3]);
-        assert!(
-            rel(&ns.g_null, &gmat_cf) < 1e-12,
-            "G = {} vs {}",
-            ns.g_null,
-            gmat_cf
-        );
+        assert!(rel(&ns.g_null, &gmat_cf) < 1e-12, "G = {} vs {}", ns.g_null, gmat_cf);
         // ... which is also a finite difference of gamma (the spec's formulas themselves)
         let h = 1e-6;
         let (qp, qm) = (
@@ -517,24 +462,13 @@ fn figure_8_3_closed_forms() {
         let kv = &rot * s.k.rows(2, 2);
         assert!(relv(&kv, &kv_cf) < 1e-12, "k = {kv} vs {kv_cf}");
         // g = Gdot ydot: the particular solution with y'' = 0 of K qdd = k
-        let g_cf = DVector::from_column_slice(&[
-            0.0,
-            cf.ddth2 * yd[0] * yd[0],
-            cf.ddd * yd[0] * yd[0],
-            0.0,
-        ]);
+        let g_cf = DVector::from_column_slice(&[0.0, cf.ddth2 * yd[0] * yd[0], cf.ddd * yd[0] * yd[0], 0.0]);
         let ns = null_space_with(&s.kmat, &s.k, &PivotTol::default(), Some(&[0, 3])).unwrap();
-        assert!(
-            relv(&ns.g_bias, &g_cf) < 1e-12,
-            "g = {} vs {}",
-            ns.g_bias,
-            g_cf
-        );
+        assert!(relv(&ns.g_bias, &g_cf) < 1e-12, "g = {} vs {}", ns.g_bias, g_cf);
         // inverse dynamics with actuators at joints 3 and 4 (dofs 2 and 3), example 8.2
         let ydd = [0.7, -1.9];
         let qdd = &ns.g_null * DVector::from_column_slice(&ydd) + &ns.g_bias;
-        let inv =
-            inverse_dynamics(&m, &q_cf, qd.as_slice(), qdd.as_slice(), None, &[2, 3]).unwrap();
+        let inv = inverse_dynamics(&m, &q_cf, qd.as_slice(), qdd.as_slice(), None, &[2, 3]).unwrap();
         let t = &inv.tau_id;
         assert!(
             relv(
@@ -566,17 +500,9 @@ fn actuation_classes_of_figure_8_3() {
     // three actuators for two freedoms: redundant, minimum-norm u
     let inv = inverse_dynamics(&m, q, &zeros(4), qdd.as_slice(), None, &[0, 2, 3]).unwrap();
     assert!(inv.actuation.redundant() && !inv.actuation.underactuated());
-    let back = forward_dynamics(
-        &m,
-        q,
-        &zeros(4),
-        inv.tau.as_slice(),
-        None,
-        Method::NullSpace,
-        None,
-    )
-    .unwrap()
-    .qdd;
+    let back = forward_dynamics(&m, q, &zeros(4), inv.tau.as_slice(), None, Method::NullSpace, None)
+        .unwrap()
+        .qdd;
     assert!(relv(&back, &qdd) < 1e-9);
     // minimum norm: any other solution u + w with G_u^T w = 0 is longer
     let gu = DMatrix::from_fn(3, 2, |i, j| ns.g_null[([0, 2, 3][i], j)]);
@@ -589,8 +515,7 @@ fn actuation_classes_of_figure_8_3() {
     assert!((gu.transpose() * &w).amax() < 1e-12);
     assert!(inv.u.dot(&w).abs() < 1e-9 * inv.u.norm());
     // a state off the constraint manifold is refused
-    let e =
-        inverse_dynamics(&m, q, &[1.0, 0.0, 0.0, 0.0], qdd.as_slice(), None, &[2, 3]).unwrap_err();
+    let e = inverse_dynamics(&m, q, &[1.0, 0.0, 0.0, 0.0], qdd.as_slice(), None, &[2, 3]).unwrap_err();
     assert!(e.to_string().contains("breaks the loop constraints"), "{e}");
 }
 
@@ -602,9 +527,7 @@ fn active_loop_forces_match_the_jacobian_transpose() {
     for jt in loop_types().into_iter().filter(|j| j.nv() > 0) {
         let m = rig(jt);
         let (q, qd) = consistent_state(&m, &[0.3, -0.5, 0.8], &[0.4, 1.0, -0.7], 0.2);
-        let tau_a: Vec<f64> = (0..loop_active_len(&m))
-            .map(|i| 0.8 - 0.5 * i as f64)
-            .collect();
+        let tau_a: Vec<f64> = (0..loop_active_len(&m)).map(|i| 0.8 - 0.5 * i as f64).collect();
         let qdd: Vec<f64> = (0..m.nv).map(|i| (i as f64 * 0.9).sin()).collect();
         let with = rnea_loops(&m, q.as_slice(), qd.as_slice(), &qdd, Some(&tau_a), None).unwrap();
         let without = mbd::dynamics::rnea(&m, q.as_slice(), qd.as_slice(), &qdd, None).unwrap();
@@ -635,28 +558,12 @@ fn a_driven_loop_joint_matches_the_same_torque_on_the_tree() {
     let m = mechanisms::four_bar();
     let (q, qd) = consistent_state(&m, &[-0.6], &[0.9], 0.5);
     for meth in Method::ALL {
-        let a = forward_dynamics(
-            &m,
-            q.as_slice(),
-            qd.as_slice(),
-            &zeros(3),
-            Some(&[0.25]),
-            meth,
-            None,
-        )
-        .unwrap()
-        .qdd;
-        let b = forward_dynamics(
-            &m,
-            q.as_slice(),
-            qd.as_slice(),
-            &[0.25, 0.25, 0.25],
-            None,
-            meth,
-            None,
-        )
-        .unwrap()
-        .qdd;
+        let a = forward_dynamics(&m, q.as_slice(), qd.as_slice(), &zeros(3), Some(&[0.25]), meth, None)
+            .unwrap()
+            .qdd;
+        let b = forward_dynamics(&m, q.as_slice(), qd.as_slice(), &[0.25, 0.25, 0.25], None, meth, None)
+            .unwrap()
+            .qdd;
         assert!(relv(&a, &b) < 1e-12);
     }
 }
@@ -705,13 +612,7 @@ fn weld_equality_becomes_a_fixed_loop_with_mujocos_residual() {
     // base -> c (revolute y) -> d (prismatic z); weld body1 = b, body2 = d
     let rodi = |l: f64| canned::rod(1.0, l, Vec3::new(1.0, 0.2, -0.1));
     let mut mb = ModelBuilder::new("weld");
-    let a = mb.add_body(
-        "a",
-        0,
-        Joint::revolute(Vec3::z()),
-        Xform::identity(),
-        rodi(0.3),
-    );
+    let a = mb.add_body("a", 0, Joint::revolute(Vec3::z()), Xform::identity(), rodi(0.3));
     let b = mb.add_body(
         "b",
         a,
@@ -766,10 +667,7 @@ fn weld_equality_becomes_a_fixed_loop_with_mujocos_residual() {
         relpose: Some([pos.x, pos.y, pos.z, r0[0], r0[1], r0[2], r0[3]]),
     };
     let l2 = loops_from_equality(&m2).unwrap();
-    assert!(
-        (l2[0].x_s.e - mw.loops[0].x_s.e).amax() < 1e-14
-            && (l2[0].x_s.r - mw.loops[0].x_s.r).amax() < 1e-14
-    );
+    assert!((l2[0].x_s.e - mw.loops[0].x_s.e).amax() < 1e-14 && (l2[0].x_s.r - mw.loops[0].x_s.r).amax() < 1e-14);
     // a small displacement: translation rows = MuJoCo's p1 - p2 in body2's axes, rotation rows =
     // 2 vec(q2^* q1 r0) to first order
     let q = [0.3 + 1e-4, -0.5 - 2e-4, 0.8 + 1.5e-4, 3e-4];
@@ -798,13 +696,7 @@ fn four_bar_start(w: f64) -> (Model, DVector<f64>, DVector<f64>) {
     let m = mechanisms::four_bar();
     let q = m.qpos0.clone();
     let s = sys(&m, q.as_slice(), &zeros(3));
-    let ns = null_space_with(
-        &s.kmat,
-        &DVector::zeros(5),
-        &PivotTol::default(),
-        Some(&[0]),
-    )
-    .unwrap();
+    let ns = null_space_with(&s.kmat, &DVector::zeros(5), &PivotTol::default(), Some(&[0])).unwrap();
     let qd = ns.g_null.column(0) * w;
     (m, q, qd)
 }
@@ -836,14 +728,8 @@ fn four_bar_simulation_with_baumgarte_keeps_the_loop_closed() {
         tr.max_energy_drift()
     );
     // the crank really turned (it is a crank-rocker with enough energy to go round)
-    let turned =
-        tr.q.iter()
-            .map(|q| q[0])
-            .fold(0.0f64, |m, v| m.max(v.abs()));
-    assert!(
-        turned > 2.0 * std::f64::consts::PI,
-        "crank angle reached only {turned}"
-    );
+    let turned = tr.q.iter().map(|q| q[0]).fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(turned > 2.0 * std::f64::consts::PI, "crank angle reached only {turned}");
 }
 
 #[test]
@@ -871,10 +757,7 @@ fn drift_with_and_without_stabilization() {
         results.push(tr.max_err());
     }
     // every stabilization beats none, and 0.1 beats 1 ...
-    assert!(
-        results[1..].iter().all(|&e| e < 0.1 * results[0]),
-        "{results:?}"
-    );
+    assert!(results[1..].iter().all(|&e| e < 0.1 * results[0]), "{results:?}");
     assert!(results[2] < results[1], "{results:?}");
     // ... but what is left is the integrator's truncation error, which grows as T_stab makes the
     // equations stiffer: at T_stab = 0.01 it falls like h^4 (about 16x per halving)
@@ -904,17 +787,7 @@ fn every_method_and_integrator_simulates_every_mechanism() {
         let mut finals = vec![];
         for meth in Method::ALL {
             for integ in [Integrator::Rk4, Integrator::SemiImplicitEuler] {
-                let tr = simulate(
-                    &m,
-                    q.as_slice(),
-                    qd.as_slice(),
-                    meth,
-                    integ,
-                    1e-3,
-                    200,
-                    Some(0.05),
-                )
-                .unwrap();
+                let tr = simulate(&m, q.as_slice(), qd.as_slice(), meth, integ, 1e-3, 200, Some(0.05)).unwrap();
                 assert!(
                     tr.max_err() < 1e-4,
                     "{name} {meth:?} {integ:?}: loop error {:.2e}",
@@ -926,10 +799,7 @@ fn every_method_and_integrator_simulates_every_mechanism() {
             }
         }
         for f in &finals[1..] {
-            assert!(
-                relv(f, &finals[0]) < 1e-8,
-                "{name}: methods disagree after 0.2 s"
-            );
+            assert!(relv(f, &finals[0]) < 1e-8, "{name}: methods disagree after 0.2 s");
         }
     }
 }
@@ -960,10 +830,7 @@ fn bad_loop_joints_are_rejected() {
     let mut mb = base.clone();
     mb.add_loop(lj(0, 7, JointType::Spherical));
     let e = mb.build().unwrap_err();
-    assert!(
-        e.to_string().contains("successor body 7 does not exist"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("successor body 7 does not exist"), "{e}");
     let mut mb = base.clone();
     mb.add_loop(lj(0, a, JointType::Free));
     let e = mb.build().unwrap_err();
@@ -988,19 +855,13 @@ fn bad_loop_joints_are_rejected() {
     // a zero axis is refused, a long one along z is just z
     let zero = LoopJoint::new(
         "0",
-        JointType::Prismatic {
-            axis: Vec3::zeros(),
-        },
+        JointType::Prismatic { axis: Vec3::zeros() },
         0,
         a,
         Xform::identity(),
         Xform::identity(),
     );
-    assert!(zero
-        .validate(1, 0)
-        .unwrap_err()
-        .to_string()
-        .contains("not z"));
+    assert!(zero.validate(1, 0).unwrap_err().to_string().contains("not z"));
     let long = LoopJoint::new(
         "2z",
         JointType::Prismatic {
@@ -1027,18 +888,12 @@ fn bad_loop_joints_are_rejected() {
     assert_eq!(folded.jtype, JointType::Revolute { axis: Vec3::z() });
     let (_, e_ok) = loop_error(
         &folded.jtype,
-        &folded
-            .x_s
-            .compose(&rotx(0.7))
-            .compose(&folded.x_p.inverse()),
+        &folded.x_s.compose(&rotx(0.7)).compose(&folded.x_p.inverse()),
     );
     assert!(e_ok.amax() < 1e-15, "a rotation about x is allowed");
     let (_, e_bad) = loop_error(
         &folded.jtype,
-        &folded
-            .x_s
-            .compose(&rotz(0.1))
-            .compose(&folded.x_p.inverse()),
+        &folded.x_s.compose(&rotz(0.1)).compose(&folded.x_p.inverse()),
     );
     assert!(e_bad.amax() > 0.05, "a rotation about z is not");
 }
@@ -1080,17 +935,7 @@ fn other_bad_input_gives_clear_errors() {
         ),
         "{e}"
     );
-    let e = simulate(
-        &m,
-        q,
-        &zeros(3),
-        Method::Kkt,
-        Integrator::Rk4,
-        -1e-3,
-        10,
-        None,
-    )
-    .unwrap_err();
+    let e = simulate(&m, q, &zeros(3), Method::Kkt, Integrator::Rk4, -1e-3, 10, None).unwrap_err();
     assert!(e.to_string().contains("time step"), "{e}");
     // a four-bar whose ground pivot is out of reach cannot be assembled
     let mut far = m.clone();
@@ -1158,17 +1003,7 @@ fn baumgarte_closes_an_open_loop_with_critical_damping() {
     let mut q = m.qpos0.as_slice().to_vec();
     q[2] += 0.003;
     let ts = 0.1;
-    let tr = simulate(
-        &m,
-        &q,
-        &[0.0; 3],
-        Method::Kkt,
-        Integrator::Rk4,
-        1e-3,
-        500,
-        Some(ts),
-    )
-    .unwrap();
+    let tr = simulate(&m, &q, &[0.0; 3], Method::Kkt, Integrator::Rk4, 1e-3, 500, Some(ts)).unwrap();
     let e0 = tr.err_norm[0];
     assert!(e0 > 5e-4);
     for (i, t) in tr.t.iter().enumerate().step_by(50) {
@@ -1217,29 +1052,14 @@ fn mjcf_four_bars_closed_by_connects_move_like_the_revolute_closure() {
         assert_eq!(m.loops.len(), nloops, "{file}");
         assert!(m.loops.iter().all(|l| l.jtype == JointType::Spherical));
         let p = loop_properties(&m, m.qpos0.as_slice()).unwrap();
-        assert_eq!(
-            (p.n, p.nc, p.rank, p.mobility),
-            (3, 3 * nloops, 2, 1),
-            "{file}"
-        );
+        assert_eq!((p.n, p.nc, p.rank, p.mobility), (3, 3 * nloops, 2, 1), "{file}");
         for (dy, yd) in [(0.4, 1.5), (-0.9, -2.0), (1.2, 0.7)] {
             let (q, qd) = consistent_state(&rev, &[dy], &[yd], 1.0);
-            assert!(
-                sys(&m, q.as_slice(), &zeros(3)).err.amax() < 1e-12,
-                "{file}"
-            );
+            assert!(sys(&m, q.as_slice(), &zeros(3)).err.amax() < 1e-12, "{file}");
             let tau = [0.3, -0.2, 0.1];
-            let want = forward_dynamics(
-                &rev,
-                q.as_slice(),
-                qd.as_slice(),
-                &tau,
-                None,
-                Method::Kkt,
-                None,
-            )
-            .unwrap()
-            .qdd;
+            let want = forward_dynamics(&rev, q.as_slice(), qd.as_slice(), &tau, None, Method::Kkt, None)
+                .unwrap()
+                .qdd;
             for meth in Method::ALL {
                 let got = forward_dynamics(&m, q.as_slice(), qd.as_slice(), &tau, None, meth, None)
                     .unwrap()
@@ -1269,11 +1089,7 @@ fn mjcf_welds_become_fixed_loop_joints() {
         Vec3::new(0.25, 0.0, 0.0),
         Mat3::from_diagonal(&Vec3::new(0.0002, 0.021, 0.021)),
     );
-    let payload = SpatialInertia::from_mass_com_inertia(
-        0.5,
-        Vec3::new(0.5, 0.0, 0.0),
-        Mat3::identity() * 0.001,
-    );
+    let payload = SpatialInertia::from_mass_com_inertia(0.5, Vec3::new(0.5, 0.0, 0.0), Mat3::identity() * 0.001);
     let mut mb = ModelBuilder::new("pendulum");
     mb.add_body(
         "arm",
@@ -1288,17 +1104,9 @@ fn mjcf_welds_become_fixed_loop_joints() {
         check_consistent_state(&m, &q, &qd, &[0.2], Some(0.1));
         let want = mbd::dynamics::aba(&pendulum, &[q[0]], &[qd[0]], &[0.0], None).unwrap();
         for meth in Method::ALL {
-            let got = forward_dynamics(
-                &m,
-                q.as_slice(),
-                qd.as_slice(),
-                &zeros(13),
-                None,
-                meth,
-                None,
-            )
-            .unwrap()
-            .qdd;
+            let got = forward_dynamics(&m, q.as_slice(), qd.as_slice(), &zeros(13), None, meth, None)
+                .unwrap()
+                .qdd;
             assert!(
                 (got[0] - want[0]).abs() < 1e-9 * want[0].abs().max(1.0),
                 "{meth:?}: {} vs {}",

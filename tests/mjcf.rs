@@ -25,8 +25,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn reference() -> Value {
-    let text = std::fs::read_to_string(fixtures().join("mjcf_structure.json"))
-        .expect("read mjcf_structure.json");
+    let text = std::fs::read_to_string(fixtures().join("mjcf_structure.json")).expect("read mjcf_structure.json");
     serde_json::from_str(&text).expect("parse mjcf_structure.json")
 }
 
@@ -41,11 +40,7 @@ fn nums(v: &Value) -> Vec<f64> {
 }
 
 fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
+    v.as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -66,10 +61,7 @@ fn close(what: &str, ours: &[f64], theirs: &[f64]) {
         theirs.len()
     );
     let scale = theirs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let err = ours
-        .iter()
-        .zip(theirs)
-        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    let err = ours.iter().zip(theirs).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
     assert!(
         err <= TOL * scale,
         "{what}: max error {err:e} (scale {scale:e})\n ours   {ours:?}\n mujoco {theirs:?}"
@@ -106,25 +98,11 @@ fn check_model(rel: &str, r: &Value) {
     assert_eq!(model.nq, r["nq"].as_u64().unwrap() as usize, "{}", w("nq"));
     assert_eq!(model.nv, r["nv"].as_u64().unwrap() as usize, "{}", w("nv"));
     assert_eq!(model.mj_nbody(), nbody, "{}", w("nbody"));
-    assert_eq!(
-        model.mj_body_name,
-        strings(&r["body_name"]),
-        "{}",
-        w("body names")
-    );
+    assert_eq!(model.mj_body_name, strings(&r["body_name"]), "{}", w("body names"));
 
     // dof tree and body tree
-    let dof_parent: Vec<i64> = model
-        .dof_parent
-        .iter()
-        .map(|p| p.map_or(-1, |x| x as i64))
-        .collect();
-    assert_eq!(
-        dof_parent,
-        ints(&r["dof_parentid"]),
-        "{}",
-        w("dof_parentid")
-    );
+    let dof_parent: Vec<i64> = model.dof_parent.iter().map(|p| p.map_or(-1, |x| x as i64)).collect();
+    assert_eq!(dof_parent, ints(&r["dof_parentid"]), "{}", w("dof_parentid"));
     let first: Vec<usize> = (0..nbody)
         .map(|b| {
             if b == 0 {
@@ -143,32 +121,17 @@ fn check_model(rel: &str, r: &Value) {
             }
         })
         .collect();
-    assert_eq!(
-        body_parent,
-        ints(&r["body_parentid"]),
-        "{}",
-        w("body_parentid")
-    );
+    assert_eq!(body_parent, ints(&r["body_parentid"]), "{}", w("body_parentid"));
     for i in 1..=model.nb {
         // a MuJoCo body's Featherstone bodies form a chain ending at mj_body_last
         let b = model.mj_body[i];
         assert!(i <= model.mj_body_last[b], "{}", w("chain order"));
         if i != first[b] {
             assert_eq!(model.lambda[i], i - 1, "{}", w("multi-joint chain"));
-            assert_eq!(
-                model.x_tree[i],
-                Xform::identity(),
-                "{}",
-                w("X_tree of a chained joint")
-            );
+            assert_eq!(model.x_tree[i], Xform::identity(), "{}", w("X_tree of a chained joint"));
         }
         if i != model.mj_body_last[b] {
-            assert_eq!(
-                model.inertia[i].m,
-                0.0,
-                "{}",
-                w("virtual bodies are massless")
-            );
+            assert_eq!(model.inertia[i].m, 0.0, "{}", w("virtual bodies are massless"));
         }
     }
 
@@ -220,9 +183,7 @@ fn check_model(rel: &str, r: &Value) {
         ipos.extend(inertia.com().iter());
         ipos_theirs.extend(&ipos_ref[3 * b..3 * b + 3]);
         let ic = inertia.inertia_at_com();
-        let ours: Vec<f64> = (0..3)
-            .flat_map(|i| (0..3).map(move |j| ic[(i, j)]))
-            .collect();
+        let ours: Vec<f64> = (0..3).flat_map(|i| (0..3).map(move |j| ic[(i, j)])).collect();
         close(
             &w(&format!("inertia of body {b}")),
             &ours,
@@ -233,12 +194,7 @@ fn check_model(rel: &str, r: &Value) {
 
     // joints, in MuJoCo's order
     let jb = joint_bodies(&model);
-    assert_eq!(
-        jb.len(),
-        r["njnt"].as_u64().unwrap() as usize,
-        "{}",
-        w("njnt")
-    );
+    assert_eq!(jb.len(), r["njnt"].as_u64().unwrap() as usize, "{}", w("njnt"));
     let names: Vec<String> = jb.iter().map(|&i| model.joints[i].name.clone()).collect();
     assert_eq!(names, strings(&r["jnt_name"]), "{}", w("joint names"));
     let jtype: Vec<i64> = jb
@@ -292,16 +248,8 @@ fn check_model(rel: &str, r: &Value) {
         model.dof_armature().as_slice(),
         &nums(&r["dof_armature"]),
     );
-    let frictionloss: Vec<f64> = model
-        .dof_body
-        .iter()
-        .map(|&b| model.joints[b].frictionloss)
-        .collect();
-    close(
-        &w("dof_frictionloss"),
-        &frictionloss,
-        &nums(&r["dof_frictionloss"]),
-    );
+    let frictionloss: Vec<f64> = model.dof_body.iter().map(|&b| model.joints[b].frictionloss).collect();
+    close(&w("dof_frictionloss"), &frictionloss, &nums(&r["dof_frictionloss"]));
     close(&w("qpos0"), model.qpos0.as_slice(), &nums(&r["qpos0"]));
 
     // world poses of every body, at qpos0 and at a random configuration
@@ -318,11 +266,7 @@ fn check_model(rel: &str, r: &Value) {
         close(&w(xpos_key), &ours, &nums(&r[xpos_key]));
         let theirs = nums(&r[xquat_key]);
         for (b, q) in xquat.iter().enumerate() {
-            close_quat(
-                &w(&format!("{xquat_key} of body {b}")),
-                q,
-                &theirs[4 * b..4 * b + 4],
-            );
+            close_quat(&w(&format!("{xquat_key} of body {b}")), q, &theirs[4 * b..4 * b + 4]);
         }
     }
 
@@ -331,11 +275,7 @@ fn check_model(rel: &str, r: &Value) {
     assert_eq!(model.geoms.len(), ngeom, "{}", w("ngeom"));
     let gnames: Vec<String> = model.geoms.iter().map(|g| g.name.clone()).collect();
     assert_eq!(gnames, strings(&r["geom_name"]), "{}", w("geom names"));
-    let gbody: Vec<i64> = model
-        .geoms
-        .iter()
-        .map(|g| model.mj_body[g.body] as i64)
-        .collect();
+    let gbody: Vec<i64> = model.geoms.iter().map(|g| model.mj_body[g.body] as i64).collect();
     assert_eq!(gbody, ints(&r["geom_bodyid"]), "{}", w("geom_bodyid"));
     for g in &model.geoms {
         assert_eq!(
@@ -357,14 +297,8 @@ fn check_model(rel: &str, r: &Value) {
         })
         .collect();
     assert_eq!(gtype, ints(&r["geom_type"]), "{}", w("geom_type"));
-    let flat = |f: &dyn Fn(&mbd::model::Geom) -> Vec<f64>| -> Vec<f64> {
-        model.geoms.iter().flat_map(f).collect()
-    };
-    close(
-        &w("geom_size"),
-        &flat(&|g| g.size.to_vec()),
-        &nums(&r["geom_size"]),
-    );
+    let flat = |f: &dyn Fn(&mbd::model::Geom) -> Vec<f64>| -> Vec<f64> { model.geoms.iter().flat_map(f).collect() };
+    close(&w("geom_size"), &flat(&|g| g.size.to_vec()), &nums(&r["geom_size"]));
     close(
         &w("geom_pos"),
         &flat(&|g| g.pos.iter().copied().collect()),
@@ -372,41 +306,20 @@ fn check_model(rel: &str, r: &Value) {
     );
     let gq = nums(&r["geom_quat"]);
     for (k, g) in model.geoms.iter().enumerate() {
-        close_quat(
-            &w(&format!("geom_quat {k}")),
-            &g.quat,
-            &gq[4 * k..4 * k + 4],
-        );
+        close_quat(&w(&format!("geom_quat {k}")), &g.quat, &gq[4 * k..4 * k + 4]);
     }
     close(
         &w("geom_friction"),
         &flat(&|g| g.friction.to_vec()),
         &nums(&r["geom_friction"]),
     );
-    close(
-        &w("geom_margin"),
-        &flat(&|g| vec![g.margin]),
-        &nums(&r["geom_margin"]),
-    );
+    close(&w("geom_margin"), &flat(&|g| vec![g.margin]), &nums(&r["geom_margin"]));
     let condim: Vec<i64> = model.geoms.iter().map(|g| g.condim as i64).collect();
     assert_eq!(condim, ints(&r["geom_condim"]), "{}", w("geom_condim"));
-    let contype: Vec<i64> = model
-        .geoms
-        .iter()
-        .map(|g| g.contype as i32 as i64)
-        .collect();
+    let contype: Vec<i64> = model.geoms.iter().map(|g| g.contype as i32 as i64).collect();
     assert_eq!(contype, ints(&r["geom_contype"]), "{}", w("geom_contype"));
-    let conaff: Vec<i64> = model
-        .geoms
-        .iter()
-        .map(|g| g.conaffinity as i32 as i64)
-        .collect();
-    assert_eq!(
-        conaff,
-        ints(&r["geom_conaffinity"]),
-        "{}",
-        w("geom_conaffinity")
-    );
+    let conaff: Vec<i64> = model.geoms.iter().map(|g| g.conaffinity as i32 as i64).collect();
+    assert_eq!(conaff, ints(&r["geom_conaffinity"]), "{}", w("geom_conaffinity"));
 
     // equality constraints
     assert_eq!(
@@ -415,20 +328,13 @@ fn check_model(rel: &str, r: &Value) {
         "{}",
         w("neq")
     );
-    let (etype, o1, o2) = (
-        ints(&r["eq_type"]),
-        ints(&r["eq_obj1id"]),
-        ints(&r["eq_obj2id"]),
-    );
+    let (etype, o1, o2) = (ints(&r["eq_type"]), ints(&r["eq_obj1id"]), ints(&r["eq_obj2id"]));
     for (k, eq) in model.equality.iter().enumerate() {
         let data = nums(&r["eq_data"][k]);
         let last = |id: i64| model.mj_body_last[id as usize];
         match eq {
             Equality::Connect {
-                body1,
-                body2,
-                anchor,
-                ..
+                body1, body2, anchor, ..
             } => {
                 assert_eq!(
                     (etype[k], *body1, *body2),
@@ -462,11 +368,7 @@ fn check_model(rel: &str, r: &Value) {
                 polycoef,
                 ..
             } => {
-                let j2 = if o2[k] < 0 {
-                    None
-                } else {
-                    Some(jb[o2[k] as usize])
-                };
+                let j2 = if o2[k] < 0 { None } else { Some(jb[o2[k] as usize]) };
                 assert_eq!(
                     (etype[k], *joint1, *joint2),
                     (2, jb[o1[k] as usize], j2),
@@ -485,23 +387,14 @@ fn check_model(rel: &str, r: &Value) {
         &[model.opt.timestep],
         &[o["timestep"].as_f64().unwrap()],
     );
-    close(
-        &w("gravity"),
-        model.opt.gravity.as_slice(),
-        &nums(&o["gravity"]),
-    );
+    close(&w("gravity"), model.opt.gravity.as_slice(), &nums(&o["gravity"]));
     assert_eq!(
         model.opt.integrator,
         o["integrator"].as_str().unwrap(),
         "{}",
         w("integrator")
     );
-    assert_eq!(
-        model.opt.solver,
-        o["solver"].as_str().unwrap(),
-        "{}",
-        w("solver")
-    );
+    assert_eq!(model.opt.solver, o["solver"].as_str().unwrap(), "{}", w("solver"));
     assert_eq!(model.opt.cone, o["cone"].as_str().unwrap(), "{}", w("cone"));
     assert_eq!(
         model.opt.iterations as u64,
@@ -533,10 +426,7 @@ fn every_test_model_matches_mujoco() {
         .map(|n| format!("models/{n}"))
         .collect();
     files.sort();
-    assert!(
-        files.len() >= 18,
-        "expected the 18 peer models, found {files:?}"
-    );
+    assert!(files.len() >= 18, "expected the 18 peer models, found {files:?}");
     for f in &files {
         assert!(
             models.contains_key(f),
@@ -549,19 +439,13 @@ fn every_test_model_matches_mujoco() {
 #[test]
 fn humanoid_mix_matches_mujoco() {
     let r = reference();
-    check_model(
-        "mjcf/humanoid_mix.xml",
-        &r["models"]["mjcf/humanoid_mix.xml"],
-    );
+    check_model("mjcf/humanoid_mix.xml", &r["models"]["mjcf/humanoid_mix.xml"]);
 }
 
 #[test]
 fn radian_geoms_matches_mujoco() {
     let r = reference();
-    check_model(
-        "mjcf/radian_geoms.xml",
-        &r["models"]["mjcf/radian_geoms.xml"],
-    );
+    check_model("mjcf/radian_geoms.xml", &r["models"]["mjcf/radian_geoms.xml"]);
 }
 
 /// The three-hinge hip of humanoid_mix.xml becomes a chain of three Featherstone bodies: the
@@ -572,25 +456,14 @@ fn multi_joint_body_becomes_a_chain() {
     let thigh = m.body_id("thigh_r").unwrap();
     assert_eq!(m.body_name[thigh - 2], "thigh_r#hip_x_r");
     assert_eq!(m.body_name[thigh - 1], "thigh_r#hip_z_r");
-    assert_eq!(
-        (m.lambda[thigh], m.lambda[thigh - 1]),
-        (thigh - 1, thigh - 2)
-    );
+    assert_eq!((m.lambda[thigh], m.lambda[thigh - 1]), (thigh - 1, thigh - 2));
     assert_eq!(m.inertia[thigh - 2].m + m.inertia[thigh - 1].m, 0.0);
     assert!(m.inertia[thigh].m > 0.0);
     assert_ne!(m.x_tree[thigh - 2], Xform::identity());
-    let anchors: Vec<[f64; 3]> = (thigh - 2..=thigh)
-        .map(|i| m.joints[i].pos.into())
-        .collect();
-    assert_eq!(
-        anchors,
-        vec![[0.0, 0.0, 0.02], [0.01, 0.0, 0.0], [0.0, 0.01, -0.01]]
-    );
+    let anchors: Vec<[f64; 3]> = (thigh - 2..=thigh).map(|i| m.joints[i].pos.into()).collect();
+    assert_eq!(anchors, vec![[0.0, 0.0, 0.02], [0.01, 0.0, 0.0], [0.0, 0.01, -0.01]]);
     let mjb = m.mj_body[thigh];
-    assert_eq!(
-        (m.mj_body_last[mjb], m.mj_body_name[mjb].as_str()),
-        (thigh, "thigh_r")
-    );
+    assert_eq!((m.mj_body_last[mjb], m.mj_body_name[mjb].as_str()), (thigh, "thigh_r"));
     // the free root: identity X_tree, pose in qpos0
     let torso = m.body_id("torso").unwrap();
     assert!(matches!(m.joints[torso].jtype, JointType::Free));
@@ -606,11 +479,10 @@ fn multi_joint_body_becomes_a_chain() {
 fn visual_asset_and_sensor_give_one_warning_each() {
     let loaded = load_fixture("mjcf/skipped.xml");
     assert_eq!(loaded.warnings.len(), 3, "{:#?}", loaded.warnings);
-    for (w, (tag, line)) in
-        loaded
-            .warnings
-            .iter()
-            .zip([("<visual>", 3), ("<asset>", 6), ("<sensor>", 15)])
+    for (w, (tag, line)) in loaded
+        .warnings
+        .iter()
+        .zip([("<visual>", 3), ("<asset>", 6), ("<sensor>", 15)])
     {
         assert!(w.contains(tag), "{w}");
         assert!(w.contains(&format!("skipped.xml:{line}:")), "{w}");
@@ -694,16 +566,8 @@ fn malformed_xml() {
 
 #[test]
 fn unknown_element() {
-    expect_error(
-        &body_model("<joint/>", "<bogus/>"),
-        5,
-        &["<bogus>", "not supported"],
-    );
-    expect_error(
-        "<mujoco>\n<tendon/>\n</mujoco>",
-        2,
-        &["<tendon>", "not supported"],
-    );
+    expect_error(&body_model("<joint/>", "<bogus/>"), 5, &["<bogus>", "not supported"]);
+    expect_error("<mujoco>\n<tendon/>\n</mujoco>", 2, &["<tendon>", "not supported"]);
     expect_error("<mujoco>\n<contact/>\n</mujoco>", 2, &["<contact>"]);
     expect_error("<notmujoco/>", 1, &["<notmujoco>", "<mujoco>"]);
 }
@@ -789,12 +653,7 @@ fn free_joint_in_a_non_root_body() {
     expect_error(
         xml,
         6,
-        &[
-            "<freejoint name=\"f\">",
-            "free joint",
-            "'b'",
-            "child of the world body",
-        ],
+        &["<freejoint name=\"f\">", "free joint", "'b'", "child of the world body"],
     );
 }
 
@@ -820,17 +679,8 @@ fn unknown_body_or_joint_in_equality() {
 
 #[test]
 fn non_physical_inertia() {
-    let inertial = |s: &str| {
-        body_model(
-            "<joint/>",
-            &format!("<inertial pos=\"0 0 0\" mass=\"1\" {s}/>"),
-        )
-    };
-    expect_error(
-        &inertial("diaginertia=\"1 1 3\""),
-        5,
-        &["<inertial>", "A + B >= C"],
-    );
+    let inertial = |s: &str| body_model("<joint/>", &format!("<inertial pos=\"0 0 0\" mass=\"1\" {s}/>"));
+    expect_error(&inertial("diaginertia=\"1 1 3\""), 5, &["<inertial>", "A + B >= C"]);
     expect_error(
         &inertial("fullinertia=\"1 1 1 2 0 0\""),
         5,
@@ -871,16 +721,9 @@ fn classes_names_and_geometry_errors() {
     let xml = "<mujoco>\n<default>\n<default class=\"c\">\n<joint damping=\"x\"/>\n</default>\n</default>\n<worldbody>\n<body childclass=\"c\">\n<joint/>\n<geom size=\"0.1\"/>\n</body>\n</worldbody>\n</mujoco>";
     expect_error(xml, 4, &["<joint>", "damping", "default class 'c'"]);
     let xml = "<mujoco>\n<worldbody>\n<body name=\"a\"><joint/><geom size=\"0.1\"/></body>\n<body name=\"a\"><joint/><geom size=\"0.1\"/></body>\n</worldbody>\n</mujoco>";
+    expect_error(xml, 4, &["<body name=\"a\">", "repeated body name", "line 3"]);
     expect_error(
-        xml,
-        4,
-        &["<body name=\"a\">", "repeated body name", "line 3"],
-    );
-    expect_error(
-        &body_model(
-            "<joint/>",
-            "<geom size=\"0.1\" quat=\"1 0 0 0\" euler=\"0 0 1\"/>",
-        ),
+        &body_model("<joint/>", "<geom size=\"0.1\" quat=\"1 0 0 0\" euler=\"0 0 1\"/>"),
         5,
         &["<geom>", "multiple orientation"],
     );
@@ -908,10 +751,7 @@ fn classes_names_and_geometry_errors() {
         &["<joint>", "damping", ">= 0"],
     );
     expect_error(
-        &body_model(
-            "<joint range=\"1 0\" limited=\"true\"/>",
-            "<geom size=\"0.1\"/>",
-        ),
+        &body_model("<joint range=\"1 0\" limited=\"true\"/>", "<geom size=\"0.1\"/>"),
         4,
         &["<joint>", "range"],
     );

@@ -15,9 +15,7 @@
 //! Quaternions are compared up to sign (q and -q are the same rotation). The worst error per model
 //! and quantity is printed: `cargo test --test peers -- --nocapture`.
 
-use mbd::dynamics::{
-    bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth, rnea,
-};
+use mbd::dynamics::{bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth, rnea};
 use mbd::kinematics::{forward_kinematics, mj_body_poses};
 use mbd::model::{mjcf, Model};
 use nalgebra::DMatrix;
@@ -198,10 +196,8 @@ impl Checker<'_> {
         match ours {
             Ok(v) => self.record(what, rel_err(&v, reference)),
             Err(e) => {
-                self.fail.push(format!(
-                    "{} seed {}: {what}: returned error {e}",
-                    self.name, self.seed
-                ));
+                self.fail
+                    .push(format!("{} seed {}: {what}: returned error {e}", self.name, self.seed));
                 self.worst.record(what, f64::INFINITY);
             }
         }
@@ -214,19 +210,13 @@ fn check_model(name: &str) -> (String, Vec<String>) {
     let model_file = manifest_path(&fx.model_path);
     let model = match mjcf::load(&model_file) {
         Ok(l) => l.model,
-        Err(e) => {
-            return (
-                String::new(),
-                vec![format!("{name}: mjcf::load failed: {e}")],
-            )
-        }
+        Err(e) => return (String::new(), vec![format!("{name}: mjcf::load failed: {e}")]),
     };
     let mut worst = Worst::default();
     let mut fail = Vec::new();
 
     // Structure: sizes and the two parent arrays must match exactly.
-    let sizes_ok =
-        model.nq == fx.sizes.nq && model.nv == fx.sizes.nv && model.mj_nbody() == fx.sizes.nbody;
+    let sizes_ok = model.nq == fx.sizes.nq && model.nv == fx.sizes.nv && model.mj_nbody() == fx.sizes.nbody;
     if !sizes_ok {
         fail.push(format!(
             "{name}: sizes (nq, nv, nbody) = ({}, {}, {}), MuJoCo ({}, {}, {})",
@@ -239,11 +229,7 @@ fn check_model(name: &str) -> (String, Vec<String>) {
         ));
         return (String::new(), fail);
     }
-    let dof_parent: Vec<i64> = model
-        .dof_parent
-        .iter()
-        .map(|p| p.map_or(-1, |d| d as i64))
-        .collect();
+    let dof_parent: Vec<i64> = model.dof_parent.iter().map(|p| p.map_or(-1, |d| d as i64)).collect();
     if dof_parent != fx.structure.dof_parentid {
         fail.push(format!(
             "{name}: dof_parent {dof_parent:?} != MuJoCo dof_parentid {:?}",
@@ -282,11 +268,7 @@ fn check_model(name: &str) -> (String, Vec<String>) {
         }
 
         let tau = rnea(&model, q, qd, &st.qacc, None).map(|v| v.as_slice().to_vec());
-        ck.check(
-            "rnea vs MuJoCo M qacc + bias",
-            tau.clone(),
-            &st.inverse_dynamics_test,
-        );
+        ck.check("rnea vs MuJoCo M qacc + bias", tau.clone(), &st.inverse_dynamics_test);
         if let Some(pr) = &st.pin_rnea {
             ck.check("rnea vs Pinocchio rnea", tau, pr);
         }
@@ -316,10 +298,7 @@ fn check_model(name: &str) -> (String, Vec<String>) {
                 let ours: Vec<f64> = xpos.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
                 let reference: Vec<f64> = st.xpos.iter().flatten().copied().collect();
                 ck.check("xpos vs MuJoCo", Ok(ours), &reference);
-                ck.record(
-                    "xquat vs MuJoCo (up to sign)",
-                    quat_rel_err(&xquat, &st.xquat),
-                );
+                ck.record("xquat vs MuJoCo (up to sign)", quat_rel_err(&xquat, &st.xquat));
             }
             Err(e) => ck
                 .fail
@@ -343,11 +322,7 @@ fn check_model(name: &str) -> (String, Vec<String>) {
     } else {
         "equal"
     };
-    let _ = writeln!(
-        report,
-        "    {:32} {structure}",
-        "dof_parentid, body_parentid"
-    );
+    let _ = writeln!(report, "    {:32} {structure}", "dof_parentid, body_parentid");
     (report, fail)
 }
 
@@ -355,12 +330,7 @@ fn run(name: &str) {
     let (report, fail) = check_model(name);
     // One print per model keeps the blocks of parallel tests apart.
     print!("{report}");
-    assert!(
-        fail.is_empty(),
-        "{} failure(s):\n{}",
-        fail.len(),
-        fail.join("\n")
-    );
+    assert!(fail.is_empty(), "{} failure(s):\n{}", fail.len(), fail.join("\n"));
 }
 
 #[test]
@@ -419,10 +389,7 @@ fn rel_err_flags_perturbations_and_broken_values() {
     assert!(rel_err(&[1e-3 + 5e-10], &[1e-3]) <= TOL);
     // NaN, infinity and a wrong length can never pass
     assert_eq!(rel_err(&[2.0, f64::NAN, 0.5], &reference), f64::INFINITY);
-    assert_eq!(
-        rel_err(&[2.0, f64::INFINITY, 0.5], &reference),
-        f64::INFINITY
-    );
+    assert_eq!(rel_err(&[2.0, f64::INFINITY, 0.5], &reference), f64::INFINITY);
     assert_eq!(rel_err(&[2.0, -30.0], &reference), f64::INFINITY);
     // quaternions: -q is accepted, a different rotation is not
     let q = [0.5, 0.5, -0.5, 0.5];
@@ -453,30 +420,20 @@ fn fixtures_are_consistent_and_perturbations_are_caught() {
             assert_eq!(st.qpos.len(), fx.sizes.nq, "{name}");
             assert_eq!(st.qvel.len(), fx.sizes.nv, "{name}");
             assert_eq!(st.xquat.len(), fx.sizes.nbody, "{name}");
-            let (Some(pm), Some(pb), Some(pr), Some(pa)) =
-                (&st.pin_m, &st.pin_bias, &st.pin_rnea, &st.pin_aba)
-            else {
+            let (Some(pm), Some(pb), Some(pr), Some(pa)) = (&st.pin_m, &st.pin_bias, &st.pin_rnea, &st.pin_aba) else {
                 assert_eq!(name, "weld", "only weld may lack Pinocchio numbers");
                 continue;
             };
             assert_eq!(fx.pinocchio_version.as_deref(), Some("4.1.0"));
             let m = flat(&st.m_dense);
             assert!(rel_err(&flat(pm), &m) <= TOL, "{name} seed {}: M", st.seed);
-            assert!(
-                rel_err(pb, &st.qfrc_bias) <= TOL,
-                "{name} seed {}: bias",
-                st.seed
-            );
+            assert!(rel_err(pb, &st.qfrc_bias) <= TOL, "{name} seed {}: bias", st.seed);
             assert!(
                 rel_err(pr, &st.inverse_dynamics_test) <= TOL,
                 "{name} seed {}: rnea",
                 st.seed
             );
-            assert!(
-                rel_err(pa, &st.qacc_smooth) <= TOL,
-                "{name} seed {}: aba",
-                st.seed
-            );
+            assert!(rel_err(pa, &st.qacc_smooth) <= TOL, "{name} seed {}: aba", st.seed);
             // M is symmetric positive definite with a positive diagonal
             let n = fx.sizes.nv;
             let md = DMatrix::from_row_slice(n, n, &m);
@@ -484,10 +441,7 @@ fn fixtures_are_consistent_and_perturbations_are_caught() {
                 rel_err(&flat_dm(&md.transpose()), &m) <= 1e-15,
                 "{name}: M not symmetric"
             );
-            assert!(
-                md.clone().cholesky().is_some(),
-                "{name}: M not positive definite"
-            );
+            assert!(md.clone().cholesky().is_some(), "{name}: M not positive definite");
             // perturb the largest entry of Pinocchio's M by 1e-8 of the scale: must fail
             let scale = m.iter().fold(1.0_f64, |s, x| s.max(x.abs()));
             let mut bad = flat(pm);

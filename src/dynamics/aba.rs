@@ -155,7 +155,11 @@ pub fn aba_with(
         let inertia = &model.inertia[i];
         ws.f[i] = v.cross_force(&inertia.mul_motion(&v));
         if let Some(fx) = f_ext {
-            ws.x_0[i] = if p == 0 { ws.x_up[i] } else { ws.x_up[i].compose(&ws.x_0[p]) };
+            ws.x_0[i] = if p == 0 {
+                ws.x_up[i]
+            } else {
+                ws.x_up[i].compose(&ws.x_0[p])
+            };
             ws.f[i] -= ws.x_0[i].apply_force(&fx[i]);
         }
     }

@@ -111,12 +111,20 @@ pub fn base_acceleration(model: &Model) -> Motion {
 pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
     if let Some(fx) = f_ext {
         if fx.len() != model.nb + 1 {
-            return Err(Error::BadLength { what: "f_ext".into(), got: fx.len(), expected: model.nb + 1 });
+            return Err(Error::BadLength {
+                what: "f_ext".into(),
+                got: fx.len(),
+                expected: model.nb + 1,
+            });
         }
         for (i, f) in fx.iter().enumerate() {
             let v = f.to_vec6();
             if let Some(k) = v.iter().position(|x| !x.is_finite()) {
-                return Err(Error::NonFinite { what: format!("f_ext[{i}]"), index: k, value: v[k] });
+                return Err(Error::NonFinite {
+                    what: format!("f_ext[{i}]"),
+                    index: k,
+                    value: v[k],
+                });
             }
         }
     }

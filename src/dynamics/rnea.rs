@@ -47,13 +47,21 @@ pub fn rnea_with(
         let jc = &ws.jc[i];
         let p = model.lambda[i];
         ws.x_up[i] = jc.x_j.compose(&model.x_tree[i]);
-        let (v_p, a_p) = if p == 0 { (Motion::zero(), a0) } else { (ws.v[p], ws.a[p]) };
+        let (v_p, a_p) = if p == 0 {
+            (Motion::zero(), a0)
+        } else {
+            (ws.v[p], ws.a[p])
+        };
         let v = ws.x_up[i].apply_motion(&v_p) + jc.v_j;
         let a = ws.x_up[i].apply_motion(&a_p) + jc.s.mul(&qdd[vs]) + jc.c_j + v.cross_motion(&jc.v_j);
         let inertia = &model.inertia[i];
         let mut f = inertia.mul_motion(&a) + v.cross_force(&inertia.mul_motion(&v));
         if let Some(fx) = f_ext {
-            ws.x_0[i] = if p == 0 { ws.x_up[i] } else { ws.x_up[i].compose(&ws.x_0[p]) };
+            ws.x_0[i] = if p == 0 {
+                ws.x_up[i]
+            } else {
+                ws.x_up[i].compose(&ws.x_0[p])
+            };
             f -= ws.x_0[i].apply_force(&fx[i]);
         }
         ws.v[i] = v;

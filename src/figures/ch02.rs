@@ -69,8 +69,7 @@ fn far_transform_error(d: f64, trials: usize, rng: &mut Lcg) -> f64 {
 /// Prints the chapter's short report and writes its figures into `dir`.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     println!("== Spatial vectors (Featherstone ch. 2) ==");
-    let x_ba = Xform::rot_axis(&Vec3::new(1.0, 1.0, 0.0).normalize(), 0.7)
-        * xlt(Vec3::new(0.3, -0.2, 1.1));
+    let x_ba = Xform::rot_axis(&Vec3::new(1.0, 1.0, 0.0).normalize(), 0.7) * xlt(Vec3::new(0.3, -0.2, 1.1));
     let m = Motion::new(Vec3::new(0.2, -0.5, 1.0), Vec3::new(1.5, 0.3, -0.4));
     let f = Force::new(Vec3::new(-0.3, 0.8, 0.1), Vec3::new(2.0, -1.0, 0.5));
     let (mb, fb) = (x_ba.apply_motion(&m), x_ba.apply_force(&f));
@@ -107,24 +106,21 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             .collect();
         chart = chart.with(Series::line(&format!("pitch h = {h} m/rad"), pts));
         if let Some((pitch, a)) = screw_axis(&m0) {
-            println!("screw with h = {h}: recovered pitch {pitch:.3}, axis through ({:.3}, {:.3}, {:.3})", a.x, a.y, a.z);
+            println!(
+                "screw with h = {h}: recovered pitch {pitch:.3}, axis through ({:.3}, {:.3}, {:.3})",
+                a.x, a.y, a.z
+            );
             minima.push((a.x, pitch.abs() * w));
         }
     }
-    chart = chart.with(Series::points(
-        "axis from (w x v_O)/|w|^2, speed h|w|",
-        minima,
-    ));
+    chart = chart.with(Series::points("axis from (w x v_O)/|w|^2, speed h|w|", minima));
     let screw_path = dir.join("ch02_screw_velocity.svg");
     chart.save_svg(&screw_path)?;
 
     // Figure 2: rounding error when the reference point is far from the body.
     let mut rng = Lcg(0x5eed_2024);
     let ds: Vec<f64> = (0..=32).map(|k| 10f64.powf(k as f64 * 0.25)).collect();
-    let errs: Vec<(f64, f64)> = ds
-        .iter()
-        .map(|&d| (d, far_transform_error(d, 40, &mut rng)))
-        .collect();
+    let errs: Vec<(f64, f64)> = ds.iter().map(|&d| (d, far_transform_error(d, 40, &mut rng))).collect();
     for &(d, e) in errs
         .iter()
         .filter(|(d, _)| [1.0, 1e4, 1e8].iter().any(|x| (d / x - 1.0).abs() < 1e-9))
@@ -141,10 +137,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "error in the point's velocity (m/s)",
     )
     .log(true, true)
-    .with(Series::line_points(
-        "measured (worst of 40 random directions)",
-        plotted,
-    ))
+    .with(Series::line_points("measured (worst of 40 random directions)", plotted))
     .with(Series::dashed("machine epsilon x d", reference))
     .save_svg(&rounding_path)?;
     Ok(vec![screw_path, rounding_path])

@@ -27,9 +27,7 @@ pub fn describe(model: &Model) -> String {
         .iter()
         .map(|p| p.map_or("-".to_string(), |d| d.to_string()))
         .collect();
-    let joints: Vec<&str> = (1..=model.nb)
-        .map(|i| model.joints[i].jtype.name())
-        .collect();
+    let joints: Vec<&str> = (1..=model.nb).map(|i| model.joints[i].jtype.name()).collect();
     format!(
         "{}: nb = {}, nq = {}, nv = {}\n  lambda = {:?}\n  joints = {:?}\n  dof_parent = [{}]",
         model.name,
@@ -179,9 +177,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         q[k] += 0.3 * (0.9 * k as f64 + 0.2).sin();
     }
     model.normalize_quaternions(q.as_mut_slice());
-    let qd: Vec<f64> = (0..model.nv)
-        .map(|k| (1.7 * k as f64 + 0.3).cos())
-        .collect();
+    let qd: Vec<f64> = (0..model.nv).map(|k| (1.7 * k as f64 + 0.3).cos()).collect();
     let body = model.nb;
     let p = Vec3::new(0.02, -0.03, -0.1);
     let jac = point_jacobian(&model, q.as_slice(), body, &p)?;
@@ -216,10 +212,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     .with(Series::line_points("forward difference", forward))
     .with(Series::dashed(
         "slope 2 (truncation, central): h^2",
-        hs.iter()
-            .filter(|&&h| h > 1e-7)
-            .map(|&h| (h, h * h))
-            .collect(),
+        hs.iter().filter(|&&h| h > 1e-7).map(|&h| (h, h * h)).collect(),
     ))
     .with(Series::dashed(
         "slope -1 (rounding): eps / h",

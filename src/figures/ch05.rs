@@ -51,24 +51,15 @@ pub fn seconds_per_call(mut f: impl FnMut()) -> f64 {
 /// A reproducible, generic state `(q, qdot, qddot)` for a model with only 1-dof joints (the
 /// chains and trees of the cost figures): smooth pseudo-random numbers of order 1, no RNG needed.
 pub fn sample_state(model: &Model) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let q = (0..model.nq)
-        .map(|k| 0.7 * (1.3 * k as f64 + 0.4).sin())
-        .collect();
-    let qd = (0..model.nv)
-        .map(|k| 0.9 * (2.1 * k as f64 + 1.1).cos())
-        .collect();
-    let qdd = (0..model.nv)
-        .map(|k| 0.5 * (0.7 * k as f64 + 2.0).sin())
-        .collect();
+    let q = (0..model.nq).map(|k| 0.7 * (1.3 * k as f64 + 0.4).sin()).collect();
+    let qd = (0..model.nv).map(|k| 0.9 * (2.1 * k as f64 + 1.1).cos()).collect();
+    let qdd = (0..model.nv).map(|k| 0.5 * (0.7 * k as f64 + 2.0).sin()).collect();
     (q, qd, qdd)
 }
 
 /// A dashed reference line `y = y0 (x / x0)^slope` through `(x0, y0)` over `xs`.
 pub fn slope_line(label: &str, xs: &[f64], x0: f64, y0: f64, slope: f64) -> Series {
-    Series::dashed(
-        label,
-        xs.iter().map(|&x| (x, y0 * (x / x0).powf(slope))).collect(),
-    )
+    Series::dashed(label, xs.iter().map(|&x| (x, y0 * (x / x0).powf(slope))).collect())
 }
 
 /// Microseconds per RNEA call (`rnea_with` on a reused [`Workspace`]) at a generic state.
@@ -106,13 +97,7 @@ pub fn prescribed_motion(t: f64) -> ([f64; 2], [f64; 2], [f64; 2]) {
 /// velocity product, gravity)`, each part obtained from RNEA by switching inputs off:
 /// gravity `= ID(q, 0, 0)`, velocity product `= ID(q, qd, 0) - ID(q, 0, 0)`, inertial
 /// `= ID(q, qd, qdd) - ID(q, qd, 0) = H qdd`.
-pub fn torque_split(
-    model: &Model,
-    joint: usize,
-    t0: f64,
-    t1: f64,
-    steps: usize,
-) -> Result<Vec<[f64; 5]>> {
+pub fn torque_split(model: &Model, joint: usize, t0: f64, t1: f64, steps: usize) -> Result<Vec<[f64; 5]>> {
     let mut rows = Vec::with_capacity(steps + 1);
     for s in 0..=steps {
         let t = t0 + (t1 - t0) * s as f64 / steps as f64;

@@ -83,10 +83,7 @@ fn spy_panel(model: &Model, title: &str) -> Result<(SpyPanel, usize)> {
     let (q, _, _) = sample_state(model);
     let h = crba(model, &q)?;
     let nz = nonzeros(&h);
-    let mut cells: Vec<(usize, usize, usize)> = nz
-        .iter()
-        .map(|&(i, j)| (i, j, if i == j { 0 } else { 1 }))
-        .collect();
+    let mut cells: Vec<(usize, usize, usize)> = nz.iter().map(|&(i, j)| (i, j, if i == j { 0 } else { 1 })).collect();
     for i in 1..=model.nb {
         for j in 1..=model.nb {
             let (di, dj) = (model.v_adr[i], model.v_adr[j]);
@@ -146,20 +143,8 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     // Figure 3: cost of CRBA vs H from n RNEA calls.
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let models: Vec<(&str, Vec<Model>)> = vec![
-        (
-            "chain",
-            CHAIN_SIZES
-                .iter()
-                .map(|&n| canned::chain(n, true))
-                .collect(),
-        ),
-        (
-            "tree",
-            TREE_DEPTHS
-                .iter()
-                .map(|&d| canned::binary_tree(d))
-                .collect(),
-        ),
+        ("chain", CHAIN_SIZES.iter().map(|&n| canned::chain(n, true)).collect()),
+        ("tree", TREE_DEPTHS.iter().map(|&d| canned::binary_tree(d)).collect()),
     ];
     for (kind, list) in &models {
         let mut crba_pts = Vec::new();
@@ -211,20 +196,8 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     let path = dir.join("ch06_cost.svg");
     chart
-        .with(slope_line(
-            "slope 2 (O(n^2)) through CRBA, chain",
-            &xs,
-            x0,
-            y0,
-            2.0,
-        ))
-        .with(slope_line(
-            "slope 1 (O(n)) through CRBA, tree",
-            &xs,
-            x1,
-            y1,
-            1.0,
-        ))
+        .with(slope_line("slope 2 (O(n^2)) through CRBA, chain", &xs, x0, y0, 2.0))
+        .with(slope_line("slope 1 (O(n)) through CRBA, tree", &xs, x1, y1, 1.0))
         .save_svg(&path)?;
     out.push(path);
     Ok(out)

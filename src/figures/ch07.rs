@@ -7,9 +7,7 @@
 //!   accelerations by explicit Euler, semi-implicit Euler (MuJoCo's `Euler`) and RK4.
 
 use super::ch05::{sample_state, seconds_per_call, slope_line, CHAIN_SIZES, TREE_DEPTHS};
-use crate::dynamics::{
-    aba, aba_with, crba_with, kinetic_energy, potential_energy, rnea_with, Workspace,
-};
+use crate::dynamics::{aba, aba_with, crba_with, kinetic_energy, potential_energy, rnea_with, Workspace};
 use crate::error::{Error, Result};
 use crate::model::{canned, Model};
 use crate::plot::{Chart, Series};
@@ -167,18 +165,11 @@ pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f
 }
 
 /// Total energy `T + U` along `steps` steps of `stepper` from `(q0, 0)`: rows `(t, E)`.
-pub fn energy_history(
-    model: &Model,
-    stepper: Stepper,
-    q0: &[f64],
-    h: f64,
-    steps: usize,
-) -> Result<Vec<(f64, f64)>> {
+pub fn energy_history(model: &Model, stepper: Stepper, q0: &[f64], h: f64, steps: usize) -> Result<Vec<(f64, f64)>> {
     let mut q = q0.to_vec();
     let mut qd = vec![0.0; model.nv];
-    let energy = |q: &[f64], qd: &[f64]| -> Result<f64> {
-        Ok(kinetic_energy(model, q, qd)? + potential_energy(model, q)?)
-    };
+    let energy =
+        |q: &[f64], qd: &[f64]| -> Result<f64> { Ok(kinetic_energy(model, q, qd)? + potential_energy(model, q)?) };
     let mut out = vec![(0.0, energy(&q, &qd)?)];
     for s in 1..=steps {
         step(model, stepper, &mut q, &mut qd, h)?;
@@ -203,17 +194,11 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     for (kind, list) in [
         (
             "chain",
-            CHAIN_SIZES
-                .iter()
-                .map(|&n| canned::chain(n, true))
-                .collect::<Vec<_>>(),
+            CHAIN_SIZES.iter().map(|&n| canned::chain(n, true)).collect::<Vec<_>>(),
         ),
         (
             "tree",
-            TREE_DEPTHS
-                .iter()
-                .map(|&d| canned::binary_tree(d))
-                .collect::<Vec<_>>(),
+            TREE_DEPTHS.iter().map(|&d| canned::binary_tree(d)).collect::<Vec<_>>(),
         ),
     ] {
         let mut aba_pts = Vec::new();
@@ -228,10 +213,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             let mut qdd2 = vec![0.0; m.nv];
             fd_by_crba(m, &mut ws, &mut scratch, &q, &qd, &tau, &mut qdd2)?;
             let scale = qdd.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-            let diff = qdd
-                .iter()
-                .zip(&qdd2)
-                .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+            let diff = qdd.iter().zip(&qdd2).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
             if diff > 1e-6 * scale {
                 return Err(Error::Other(format!(
                     "ABA and CRBA + Cholesky disagree on {} by {diff:e}",
@@ -249,18 +231,12 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             crba_pts.push((
                 m.nb as f64,
                 1e6 * seconds_per_call(|| {
-                    black_box(
-                        fd_by_crba(m, &mut ws, &mut scratch, &q, &qd, &tau, &mut qdd2).is_ok(),
-                    );
+                    black_box(fd_by_crba(m, &mut ws, &mut scratch, &q, &qd, &tau, &mut qdd2).is_ok());
                     black_box(&qdd2);
                 }),
             ));
         }
-        let crossover = aba_pts
-            .iter()
-            .zip(&crba_pts)
-            .find(|(a, c)| a.1 < c.1)
-            .map(|(a, _)| a.0);
+        let crossover = aba_pts.iter().zip(&crba_pts).find(|(a, c)| a.1 < c.1).map(|(a, _)| a.0);
         let last = aba_pts.len() - 1;
         println!(
             "  {kind}: n = {} ABA {:.2} us vs CRBA+Cholesky {:.2} us; n = {} ABA {:.1} us vs {:.1} us; ABA first faster at n = {}",
@@ -273,12 +249,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             crossover.map_or("never (in this range)".to_string(), |n| format!("{n}"))
         );
         if kind == "chain" {
-            refs = (
-                aba_pts[last].0,
-                aba_pts[last].1,
-                crba_pts[last].0,
-                crba_pts[last].1,
-            );
+            refs = (aba_pts[last].0, aba_pts[last].1, crba_pts[last].0, crba_pts[last].1);
         }
         chart = chart
             .with(Series::line_points(&format!("ABA, {kind}"), aba_pts))
@@ -289,20 +260,8 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     let path = dir.join("ch07_crossover.svg");
     chart
-        .with(slope_line(
-            "slope 1 (O(n))",
-            &[1.0, 256.0],
-            refs.0,
-            refs.1,
-            1.0,
-        ))
-        .with(slope_line(
-            "slope 3 (O(n^3))",
-            &[24.0, 256.0],
-            refs.2,
-            refs.3,
-            3.0,
-        ))
+        .with(slope_line("slope 1 (O(n))", &[1.0, 256.0], refs.0, refs.1, 1.0))
+        .with(slope_line("slope 3 (O(n^3))", &[24.0, 256.0], refs.2, refs.3, 3.0))
         .save_svg(&path)?;
     out.push(path);
 
@@ -320,10 +279,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     .ranges(None, Some((1e-10, 1e4)));
     for (stepper, label) in [
         (Stepper::ExplicitEuler, "explicit Euler"),
-        (
-            Stepper::SemiImplicitEuler,
-            "semi-implicit Euler (MuJoCo's Euler)",
-        ),
+        (Stepper::SemiImplicitEuler, "semi-implicit Euler (MuJoCo's Euler)"),
         (Stepper::Rk4, "RK4"),
     ] {
         let hist = energy_history(&model, stepper, &q0, h, steps)?;
@@ -331,7 +287,10 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         let err: Vec<(f64, f64)> = hist.iter().map(|&(t, e)| (t, (e - e0).abs())).collect();
         let max_err = err.iter().fold(0.0f64, |a, p| a.max(p.1));
         let final_err = hist[hist.len() - 1].1 - e0;
-        println!("  {label}: E(0) = {e0:.4} J, max |E - E0| = {max_err:.3e} J, E(end) - E(0) = {final_err:.3e} J over {} s", h * steps as f64);
+        println!(
+            "  {label}: E(0) = {e0:.4} J, max |E - E0| = {max_err:.3e} J, E(end) - E(0) = {final_err:.3e} J over {} s",
+            h * steps as f64
+        );
         // every 4th point keeps the figure small; the curve is smooth at that spacing
         chart = chart.with(Series::line(
             label,

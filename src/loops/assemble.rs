@@ -26,11 +26,7 @@ pub fn assemble(model: &Model, q_guess: &[f64]) -> Result<DVector<f64>> {
 /// [`assemble`] keeping the given dofs (velocity indices) fixed: they are the independent
 /// variables `y`, as in 8.11 where `q = gamma(y)`. Fails if they cannot all be kept fixed, or if
 /// Newton does not converge in 50 iterations.
-pub fn assemble_with(
-    model: &Model,
-    q_guess: &[f64],
-    independent: Option<&[usize]>,
-) -> Result<DVector<f64>> {
+pub fn assemble_with(model: &Model, q_guess: &[f64], independent: Option<&[usize]>) -> Result<DVector<f64>> {
     check_vector("q_guess", q_guess, model.nq)?;
     check_loops(model)?;
     let zeros = vec![0.0; model.nv];

@@ -159,12 +159,7 @@ pub(crate) fn check_t_stab(t_stab: Option<f64>) -> Result<()> {
 ///
 /// `k` is exact on the velocity constraint `K qdot = 0` (where it is used); see [`loop_error`]
 /// for the frame P' of `T`.
-pub fn loop_constraints(
-    model: &Model,
-    q: &[f64],
-    qd: &[f64],
-    t_stab: Option<f64>,
-) -> Result<LoopSystem> {
+pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64>) -> Result<LoopSystem> {
     model.check_state(q, qd)?;
     check_loops(model)?;
     check_t_stab(t_stab)?;
@@ -233,8 +228,7 @@ pub fn loop_jacobian_dense(model: &Model, q: &[f64]) -> Result<DMatrix<f64>> {
         for c in 0..model.nv {
             let col = jb.column(c);
             let m = Motion::from_vec6(&crate::spatial::Vec6::from_iterator(col.iter().cloned()));
-            j0.column_mut(c)
-                .copy_from(&kin.x_0[b].inv_apply_motion(&m).to_vec6());
+            j0.column_mut(c).copy_from(&kin.x_0[b].inv_apply_motion(&m).to_vec6());
         }
         Ok(j0)
     };
@@ -245,9 +239,7 @@ pub fn loop_jacobian_dense(model: &Model, q: &[f64]) -> Result<DMatrix<f64>> {
         let jl = base_jac(lj.succ)? - base_jac(lj.pred)?;
         for (row, tc) in t0.iter().enumerate() {
             for c in 0..model.nv {
-                let m = Motion::from_vec6(&crate::spatial::Vec6::from_iterator(
-                    jl.column(c).iter().cloned(),
-                ));
+                let m = Motion::from_vec6(&crate::spatial::Vec6::from_iterator(jl.column(c).iter().cloned()));
                 kmat[(rows[l].start + row, c)] = tc.dot(&m);
             }
         }

@@ -11,10 +11,7 @@ fn featherstone_body(model: &Model, b: usize, eq: &str) -> Result<usize> {
         Ok(b)
     } else {
         Err(Error::Unknown {
-            kind: format!(
-                "body (index {b}, the tree has 0..={}) of equality",
-                model.nb
-            ),
+            kind: format!("body (index {b}, the tree has 0..={}) of equality", model.nb),
             name: eq.into(),
         })
     }

@@ -132,10 +132,7 @@ pub fn inverse_dynamics(
     let scale = sys.kmat.iter().fold(1.0f64, |m, v| m.max(v.abs()));
     let checks = [
         ("position error", sys.err.amax_or0()),
-        (
-            "velocity error K qdot",
-            (&sys.kmat * &qd_v).amax_or0() / scale,
-        ),
+        ("velocity error K qdot", (&sys.kmat * &qd_v).amax_or0() / scale),
         (
             "acceleration error K qdd - k",
             (&sys.kmat * &qdd_v - &sys.k).amax_or0() / scale.max(sys.k.amax_or0()),
@@ -143,7 +140,9 @@ pub fn inverse_dynamics(
     ];
     for (what, v) in checks {
         if v.is_nan() || v > 1e-6 {
-            return Err(Error::Other(format!("closed-loop inverse dynamics: the state breaks the loop constraints ({what} {v:.3e})")));
+            return Err(Error::Other(format!(
+                "closed-loop inverse dynamics: the state breaks the loop constraints ({what} {v:.3e})"
+            )));
         }
     }
     let ns = null_space(&sys.kmat, &sys.k)?;

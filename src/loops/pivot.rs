@@ -78,12 +78,7 @@ pub fn null_space_with(
             expected: m,
         });
     }
-    if let Some((i, v)) = kmat
-        .iter()
-        .chain(k.iter())
-        .enumerate()
-        .find(|(_, v)| !v.is_finite())
-    {
+    if let Some((i, v)) = kmat.iter().chain(k.iter()).enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(Error::NonFinite {
             what: "[K | k]".into(),
             index: i,
@@ -255,11 +250,7 @@ mod tests {
     #[test]
     fn general_solution_of_a_rank_deficient_system() {
         // rows 3 = row 1 + row 2; rank 2, n = 4
-        let kmat = DMatrix::from_row_slice(
-            3,
-            4,
-            &[1.0, 2.0, 0.0, -1.0, 0.0, 1.0, 3.0, 1.0, 1.0, 3.0, 3.0, 0.0],
-        );
+        let kmat = DMatrix::from_row_slice(3, 4, &[1.0, 2.0, 0.0, -1.0, 0.0, 1.0, 3.0, 1.0, 1.0, 3.0, 3.0, 0.0]);
         let k = DVector::from_column_slice(&[1.0, 2.0, 3.0]);
         let ns = null_space(&kmat, &k).unwrap();
         assert_eq!(ns.rank, 2);

@@ -16,11 +16,7 @@ pub fn loop_active_len(model: &Model) -> usize {
 /// Checks an active-force vector `tau_a` (stacked per loop joint, `n_k` entries each).
 fn check_tau_a(model: &Model, tau_a: Option<&[f64]>) -> Result<()> {
     if let Some(ta) = tau_a {
-        check_vector(
-            "tau_a (active loop-joint forces)",
-            ta,
-            loop_active_len(model),
-        )?;
+        check_vector("tau_a (active loop-joint forces)", ta, loop_active_len(model))?;
     }
     Ok(())
 }
@@ -35,10 +31,7 @@ pub(crate) fn active_forces_base(model: &Model, x_0: &[Xform], tau_a: &[f64]) ->
         let ta = loop_active_basis(&lj.jtype);
         let f6 = ta * DVector::from_column_slice(&tau_a[start..start + n]);
         start += n;
-        let f = Force::new(
-            Vec3::new(f6[0], f6[1], f6[2]),
-            Vec3::new(f6[3], f6[4], f6[5]),
-        );
+        let f = Force::new(Vec3::new(f6[0], f6[1], f6[2]), Vec3::new(f6[3], f6[4], f6[5]));
         let fr = loop_frames(lj, x_0);
         out.push(fr.x_p0.inv_apply_force(&f));
     }
@@ -86,8 +79,7 @@ pub fn rnea_loops(
         x_up[i] = jc.x_j.compose(&model.x_tree[i]);
         x_0[i] = x_up[i].compose(&x_0[p]);
         v[i] = x_up[i].apply_motion(&v[p]) + jc.v_j;
-        a[i] =
-            x_up[i].apply_motion(&a[p]) + jc.s.mul(&qdd[vs]) + jc.c_j + v[i].cross_motion(&jc.v_j);
+        a[i] = x_up[i].apply_motion(&a[p]) + jc.s.mul(&qdd[vs]) + jc.c_j + v[i].cross_motion(&jc.v_j);
         let inertia = &model.inertia[i];
         f[i] = inertia.mul_motion(&a[i]) + v[i].cross_force(&inertia.mul_motion(&v[i]));
         if let Some(fx) = f_ext {
@@ -121,12 +113,7 @@ pub fn rnea_loops(
 // ANCHOR_END: rnea_loops
 
 /// `C - tau^a` (Featherstone 8.6): [`rnea_loops`] with `qdd = 0`.
-pub fn bias_minus_active(
-    model: &Model,
-    q: &[f64],
-    qd: &[f64],
-    tau_a: Option<&[f64]>,
-) -> Result<DVector<f64>> {
+pub fn bias_minus_active(model: &Model, q: &[f64], qd: &[f64], tau_a: Option<&[f64]>) -> Result<DVector<f64>> {
     rnea_loops(model, q, qd, &vec![0.0; model.nv], tau_a, None)
 }
 

@@ -45,13 +45,7 @@ impl Trajectory {
     }
 }
 
-fn qacc(
-    model: &Model,
-    q: &[f64],
-    qd: &[f64],
-    method: Method,
-    t_stab: Option<f64>,
-) -> Result<DVector<f64>> {
+fn qacc(model: &Model, q: &[f64], qd: &[f64], method: Method, t_stab: Option<f64>) -> Result<DVector<f64>> {
     let tau = passive_forces(model, q, qd)?;
     Ok(forward_dynamics(model, q, qd, tau.as_slice(), None, method, t_stab)?.qdd)
 }
@@ -74,9 +68,7 @@ pub fn simulate(
 ) -> Result<Trajectory> {
     model.check_state(q0, qd0)?;
     if !(h.is_finite() && h > 0.0) {
-        return Err(Error::Other(format!(
-            "time step h = {h} must be positive and finite"
-        )));
+        return Err(Error::Other(format!("time step h = {h} must be positive and finite")));
     }
     let mut q = q0.to_vec();
     let mut qd = DVector::from_column_slice(qd0);

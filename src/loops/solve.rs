@@ -56,12 +56,7 @@ fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>, what: &str) -> Result<DVector<
     })
 }
 
-fn check_sizes(
-    h: &DMatrix<f64>,
-    tau_prime: &DVector<f64>,
-    kmat: &DMatrix<f64>,
-    rhs: &DVector<f64>,
-) -> Result<()> {
+fn check_sizes(h: &DMatrix<f64>, tau_prime: &DVector<f64>, kmat: &DMatrix<f64>, rhs: &DVector<f64>) -> Result<()> {
     let n = h.nrows();
     if h.ncols() != n {
         return Err(Error::BadLength {
@@ -231,8 +226,7 @@ pub fn forward_dynamics(
             })
         }
         Method::LambdaFirst => {
-            let (qdd, lambda) =
-                solve_lambda_first(&h, &model.dof_parent, &tau_prime, &sys.kmat, &rhs)?;
+            let (qdd, lambda) = solve_lambda_first(&h, &model.dof_parent, &tau_prime, &sys.kmat, &rhs)?;
             Ok(ClosedLoopSolution {
                 qdd,
                 lambda: Some(lambda),

@@ -83,10 +83,7 @@ pub fn loop_error(jtype: &JointType, x_sp: &Xform) -> (DMatrix<f64>, DVector<f64
                 vec![tilt[0], tilt[1], r.x, r.y, r.z - pitch * q],
             )
         }
-        JointType::Cylindrical { .. } => (
-            vec![e(0), e(1), e(3), e(4)],
-            vec![tilt[0], tilt[1], r.x, r.y],
-        ),
+        JointType::Cylindrical { .. } => (vec![e(0), e(1), e(3), e(4)], vec![tilt[0], tilt[1], r.x, r.y]),
         JointType::Planar => (vec![e(0), e(1), e(5)], vec![tilt[0], tilt[1], r.z]),
         JointType::Spherical => (vec![e(3), e(4), e(5)], vec![r.x, r.y, r.z]),
         JointType::Fixed => (
@@ -141,10 +138,7 @@ mod tests {
         vec![
             JointType::Revolute { axis: z },
             JointType::Prismatic { axis: z },
-            JointType::Helical {
-                axis: z,
-                pitch: 0.3,
-            },
+            JointType::Helical { axis: z, pitch: 0.3 },
             JointType::Cylindrical { axis: z },
             JointType::Planar,
             JointType::Spherical,

@@ -50,7 +50,14 @@ impl ModelBuilder {
 
     /// Adds body `name` connected to `parent` by `joint`; `x_tree` goes from the parent's
     /// coordinates to the joint's predecessor frame. Returns the new body's index.
-    pub fn add_body(&mut self, name: &str, parent: usize, joint: Joint, x_tree: Xform, inertia: SpatialInertia) -> usize {
+    pub fn add_body(
+        &mut self,
+        name: &str,
+        parent: usize,
+        joint: Joint,
+        x_tree: Xform,
+        inertia: SpatialInertia,
+    ) -> usize {
         self.lambda.push(parent);
         self.joints.push(joint);
         self.x_tree.push(x_tree);
@@ -93,7 +100,11 @@ impl ModelBuilder {
         // Check the parent order before anything indexes with it.
         for i in 1..=nb {
             if self.lambda[i] >= i {
-                return Err(Error::BadParent { body: i, name: self.body_name[i].clone(), parent: self.lambda[i] });
+                return Err(Error::BadParent {
+                    body: i,
+                    name: self.body_name[i].clone(),
+                    parent: self.lambda[i],
+                });
             }
         }
         let mut dof_body = Vec::with_capacity(nv);

@@ -29,11 +29,21 @@ pub fn chain(n: usize, spatial: bool) -> Model {
         let axis = if spatial { axes[(i - 1) % 3] } else { Vec3::y() };
         let mut inertia = rod(m, l, -Vec3::z());
         if spatial {
-            let off = Vec3::new(0.02 * ((i % 3) as f64 - 1.0), 0.015 * (((i + 1) % 3) as f64 - 1.0), -0.5 * l);
+            let off = Vec3::new(
+                0.02 * ((i % 3) as f64 - 1.0),
+                0.015 * (((i + 1) % 3) as f64 - 1.0),
+                -0.5 * l,
+            );
             let ic = Mat3::new(1.0, 0.1, 0.0, 0.1, 1.05, 0.05, 0.0, 0.05, 0.3) * (m * l * l / 12.0);
             inertia = SpatialInertia::from_mass_com_inertia(m, off, ic);
         }
-        parent = b.add_body(&format!("link{i}"), parent, Joint::revolute(axis), xlt(Vec3::new(0.0, 0.0, -prev_len)), inertia);
+        parent = b.add_body(
+            &format!("link{i}"),
+            parent,
+            Joint::revolute(axis),
+            xlt(Vec3::new(0.0, 0.0, -prev_len)),
+            inertia,
+        );
         prev_len = l;
     }
     b.build().expect("canned chain is valid")
@@ -59,7 +69,13 @@ pub fn binary_tree(depth: usize) -> Model {
         let it = m * l * l / 12.0;
         let ic = Mat3::from_diagonal(&Vec3::new(it, 1.1 * it, 0.15 * it));
         let com = Vec3::new(0.01 * side as f64, 0.005 * ((k % 3) as f64 - 1.0), -0.5 * l);
-        let id = b.add_body(&format!("b{k}"), parent, Joint::revolute(axis), xlt(pos), SpatialInertia::from_mass_com_inertia(m, com, ic));
+        let id = b.add_body(
+            &format!("b{k}"),
+            parent,
+            Joint::revolute(axis),
+            xlt(pos),
+            SpatialInertia::from_mass_com_inertia(m, com, ic),
+        );
         if d + 1 < depth {
             let w = 0.2 * s;
             for sd in [-1, 1] {
@@ -104,10 +120,22 @@ pub fn floating_base_ball_arms() -> Model {
             rod(0.6, 0.24, Vec3::new(0.0, sgn, 0.0)),
         );
     }
-    let tail = b.add_body("tail", torso, Joint::prismatic(Vec3::new(0.0, 0.3, 1.0)), xlt(Vec3::new(0.0, 0.0, -0.22)), rod(0.5, 0.2, -Vec3::z()));
+    let tail = b.add_body(
+        "tail",
+        torso,
+        Joint::prismatic(Vec3::new(0.0, 0.3, 1.0)),
+        xlt(Vec3::new(0.0, 0.0, -0.22)),
+        rod(0.5, 0.2, -Vec3::z()),
+    );
     let mut tip = Joint::revolute(Vec3::x());
     tip.pos = Vec3::new(0.0, 0.0, 0.05);
-    b.add_body("tail_tip", tail, tip, xlt(Vec3::new(0.0, 0.0, -0.2)), rod(0.3, 0.16, -Vec3::z()));
+    b.add_body(
+        "tail_tip",
+        tail,
+        tip,
+        xlt(Vec3::new(0.0, 0.0, -0.2)),
+        rod(0.3, 0.16, -Vec3::z()),
+    );
     b.build().expect("canned floating base is valid")
 }
 
@@ -121,21 +149,33 @@ pub fn four_bar_tree() -> Model {
         0,
         Joint::revolute(y),
         Xform::identity(),
-        SpatialInertia::from_mass_com_inertia(0.5, Vec3::new(0.025, 0.0, 0.075), Mat3::from_diagonal(&Vec3::new(0.001, 0.001, 0.0001))),
+        SpatialInertia::from_mass_com_inertia(
+            0.5,
+            Vec3::new(0.025, 0.0, 0.075),
+            Mat3::from_diagonal(&Vec3::new(0.001, 0.001, 0.0001)),
+        ),
     );
     let coupler = b.add_body(
         "coupler",
         crank,
         Joint::revolute(y),
         xlt(Vec3::new(0.05, 0.0, 0.15)),
-        SpatialInertia::from_mass_com_inertia(1.0, Vec3::new(0.15, 0.0, 0.075), Mat3::from_diagonal(&Vec3::new(0.002, 0.01, 0.01))),
+        SpatialInertia::from_mass_com_inertia(
+            1.0,
+            Vec3::new(0.15, 0.0, 0.075),
+            Mat3::from_diagonal(&Vec3::new(0.002, 0.01, 0.01)),
+        ),
     );
     b.add_body(
         "rocker",
         coupler,
         Joint::revolute(y),
         xlt(Vec3::new(0.3, 0.0, 0.15)),
-        SpatialInertia::from_mass_com_inertia(0.8, Vec3::new(0.025, 0.0, -0.15), Mat3::from_diagonal(&Vec3::new(0.006, 0.006, 0.0002))),
+        SpatialInertia::from_mass_com_inertia(
+            0.8,
+            Vec3::new(0.025, 0.0, -0.15),
+            Mat3::from_diagonal(&Vec3::new(0.006, 0.006, 0.0002)),
+        ),
     );
     b.build().expect("canned four-bar is valid")
 }
@@ -150,9 +190,27 @@ pub fn figure_8_3_tree(l1: f64, l2: f64) -> Model {
     let z = Vec3::z();
     let thin = |m: f64, l: f64| rod(m, l, Vec3::x());
     let link1 = b.add_body("link1", 0, Joint::revolute(z), Xform::identity(), thin(2.0, l2 * 1.5));
-    let cyl = b.add_body("cylinder", 0, Joint::revolute(z), xlt(Vec3::new(l1, 0.0, 0.0)), thin(1.0, 0.5 * l1.max(l2)));
-    b.add_body("piston", cyl, Joint::prismatic(Vec3::x()), Xform::identity(), thin(0.5, 0.5 * l1.max(l2)));
-    b.add_body("link2", link1, Joint::revolute(z), xlt(Vec3::new(l2 * 1.5, 0.0, 0.0)), thin(1.0, l2));
+    let cyl = b.add_body(
+        "cylinder",
+        0,
+        Joint::revolute(z),
+        xlt(Vec3::new(l1, 0.0, 0.0)),
+        thin(1.0, 0.5 * l1.max(l2)),
+    );
+    b.add_body(
+        "piston",
+        cyl,
+        Joint::prismatic(Vec3::x()),
+        Xform::identity(),
+        thin(0.5, 0.5 * l1.max(l2)),
+    );
+    b.add_body(
+        "link2",
+        link1,
+        Joint::revolute(z),
+        xlt(Vec3::new(l2 * 1.5, 0.0, 0.0)),
+        thin(1.0, l2),
+    );
     b.build().expect("canned figure 8.3 tree is valid")
 }
 

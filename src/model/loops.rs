@@ -54,14 +54,7 @@ impl LoopJoint {
     /// `x_s = S X succ`. An axis other than z (revolute, prismatic, helical, cylindrical) is
     /// moved into the frames: both frames are turned so that their z axis is the given axis
     /// (expressed in the frames' own coordinates), and the stored axis becomes z.
-    pub fn new(
-        name: &str,
-        jtype: JointType,
-        pred: usize,
-        succ: usize,
-        x_p: Xform,
-        x_s: Xform,
-    ) -> Self {
+    pub fn new(name: &str, jtype: JointType, pred: usize, succ: usize, x_p: Xform, x_s: Xform) -> Self {
         let axis = match jtype {
             JointType::Revolute { axis }
             | JointType::Prismatic { axis }
@@ -125,11 +118,7 @@ impl LoopJoint {
             return Err(bad(format!("connects body {} to itself", self.pred)));
         }
         match self.jtype {
-            JointType::Free => {
-                return Err(bad(
-                    "a free joint imposes no constraint and cannot close a loop".into(),
-                ))
-            }
+            JointType::Free => return Err(bad("a free joint imposes no constraint and cannot close a loop".into())),
             JointType::Revolute { axis }
             | JointType::Prismatic { axis }
             | JointType::Helical { axis, .. }

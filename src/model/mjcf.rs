@@ -245,10 +245,7 @@ impl<'f> Attrs<'f> {
         };
         self.err_at(
             src.line,
-            format!(
-                "{}: attribute {key}=\"{}\"{from}: {why}",
-                self.tag, src.value
-            ),
+            format!("{}: attribute {key}=\"{}\"{from}: {why}", self.tag, src.value),
         )
     }
 
@@ -306,11 +303,7 @@ impl<'f> Attrs<'f> {
         for src in self.map.get(key).into_iter().flatten() {
             let v = self.reals_of(key, src)?;
             if v.is_empty() || v.len() > N {
-                return Err(self.err_attr(
-                    key,
-                    src,
-                    format!("expected 1 to {N} numbers, got {}", v.len()),
-                ));
+                return Err(self.err_attr(key, src, format!("expected 1 to {N} numbers, got {}", v.len())));
             }
             out[..v.len()].copy_from_slice(&v);
         }
@@ -324,11 +317,7 @@ impl<'f> Attrs<'f> {
         };
         let toks: Vec<&str> = src.value.split_ascii_whitespace().collect();
         if toks.len() != 1 {
-            return Err(self.err_attr(
-                key,
-                src,
-                format!("expected 1 integer, got {} values", toks.len()),
-            ));
+            return Err(self.err_attr(key, src, format!("expected 1 integer, got {} values", toks.len())));
         }
         toks[0]
             .parse::<i32>()
@@ -618,10 +607,7 @@ impl<'f> Reader<'f> {
             .iter()
             .map(|(_, line, n, msg)| {
                 if *n > 1 {
-                    format!(
-                        "{}:{line}: {msg} ({n} occurrences, first on this line)",
-                        self.file
-                    )
+                    format!("{}:{line}: {msg} ({n} occurrences, first on this line)", self.file)
                 } else {
                     format!("{}:{line}: {msg}", self.file)
                 }
@@ -638,10 +624,7 @@ impl<'f> Reader<'f> {
             if a.namespace().is_some() {
                 return Err(self.err_at(
                     attr_line(node, name),
-                    format!(
-                        "{}: namespaced attribute '{name}' is not supported",
-                        describe(node)
-                    ),
+                    format!("{}: namespaced attribute '{name}' is not supported", describe(node)),
                 ));
             }
             if supported.contains(&name) {
@@ -660,10 +643,7 @@ impl<'f> Reader<'f> {
             }
             return Err(self.err_at(
                 attr_line(node, name),
-                format!(
-                    "{}: attribute '{name}' is not supported by this reader",
-                    describe(node)
-                ),
+                format!("{}: attribute '{name}' is not supported by this reader", describe(node)),
             ));
         }
         Ok(())
@@ -712,11 +692,7 @@ impl<'f> Reader<'f> {
         let mut map: BTreeMap<String, Vec<Src>> = BTreeMap::new();
         for &c in &chain {
             let cls = &self.classes[c];
-            let list = if kind == Kind::Joint {
-                &cls.joint
-            } else {
-                &cls.geom
-            };
+            let list = if kind == Kind::Joint { &cls.joint } else { &cls.geom };
             for (k, src) in list {
                 // An orientation written on the element replaces any the classes give.
                 if own_orientation && ORIENTATION.contains(&k.as_str()) {
@@ -752,10 +728,7 @@ impl<'f> Reader<'f> {
             return Err(self.err_node(&root, "the root element must be <mujoco>"));
         }
         self.check_attrs(&root, &["model"])?;
-        let model_name = root
-            .attribute("model")
-            .unwrap_or("MuJoCo Model")
-            .to_string();
+        let model_name = root.attribute("model").unwrap_or("MuJoCo Model").to_string();
 
         // Sections in MuJoCo's order of effect: the compiler settings first (they change how
         // angles are read), then defaults, options, bodies and equality constraints.
@@ -769,11 +742,18 @@ impl<'f> Reader<'f> {
                 "keyframe" => self.skip_element(&child, "keyframes do not change qpos0 or the dynamics"),
                 "custom" => self.skip_element(&child, "user data only"),
                 "actuator" => self.read_actuators(&child)?,
-                "tendon" => return Err(self.err_node(&child, "tendons are not supported (they add forces and constraints)")),
-                "contact" => {
-                    return Err(self.err_node(&child, "contact pairs and exclusions are not supported (they change which geoms collide)"))
+                "tendon" => {
+                    return Err(self.err_node(&child, "tendons are not supported (they add forces and constraints)"))
                 }
-                other => return Err(self.err_node(&child, format!("element <{other}> is not supported by this reader"))),
+                "contact" => {
+                    return Err(self.err_node(
+                        &child,
+                        "contact pairs and exclusions are not supported (they change which geoms collide)",
+                    ))
+                }
+                other => {
+                    return Err(self.err_node(&child, format!("element <{other}> is not supported by this reader")))
+                }
             }
         }
 
@@ -837,13 +817,7 @@ impl<'f> Reader<'f> {
 
     fn read_compiler(&mut self, node: &Node) -> Result<()> {
         let a = self.direct(node);
-        for k in [
-            "meshdir",
-            "texturedir",
-            "assetdir",
-            "strippath",
-            "usethread",
-        ] {
+        for k in ["meshdir", "texturedir", "assetdir", "strippath", "usethread"] {
             if a.has(k) {
                 self.warn(
                     format!("attr compiler.{k}"),
@@ -880,11 +854,7 @@ impl<'f> Reader<'f> {
         if let Some(src) = a.last("eulerseq") {
             let s = src.value.trim().as_bytes();
             if s.len() != 3 || !s.iter().all(|c| b"xyzXYZ".contains(c)) {
-                return Err(a.err_attr(
-                    "eulerseq",
-                    src,
-                    "expected 3 characters from x, y, z, X, Y, Z",
-                ));
+                return Err(a.err_attr("eulerseq", src, "expected 3 characters from x, y, z, X, Y, Z"));
             }
             self.compiler.eulerseq = [s[0], s[1], s[2]];
         }
@@ -907,11 +877,7 @@ impl<'f> Reader<'f> {
             }
         }
         // Settings that would change masses or the body list: only their defaults are accepted.
-        for (k, default) in [
-            ("boundmass", 0.0),
-            ("boundinertia", 0.0),
-            ("settotalmass", -1.0),
-        ] {
+        for (k, default) in [("boundmass", 0.0), ("boundinertia", 0.0), ("settotalmass", -1.0)] {
             if let Some(v) = a.real(k)? {
                 if v != default {
                     return Err(a.err_attr(
@@ -958,11 +924,7 @@ impl<'f> Reader<'f> {
         )?;
         if let Some(t) = a.real("timestep")? {
             if t <= 0.0 {
-                return Err(a.err_attr(
-                    "timestep",
-                    a.last("timestep").unwrap(),
-                    "must be positive",
-                ));
+                return Err(a.err_attr("timestep", a.last("timestep").unwrap(), "must be positive"));
             }
             self.opt.timestep = t;
         }
@@ -980,11 +942,7 @@ impl<'f> Reader<'f> {
         }
         if let Some(n) = a.int("iterations")? {
             if n < 0 {
-                return Err(a.err_attr(
-                    "iterations",
-                    a.last("iterations").unwrap(),
-                    "must be >= 0",
-                ));
+                return Err(a.err_attr("iterations", a.last("iterations").unwrap(), "must be >= 0"));
             }
             self.opt.iterations = n as usize;
         }
@@ -1012,10 +970,7 @@ impl<'f> Reader<'f> {
                     );
                 }
                 other => {
-                    return Err(self.err_node(
-                        &child,
-                        format!("element <{other}> inside <option> is not supported"),
-                    ))
+                    return Err(self.err_node(&child, format!("element <{other}> inside <option> is not supported")))
                 }
             }
         }
@@ -1081,7 +1036,12 @@ impl<'f> Reader<'f> {
                         ));
                     }
                     let idx = self.classes.len();
-                    self.classes.push(Class { name: name.into(), parent: Some(class), joint: vec![], geom: vec![] });
+                    self.classes.push(Class {
+                        name: name.into(),
+                        parent: Some(class),
+                        joint: vec![],
+                        geom: vec![],
+                    });
                     self.class_index.insert(name.into(), idx);
                     self.read_default(&child, idx)?;
                 }
@@ -1093,7 +1053,11 @@ impl<'f> Reader<'f> {
                         .attributes()
                         .filter(|a| list.contains(&a.name()) && !COSMETIC.contains(&a.name()))
                         .map(|a| {
-                            let src = Src { value: a.value().into(), line: attr_line(&child, a.name()), class: Some(cname.clone()) };
+                            let src = Src {
+                                value: a.value().into(),
+                                line: attr_line(&child, a.name()),
+                                class: Some(cname.clone()),
+                            };
                             (a.name().to_string(), src)
                         })
                         .collect();
@@ -1115,10 +1079,14 @@ impl<'f> Reader<'f> {
                 ),
                 "equality" => {
                     if child.attributes().len() > 0 {
-                        return Err(self.err_node(&child, "equality defaults (active, solref, solimp) are not supported"));
+                        return Err(
+                            self.err_node(&child, "equality defaults (active, solref, solimp) are not supported")
+                        );
                     }
                 }
-                other => return Err(self.err_node(&child, format!("element <{other}> inside <default> is not supported"))),
+                other => {
+                    return Err(self.err_node(&child, format!("element <{other}> inside <default> is not supported")))
+                }
             }
         }
         Ok(())
@@ -1238,23 +1206,22 @@ impl<'f> Reader<'f> {
                 "joint" | "freejoint" if is_world => {
                     return Err(self.err_node(&child, "the world body cannot have joints"));
                 }
-                "inertial" if is_world => {
-                    return Err(self.err_node(&child, "the world body cannot have an inertial"))
-                }
+                "inertial" if is_world => return Err(self.err_node(&child, "the world body cannot have an inertial")),
                 "joint" | "freejoint" => {
                     let j = self.read_joint(&child, childclass, me)?;
                     self.bodies[me].joints.push(j);
                 }
                 "inertial" => {
                     if inertial.is_some() {
-                        return Err(self.err_node(&child, format!("a body can have only one <inertial> (first at line {inertial_line})")));
+                        return Err(self.err_node(
+                            &child,
+                            format!("a body can have only one <inertial> (first at line {inertial_line})"),
+                        ));
                     }
                     inertial_line = line_of(&child);
                     inertial = Some(self.read_inertial(&child)?);
                 }
-                "site" | "camera" | "light" => {
-                    self.skip_element(&child, "no effect on the dynamics")
-                }
+                "site" | "camera" | "light" => self.skip_element(&child, "no effect on the dynamics"),
                 other => {
                     return Err(self.err_node(
                         &child,
@@ -1290,17 +1257,11 @@ impl<'f> Reader<'f> {
         if !name.is_empty() {
             if let Some(&other) = self.body_index.get(&name) {
                 let first = self.bodies[other].line;
-                return Err(a.err(format!(
-                    "repeated body name '{name}' (first at line {first})"
-                )));
+                return Err(a.err(format!("repeated body name '{name}' (first at line {first})")));
             }
         }
         if a.boolean("mocap")? == Some(true) {
-            return Err(a.err_attr(
-                "mocap",
-                a.last("mocap").unwrap(),
-                "mocap bodies are not supported",
-            ));
+            return Err(a.err_attr("mocap", a.last("mocap").unwrap(), "mocap bodies are not supported"));
         }
         if let Some(g) = a.real("gravcomp")? {
             if g != 0.0 {
@@ -1371,9 +1332,7 @@ impl<'f> Reader<'f> {
         let pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
         let axis = Vec3::from(a.vec::<3>("axis")?.unwrap_or([0.0, 0.0, 1.0]));
         let mut range = a.vec::<2>("range")?.unwrap_or([0.0, 0.0]);
-        let limited_kw = a
-            .keyword("limited", &["true", "false", "auto"])?
-            .unwrap_or("auto");
+        let limited_kw = a.keyword("limited", &["true", "false", "auto"])?.unwrap_or("auto");
         let nonneg = |k: &str| -> Result<f64> {
             let v = a.real(k)?.unwrap_or(0.0);
             if v < 0.0 {
@@ -1401,17 +1360,10 @@ impl<'f> Reader<'f> {
         };
         if limited {
             if jt != "ball" && range[0] >= range[1] {
-                return Err(a.err_maybe(
-                    "range",
-                    "range[0] must be smaller than range[1] in a limited joint",
-                ));
+                return Err(a.err_maybe("range", "range[0] must be smaller than range[1] in a limited joint"));
             }
             if jt == "ball" && range[0] != 0.0 {
-                return Err(a.err_attr(
-                    "range",
-                    a.last("range").unwrap(),
-                    "range[0] must be 0 in a ball joint",
-                ));
+                return Err(a.err_attr("range", a.last("range").unwrap(), "range[0] must be 0 in a ball joint"));
             }
             if self.compiler.degree && (jt == "hinge" || jt == "ball") {
                 // as MuJoCo writes it: range *= pi / 180
@@ -1443,10 +1395,7 @@ impl<'f> Reader<'f> {
             limited,
             range,
         };
-        Ok(JointSpec {
-            joint,
-            line: a.line,
-        })
+        Ok(JointSpec { joint, line: a.line })
     }
 
     /// Joint and geom names must be unique (MuJoCo: "repeated name").
@@ -1461,9 +1410,7 @@ impl<'f> Reader<'f> {
         };
         if let Some(first) = map.get(name) {
             let kind = if joint { "joint" } else { "geom" };
-            return Err(a.err(format!(
-                "repeated {kind} name '{name}' (first at line {first})"
-            )));
+            return Err(a.err(format!("repeated {kind} name '{name}' (first at line {first})")));
         }
         map.insert(name.into(), a.line);
         Ok(())
@@ -1583,10 +1530,7 @@ impl<'f> Reader<'f> {
         let mut quat = self.orientation(&a)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
         if let Some(ft) = a.vec::<6>("fromto")? {
             let src = a.last("fromto").unwrap();
-            if !matches!(
-                gtype,
-                GeomType::Capsule | GeomType::Cylinder | GeomType::Box
-            ) {
+            if !matches!(gtype, GeomType::Capsule | GeomType::Cylinder | GeomType::Box) {
                 return Err(a.err_attr("fromto", src, "fromto needs a capsule, cylinder or box"));
             }
             if pos != Vec3::zeros() {
@@ -1606,11 +1550,7 @@ impl<'f> Reader<'f> {
                 size[2] = size[1];
                 size[1] = size[0];
             }
-            pos = Vec3::new(
-                0.5 * (ft[0] + ft[3]),
-                0.5 * (ft[1] + ft[4]),
-                0.5 * (ft[2] + ft[5]),
-            );
+            pos = Vec3::new(0.5 * (ft[0] + ft[3]), 0.5 * (ft[1] + ft[4]), 0.5 * (ft[2] + ft[5]));
             quat = z_to_quat(&(v / v.norm()));
         }
         // size checks (MuJoCo's checksize)
@@ -1624,7 +1564,9 @@ impl<'f> Reader<'f> {
             return Err(a.err(format!("plane size[2] must be positive (size = {size:?})")));
         }
         if let Some(k) = (0..needed).find(|&k| size[k] <= 0.0) {
-            return Err(a.err(format!("{tname} size[{k}] must be positive (size = {size:?}); a {tname} needs {needed} sizes")));
+            return Err(a.err(format!(
+                "{tname} size[{k}] must be positive (size = {size:?}); a {tname} needs {needed} sizes"
+            )));
         }
         if gtype == GeomType::Plane && !self.bodies[body].static_ {
             return Err(a.err("a plane is only allowed in the world body or in bodies without joints up to the world"));
@@ -1632,11 +1574,7 @@ impl<'f> Reader<'f> {
         let friction = a.partial::<3>("friction", [1.0, 0.005, 0.0001])?;
         let condim = a.int("condim")?.unwrap_or(3);
         if ![1, 3, 4, 6].contains(&condim) {
-            return Err(a.err_attr(
-                "condim",
-                a.last("condim").unwrap(),
-                "condim must be 1, 3, 4 or 6",
-            ));
+            return Err(a.err_attr("condim", a.last("condim").unwrap(), "condim must be 1, 3, 4 or 6"));
         }
         let contype = a.int("contype")?.unwrap_or(1);
         let conaffinity = a.int("conaffinity")?.unwrap_or(1);
@@ -1644,17 +1582,11 @@ impl<'f> Reader<'f> {
         let group = a.int("group")?.unwrap_or(0);
         let density = a.real("density")?.unwrap_or(1000.0);
         if density < 0.0 {
-            return Err(a.err_attr(
-                "density",
-                a.last("density").unwrap(),
-                "density cannot be negative",
-            ));
+            return Err(a.err_attr("density", a.last("density").unwrap(), "density cannot be negative"));
         }
         let volume = geom_volume(gtype, &size);
         let mass = match a.real("mass")? {
-            Some(m) if m < 0.0 => {
-                return Err(a.err_attr("mass", a.last("mass").unwrap(), "mass cannot be negative"))
-            }
+            Some(m) if m < 0.0 => return Err(a.err_attr("mass", a.last("mass").unwrap(), "mass cannot be negative")),
             Some(m) if m == 0.0 || volume <= MJ_MINVAL => 0.0,
             Some(m) => m,
             None => density * volume,
@@ -1686,11 +1618,7 @@ impl<'f> Reader<'f> {
     fn body_mass(&self, b: usize, inertial: Option<MassProps>) -> Result<MassProps> {
         let body = &self.bodies[b];
         let [lo, hi] = self.compiler.inertia_group_range;
-        let sel: Vec<&GeomSpec> = body
-            .geoms
-            .iter()
-            .filter(|g| g.group >= lo && g.group <= hi)
-            .collect();
+        let sel: Vec<&GeomSpec> = body.geoms.iter().filter(|g| g.group >= lo && g.group <= hi).collect();
         let from_geoms = match self.compiler.inertia_from_geom {
             InertiaFromGeom::True => !sel.is_empty(),
             InertiaFromGeom::Auto => inertial.is_none(),
@@ -1717,10 +1645,7 @@ impl<'f> Reader<'f> {
                 ..MassProps::zero()
             });
         }
-        let com = sel
-            .iter()
-            .fold(Vec3::zeros(), |acc, g| acc + g.geom.pos * g.mass)
-            / mass;
+        let com = sel.iter().fold(Vec3::zeros(), |acc, g| acc + g.geom.pos * g.mass) / mass;
         let mut inertia = Mat3::zeros();
         for g in &sel {
             let r = quat_to_mat(&g.geom.quat);
@@ -1790,20 +1715,12 @@ impl<'f> Reader<'f> {
             if ndof > 6 {
                 return Err(self.err_at(
                     body.line,
-                    format!(
-                        "<body name=\"{}\">: more than 6 dofs in one body",
-                        body.name
-                    ),
+                    format!("<body name=\"{}\">: more than 6 dofs in one body", body.name),
                 ));
             }
             let mut ball = false;
             for j in &body.joints {
-                if ball
-                    && matches!(
-                        j.joint.jtype,
-                        JointType::Revolute { .. } | JointType::Spherical
-                    )
-                {
+                if ball && matches!(j.joint.jtype, JointType::Revolute { .. } | JointType::Spherical) {
                     return Err(self.err_at(
                         j.line,
                         format!(
@@ -1815,13 +1732,7 @@ impl<'f> Reader<'f> {
                 ball |= matches!(j.joint.jtype, JointType::Spherical);
             }
             if body.joints.is_empty() {
-                let i = b.add_body(
-                    &body.name,
-                    parent_fs,
-                    Joint::new(JointType::Fixed),
-                    x_body,
-                    inertia,
-                );
+                let i = b.add_body(&body.name, parent_fs, Joint::new(JointType::Fixed), x_body, inertia);
                 mj_body.push(k);
                 mj_body_last[k] = i;
                 continue;
@@ -1838,21 +1749,13 @@ impl<'f> Reader<'f> {
                     format!("{}#{}", body.name, js.joint.name)
                 };
                 let free = matches!(js.joint.jtype, JointType::Free);
-                let x_tree = if jk == 0 && !free {
-                    x_body
-                } else {
-                    Xform::identity()
-                };
+                let x_tree = if jk == 0 && !free { x_body } else { Xform::identity() };
                 let i = b.add_body(
                     &fs_name,
                     parent,
                     js.joint.clone(),
                     x_tree,
-                    if last {
-                        inertia
-                    } else {
-                        SpatialInertia::zero()
-                    },
+                    if last { inertia } else { SpatialInertia::zero() },
                 );
                 if free {
                     let p = body.pos;
@@ -1887,18 +1790,11 @@ impl<'f> Reader<'f> {
     // Equality constraints
     // --------------------------------------------------------------------------------------------
 
-    fn read_equality(
-        &mut self,
-        node: &Node,
-        model: &Model,
-        joint_fs: &HashMap<String, usize>,
-    ) -> Result<Equality> {
+    fn read_equality(&mut self, node: &Node, model: &Model, joint_fs: &HashMap<String, usize>) -> Result<Equality> {
         let tag = node.tag_name().name();
         let list: &[&str] = match tag {
             "connect" => &["name", "class", "active", "body1", "body2", "anchor"],
-            "weld" => &[
-                "name", "class", "active", "body1", "body2", "anchor", "relpose",
-            ],
+            "weld" => &["name", "class", "active", "body1", "body2", "anchor", "relpose"],
             "joint" => &["name", "class", "active", "joint1", "joint2", "polycoef"],
             other => {
                 return Err(self.err_node(
@@ -1974,11 +1870,7 @@ impl<'f> Reader<'f> {
                         model.joints[i].jtype,
                         JointType::Revolute { .. } | JointType::Prismatic { .. }
                     ) {
-                        return Err(a.err_attr(
-                            key,
-                            src,
-                            "only hinge and slide joints can be coupled",
-                        ));
+                        return Err(a.err_attr(key, src, "only hinge and slide joints can be coupled"));
                     }
                     Ok(Some(i))
                 };
@@ -2021,9 +1913,7 @@ fn geom_inertia(gtype: GeomType, s: &[f64; 3], mass: f64) -> [f64; 3] {
             let m_sph = mass * 4.0 * r / (4.0 * r + 3.0 * h);
             let m_cyl = mass - m_sph;
             let i_sph = 2.0 * m_sph * r * r / 5.0;
-            let ixx = m_cyl * (3.0 * r * r + h * h) / 12.0
-                + i_sph
-                + m_sph * h * (3.0 * r + 2.0 * h) / 8.0;
+            let ixx = m_cyl * (3.0 * r * r + h * h) / 12.0 + i_sph + m_sph * h * (3.0 * r + 2.0 * h) / 8.0;
             [ixx, ixx, m_cyl * r * r / 2.0 + i_sph]
         }
         GeomType::Cylinder => {
@@ -2098,11 +1988,7 @@ mod tests {
         }
         let q = normalized4([0.3, -0.5, 0.2, 0.7]);
         let r = quat_to_mat(&q);
-        let back = frame_to_quat(
-            &r.column(0).into(),
-            &r.column(1).into(),
-            &r.column(2).into(),
-        );
+        let back = frame_to_quat(&r.column(0).into(), &r.column(1).into(), &r.column(2).into());
         let s = if back[0] * q[0] < 0.0 { -1.0 } else { 1.0 };
         for k in 0..4 {
             assert_relative_eq!(s * back[k], q[k], epsilon = 1e-15);

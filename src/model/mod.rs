@@ -111,7 +111,12 @@ pub struct Geom {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Equality {
     /// Point-to-point: `anchor` (in body1's frame) coincides with a point of body2.
-    Connect { name: String, body1: usize, body2: usize, anchor: Vec3 },
+    Connect {
+        name: String,
+        body1: usize,
+        body2: usize,
+        anchor: Vec3,
+    },
     /// Full pose: body1 and body2 keep a fixed relative pose `relpose` = (position of body2's
     /// origin... in MuJoCo's convention) or the one at qpos0 when `relpose` is None.
     ///
@@ -119,13 +124,24 @@ pub enum Equality {
     /// `relpose` as stored in its `eq_data[3..10]`: a position and a unit quaternion
     /// (w, x, y, z); `None` when the file gives none (or gives a zero quaternion, MuJoCo's
     /// default), and MuJoCo then uses the relative pose at qpos0.
-    Weld { name: String, body1: usize, body2: usize, anchor: Vec3, relpose: Option<[f64; 7]> },
+    Weld {
+        name: String,
+        body1: usize,
+        body2: usize,
+        anchor: Vec3,
+        relpose: Option<[f64; 7]>,
+    },
     /// Joint coupling: q1 = polycoef(q2).
     ///
     /// In MuJoCo's convention, with y = q(joint1), x = q(joint2) and y0, x0 their qpos0
     /// values: `y - y0 = c0 + c1 (x - x0) + ... + c4 (x - x0)^4`; with no joint2,
     /// `y - y0 = c0`. Only hinge and slide joints can be coupled.
-    Joint { name: String, joint1: usize, joint2: Option<usize>, polycoef: [f64; 5] },
+    Joint {
+        name: String,
+        joint1: usize,
+        joint2: Option<usize>,
+        polycoef: [f64; 5],
+    },
 }
 
 /// A kinematic tree with its inertias, joints, geometry and options.
@@ -211,7 +227,10 @@ impl Model {
         self.body_name
             .iter()
             .position(|n| n == name)
-            .ok_or_else(|| Error::Unknown { kind: "body".into(), name: name.into() })
+            .ok_or_else(|| Error::Unknown {
+                kind: "body".into(),
+                name: name.into(),
+            })
     }
 
     /// Checks the structure of the model: `lambda(i) < i`, physical inertias, unit joint axes,
@@ -226,21 +245,41 @@ impl Model {
             ("body_name", self.body_name.len()),
         ] {
             if len != n1 {
-                return Err(Error::BadLength { what: what.into(), got: len, expected: n1 });
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got: len,
+                    expected: n1,
+                });
             }
         }
-        let options_ok = self.opt.gravity.iter().all(|x| x.is_finite()) && self.opt.timestep > 0.0 && self.opt.timestep.is_finite();
+        let options_ok =
+            self.opt.gravity.iter().all(|x| x.is_finite()) && self.opt.timestep > 0.0 && self.opt.timestep.is_finite();
         if !options_ok {
-            return Err(Error::Other(format!("options: gravity {:?} and timestep {} must be finite (timestep > 0)", self.opt.gravity, self.opt.timestep)));
+            return Err(Error::Other(format!(
+                "options: gravity {:?} and timestep {} must be finite (timestep > 0)",
+                self.opt.gravity, self.opt.timestep
+            )));
         }
         for i in 1..=self.nb {
             let name = self.body_name[i].clone();
             if self.lambda[i] >= i {
-                return Err(Error::BadParent { body: i, name, parent: self.lambda[i] });
+                return Err(Error::BadParent {
+                    body: i,
+                    name,
+                    parent: self.lambda[i],
+                });
             }
-            self.inertia[i].check_physical().map_err(|why| Error::BadInertia { body: i, name: name.clone(), why })?;
+            self.inertia[i].check_physical().map_err(|why| Error::BadInertia {
+                body: i,
+                name: name.clone(),
+                why,
+            })?;
             if !self.x_tree[i].is_finite() {
-                return Err(Error::BadJoint { body: i, name, why: "X_tree is not finite".into() });
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: "X_tree is not finite".into(),
+                });
             }
             let j = &self.joints[i];
             let axis = match j.jtype {
@@ -252,7 +291,11 @@ impl Model {
             };
             if let Some(a) = axis {
                 if !((a.norm() - 1.0).abs() < 1e-9) {
-                    return Err(Error::BadJoint { body: i, name, why: format!("axis {a:?} is not a unit vector") });
+                    return Err(Error::BadJoint {
+                        body: i,
+                        name,
+                        why: format!("axis {a:?} is not a unit vector"),
+                    });
                 }
             }
             let finite = |v: &Vec3| v.iter().all(|x| x.is_finite());
@@ -261,16 +304,32 @@ impl Model {
                 _ => true,
             };
             if !finite(&j.pos) || !pitch_ok || !j.stiffness.is_finite() || !j.range.iter().all(|x| x.is_finite()) {
-                return Err(Error::BadJoint { body: i, name, why: "anchor, pitch, stiffness and range must be finite".into() });
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: "anchor, pitch, stiffness and range must be finite".into(),
+                });
             }
             if matches!(j.jtype, JointType::Free) && self.lambda[i] != 0 {
-                return Err(Error::BadJoint { body: i, name, why: "a free joint must connect to the base".into() });
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: "a free joint must connect to the base".into(),
+                });
             }
             if j.limited && !(j.range[0] <= j.range[1]) {
-                return Err(Error::BadJoint { body: i, name, why: format!("range [{}, {}] is empty", j.range[0], j.range[1]) });
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: format!("range [{}, {}] is empty", j.range[0], j.range[1]),
+                });
             }
             if !(j.damping >= 0.0 && j.armature >= 0.0 && j.frictionloss >= 0.0) {
-                return Err(Error::BadJoint { body: i, name, why: "damping, armature and frictionloss must be >= 0".into() });
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: "damping, armature and frictionloss must be >= 0".into(),
+                });
             }
         }
         for (k, lj) in self.loops.iter().enumerate() {
@@ -315,7 +374,12 @@ impl Model {
         let mut out = DVector::zeros(self.nv);
         for i in 1..=self.nb {
             let (qs, vs) = (self.qs(i), self.dofs(i));
-            difference_joint(&self.joints[i].jtype, &q1[qs.clone()], &q2[qs], &mut out.as_mut_slice()[vs]);
+            difference_joint(
+                &self.joints[i].jtype,
+                &q1[qs.clone()],
+                &q2[qs],
+                &mut out.as_mut_slice()[vs],
+            );
         }
         out
     }

@@ -20,7 +20,18 @@ use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xfo
 /// m dx, m dy, m dz, m]` (rotational inertia about c, first moment about c, mass).
 pub fn inertia_to_mj10(i: &SpatialInertia) -> [f64; 10] {
     let b = &i.ibar;
-    [b[(0, 0)], b[(1, 1)], b[(2, 2)], b[(0, 1)], b[(0, 2)], b[(1, 2)], i.h.x, i.h.y, i.h.z, i.m]
+    [
+        b[(0, 0)],
+        b[(1, 1)],
+        b[(2, 2)],
+        b[(0, 1)],
+        b[(0, 2)],
+        b[(1, 2)],
+        i.h.x,
+        i.h.y,
+        i.h.z,
+        i.m,
+    ]
 }
 
 /// The inverse of [`inertia_to_mj10`].
@@ -48,7 +59,11 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     let zeros = [0.0; 6];
     // mj_kinematics: i_X_0 for every Featherstone body
     for i in 1..=nb {
-        let jc = jcalc(&model.joints[i], &qpos[model.qs(i)], &zeros[..model.joints[i].jtype.nv()]);
+        let jc = jcalc(
+            &model.joints[i],
+            &qpos[model.qs(i)],
+            &zeros[..model.joints[i].jtype.nv()],
+        );
         let x_up = jc.x_j.compose(&model.x_tree[i]);
         d.x_0[i] = x_up.compose(&d.x_0[model.lambda[i]]);
     }
@@ -68,11 +83,23 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
         mass[p] += mi;
     }
     for i in 0..=nb {
-        d.subtree_com_fb[i] = if mass[i] < 1e-15 { if i == 0 { Vec3::zeros() } else { d.xipos_fb[i] } } else { s[i] / mass[i] };
+        d.subtree_com_fb[i] = if mass[i] < 1e-15 {
+            if i == 0 {
+                Vec3::zeros()
+            } else {
+                d.xipos_fb[i]
+            }
+        } else {
+            s[i] / mass[i]
+        };
     }
     // the tree each body belongs to, and its reference point c
     for i in 1..=nb {
-        d.rootid_fb[i] = if model.lambda[i] == 0 { i } else { d.rootid_fb[model.lambda[i]] };
+        d.rootid_fb[i] = if model.lambda[i] == 0 {
+            i
+        } else {
+            d.rootid_fb[model.lambda[i]]
+        };
     }
     for i in 1..=nb {
         let c = d.subtree_com_fb[d.rootid_fb[i]];
@@ -101,8 +128,8 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
             }
             JointType::Free => {
                 let r = c - d.x_0[i].r; // a free joint's anchor is the body origin
-                // the translational axes are those of the joint's predecessor frame (the world
-                // axes in MuJoCo, where X_tree of a free body is the identity)
+                                        // the translational axes are those of the joint's predecessor frame (the world
+                                        // axes in MuJoCo, where X_tree of a free body is the identity)
                 let pred = model.x_tree[i].compose(&d.x_0[model.lambda[i]]).e.transpose();
                 for k in 0..3 {
                     d.cdof[base + k] = Motion::new(Vec3::zeros(), pred.column(k).into());

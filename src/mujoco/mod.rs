@@ -92,12 +92,31 @@ impl Data {
 
     /// `cinert` per MuJoCo body (nbody x 10; zeros for the world body).
     pub fn cinert(&self, model: &Model) -> Vec<[f64; 10]> {
-        model.mj_body_last.iter().map(|&f| if f == 0 { [0.0; 10] } else { com::inertia_to_mj10(&self.cinert_fb[f]) }).collect()
+        model
+            .mj_body_last
+            .iter()
+            .map(|&f| {
+                if f == 0 {
+                    [0.0; 10]
+                } else {
+                    com::inertia_to_mj10(&self.cinert_fb[f])
+                }
+            })
+            .collect()
     }
 
     /// `crb` per MuJoCo body (nbody x 10).
     pub fn crb(&self, model: &Model) -> Vec<[f64; 10]> {
-        Self::mj_first(model).iter().map(|&f| if f == 0 { [0.0; 10] } else { com::inertia_to_mj10(&self.crb_fb[f]) }).collect()
+        Self::mj_first(model)
+            .iter()
+            .map(|&f| {
+                if f == 0 {
+                    [0.0; 10]
+                } else {
+                    com::inertia_to_mj10(&self.crb_fb[f])
+                }
+            })
+            .collect()
     }
 
     /// `cvel` per MuJoCo body (nbody x 6, [angular; linear]).
@@ -144,18 +163,38 @@ mod tests {
         let mut b = ModelBuilder::new("exotic");
         let rod = canned::rod(1.0, 0.4, Vec3::new(1.0, 0.2, -0.3));
         let p = b.add_body("planar", 0, Joint::new(JointType::Planar), rotx(0.3), rod);
-        let mut hel = Joint::new(JointType::Helical { axis: Vec3::new(0.0, 0.6, 0.8), pitch: 0.05 });
+        let mut hel = Joint::new(JointType::Helical {
+            axis: Vec3::new(0.0, 0.6, 0.8),
+            pitch: 0.05,
+        });
         hel.pos = Vec3::new(0.1, 0.0, 0.05);
         let h = b.add_body("helical", p, hel, xlt(Vec3::new(0.4, 0.0, 0.0)), rod);
-        b.add_body("cyl", h, Joint::new(JointType::Cylindrical { axis: Vec3::x() }), xlt(Vec3::new(0.0, 0.3, 0.0)), rod);
-        b.add_body("ball", p, Joint::new(JointType::Spherical), xlt(Vec3::new(0.0, 0.0, 0.2)), rod);
+        b.add_body(
+            "cyl",
+            h,
+            Joint::new(JointType::Cylindrical { axis: Vec3::x() }),
+            xlt(Vec3::new(0.0, 0.3, 0.0)),
+            rod,
+        );
+        b.add_body(
+            "ball",
+            p,
+            Joint::new(JointType::Spherical),
+            xlt(Vec3::new(0.0, 0.0, 0.2)),
+            rod,
+        );
         b.build().unwrap()
     }
 
     /// The com-based M and bias equal Featherstone's body-frame CRBA and RNEA.
     #[test]
     fn com_based_m_and_bias_equal_body_frame_crba_and_rnea() {
-        for model in [canned::floating_base_ball_arms(), canned::binary_tree(3), canned::chain(5, true), exotic_joints()] {
+        for model in [
+            canned::floating_base_ball_arms(),
+            canned::binary_tree(3),
+            canned::chain(5, true),
+            exotic_joints(),
+        ] {
             let mut q = model.qpos0.clone();
             let v: Vec<f64> = (0..model.nv).map(|k| 0.4 * (k as f64 * 1.7 + 0.3).sin()).collect();
             model.integrate(q.as_mut_slice(), &v, 1.0);

@@ -48,7 +48,8 @@ impl MjLayout {
             dof_madr[i] = nm;
             nm += depth[i] + 1;
         }
-        let (mut m_rownnz, mut m_rowadr, mut m_colind, mut map_m2m) = (vec![0; nv], vec![0; nv], Vec::with_capacity(nm), Vec::with_capacity(nm));
+        let (mut m_rownnz, mut m_rowadr, mut m_colind, mut map_m2m) =
+            (vec![0; nv], vec![0; nv], Vec::with_capacity(nm), Vec::with_capacity(nm));
         for i in 0..nv {
             m_rownnz[i] = depth[i] + 1;
             m_rowadr[i] = m_colind.len();
@@ -61,7 +62,17 @@ impl MjLayout {
             m_colind.push(i);
             map_m2m.push(dof_madr[i]);
         }
-        Ok(MjLayout { nv, dof_parentid: dof_parentid.to_vec(), dof_madr, dof_depth: depth, nm, m_rownnz, m_rowadr, m_colind, map_m2m })
+        Ok(MjLayout {
+            nv,
+            dof_parentid: dof_parentid.to_vec(),
+            dof_madr,
+            dof_depth: depth,
+            nm,
+            m_rownnz,
+            m_rowadr,
+            m_colind,
+            map_m2m,
+        })
     }
 
     /// The legacy-layout vector of a dense symmetric matrix (reads the lower triangle).
@@ -165,17 +176,28 @@ pub fn factor_i_in_place(
     ops: &mut OpCount,
 ) -> Result<()> {
     if qld.len() != layout.nm || qld_diag_inv.len() != layout.nv {
-        return Err(Error::BadLength { what: "qLD (legacy layout)".into(), got: qld.len(), expected: layout.nm });
+        return Err(Error::BadLength {
+            what: "qLD (legacy layout)".into(),
+            got: qld.len(),
+            expected: layout.nm,
+        });
     }
     for k in (0..layout.nv).rev() {
         let ak = layout.dof_madr[k];
         if !(qld[ak] >= MJ_MINVAL) {
             match policy {
                 PivotPolicy::Error => {
-                    return Err(Error::NotPositiveDefinite { what: "mj_factorI".into(), dof: k, value: qld[ak] });
+                    return Err(Error::NotPositiveDefinite {
+                        what: "mj_factorI".into(),
+                        dof: k,
+                        value: qld[ak],
+                    });
                 }
                 PivotPolicy::ClampAndWarn => {
-                    warnings.push(format!("mj_factorI: pivot {:.3e} at dof {k} clamped to {MJ_MINVAL:e}", qld[ak]));
+                    warnings.push(format!(
+                        "mj_factorI: pivot {:.3e} at dof {k} clamped to {MJ_MINVAL:e}",
+                        qld[ak]
+                    ));
                     qld[ak] = MJ_MINVAL;
                 }
             }
@@ -214,14 +236,23 @@ pub fn factor_i_in_place(
 /// `qLDiagInv`, `qLDiagSqrtInv`) and the warnings.
 pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
     if qm.len() != layout.nm {
-        return Err(Error::BadLength { what: "qM (legacy layout)".into(), got: qm.len(), expected: layout.nm });
+        return Err(Error::BadLength {
+            what: "qM (legacy layout)".into(),
+            got: qm.len(),
+            expected: layout.nm,
+        });
     }
     let mut qld = qm.to_vec();
     let mut qld_diag_inv = vec![0.0; layout.nv];
     let mut warnings = Vec::new();
     factor_i_in_place(layout, &mut qld, &mut qld_diag_inv, policy, &mut warnings, ops)?;
     let qld_diag_sqrt_inv = qld_diag_inv.iter().map(|d| d.sqrt()).collect();
-    Ok(FactorI { qld, qld_diag_inv, qld_diag_sqrt_inv, warnings })
+    Ok(FactorI {
+        qld,
+        qld_diag_inv,
+        qld_diag_sqrt_inv,
+        warnings,
+    })
 }
 
 // ANCHOR: solve_ld

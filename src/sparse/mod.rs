@@ -35,7 +35,11 @@ pub struct OpCount {
 impl std::ops::Add for OpCount {
     type Output = OpCount;
     fn add(self, o: OpCount) -> OpCount {
-        OpCount { div: self.div + o.div, madd: self.madd + o.madd, sqrt: self.sqrt + o.sqrt }
+        OpCount {
+            div: self.div + o.div,
+            madd: self.madd + o.madd,
+            sqrt: self.sqrt + o.sqrt,
+        }
     }
 }
 
@@ -44,7 +48,11 @@ pub fn check_parent(parent: &[Option<usize>]) -> Result<()> {
     for (i, p) in parent.iter().enumerate() {
         if let Some(p) = *p {
             if p >= i {
-                return Err(Error::BadParent { body: i, name: format!("dof {i}"), parent: p });
+                return Err(Error::BadParent {
+                    body: i,
+                    name: format!("dof {i}"),
+                    parent: p,
+                });
             }
         }
     }
@@ -72,7 +80,11 @@ pub fn is_ancestor_or_self(parent: &[Option<usize>], j: usize, i: usize) -> bool
 
 fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
     if h.nrows() != h.ncols() || h.nrows() != parent.len() {
-        return Err(Error::BadLength { what: "H (rows, columns vs parent array)".into(), got: h.nrows(), expected: parent.len() });
+        return Err(Error::BadLength {
+            what: "H (rows, columns vs parent array)".into(),
+            got: h.nrows(),
+            expected: parent.len(),
+        });
     }
     check_parent(parent)
 }
@@ -87,7 +99,11 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
     check_square(h, parent)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
-            return Err(Error::NotPositiveDefinite { what: "LTDL".into(), dof: k, value: h[(k, k)] });
+            return Err(Error::NotPositiveDefinite {
+                what: "LTDL".into(),
+                dof: k,
+                value: h[(k, k)],
+            });
         }
         let mut i = parent[k];
         while let Some(ii) = i {
@@ -114,7 +130,11 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
     check_square(h, parent)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
-            return Err(Error::NotPositiveDefinite { what: "LTL".into(), dof: k, value: h[(k, k)] });
+            return Err(Error::NotPositiveDefinite {
+                what: "LTL".into(),
+                dof: k,
+                value: h[(k, k)],
+            });
         }
         h[(k, k)] = h[(k, k)].sqrt();
         ops.sqrt += 1;
@@ -290,7 +310,11 @@ pub fn llt_fill_in(parent: &[Option<usize>]) -> usize {
 pub fn dense_cholesky(h: &DMatrix<f64>) -> Result<DMatrix<f64>> {
     nalgebra::Cholesky::new(h.clone())
         .map(|c| c.l())
-        .ok_or_else(|| Error::NotPositiveDefinite { what: "dense Cholesky".into(), dof: 0, value: f64::NAN })
+        .ok_or_else(|| Error::NotPositiveDefinite {
+            what: "dense Cholesky".into(),
+            dof: 0,
+            value: f64::NAN,
+        })
 }
 
 #[cfg(test)]
@@ -327,13 +351,25 @@ mod tests {
         let b: Vec<f64> = (0..h.nrows()).map(|k| (k as f64).cos()).collect();
         let x_ref = h.clone().lu().solve(&DVector::from_column_slice(&b)).unwrap();
         let mut o = OpCount::default();
-        assert_relative_eq!(solve_ltdl(&ld, &parent, &b, &mut o), x_ref, epsilon = 1e-9 * x_ref.amax());
+        assert_relative_eq!(
+            solve_ltdl(&ld, &parent, &b, &mut o),
+            x_ref,
+            epsilon = 1e-9 * x_ref.amax()
+        );
         let mut o = OpCount::default();
         let mut l2full = h.clone();
         ltl(&mut l2full, &parent, &mut o).unwrap();
-        assert_relative_eq!(solve_ltl(&l2full, &parent, &b, &mut o), x_ref, epsilon = 1e-9 * x_ref.amax());
+        assert_relative_eq!(
+            solve_ltl(&l2full, &parent, &b, &mut o),
+            x_ref,
+            epsilon = 1e-9 * x_ref.amax()
+        );
         let mut o = OpCount::default();
-        assert_relative_eq!(mpy_h(&h, &parent, &b, &mut o), &h * DVector::from_column_slice(&b), epsilon = 1e-12 * h.amax());
+        assert_relative_eq!(
+            mpy_h(&h, &parent, &b, &mut o),
+            &h * DVector::from_column_slice(&b),
+            epsilon = 1e-12 * h.amax()
+        );
     }
 
     #[test]

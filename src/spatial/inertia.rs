@@ -27,14 +27,22 @@ impl Default for SpatialInertia {
 impl SpatialInertia {
     /// The zero inertia (a massless body).
     pub fn zero() -> Self {
-        SpatialInertia { m: 0.0, h: Vec3::zeros(), ibar: Mat3::zeros() }
+        SpatialInertia {
+            m: 0.0,
+            h: Vec3::zeros(),
+            ibar: Mat3::zeros(),
+        }
     }
     // ANCHOR: inertia_mci
     /// `mcI(m, c, Ic)`: mass `m`, centre of mass `c`, rotational inertia `ic` about the centre of
     /// mass (Featherstone eq. 2.63).
     pub fn from_mass_com_inertia(m: f64, c: Vec3, ic: Mat3) -> Self {
         let cx = skew(&c);
-        SpatialInertia { m, h: c * m, ibar: ic - cx * cx * m }
+        SpatialInertia {
+            m,
+            h: c * m,
+            ibar: ic - cx * cx * m,
+        }
     }
     // ANCHOR_END: inertia_mci
     /// The centre of mass `h / m` (the origin if the mass is zero).
@@ -68,7 +76,10 @@ impl SpatialInertia {
     /// `I v`: the momentum of a body moving with velocity `v` (eq. 2.62).
     #[inline]
     pub fn mul_motion(&self, v: &Motion) -> Force {
-        Force { n: self.ibar * v.w + self.h.cross(&v.v), f: v.v * self.m - self.h.cross(&v.w) }
+        Force {
+            n: self.ibar * v.w + self.h.cross(&v.v),
+            f: v.v * self.m - self.h.cross(&v.w),
+        }
     }
     /// The inertia expressed in frame B given `x = B_X_A` and the inertia in A coordinates:
     /// `I_B = X* I_A X^-1` (eq. 2.66), computed on the ten numbers.
@@ -79,7 +90,11 @@ impl SpatialInertia {
         let rx = skew(&r);
         let hx = skew(&self.h);
         let ibar_a = self.ibar + rx * hx + skew(&h_a) * rx;
-        SpatialInertia { m: self.m, h: x.e * h_a, ibar: x.e * ibar_a * x.e.transpose() }
+        SpatialInertia {
+            m: self.m,
+            h: x.e * h_a,
+            ibar: x.e * ibar_a * x.e.transpose(),
+        }
     }
     // ANCHOR_END: inertia_ops
     /// The inertia expressed in frame A given `x = B_X_A` and the inertia in B coordinates:
@@ -97,7 +112,11 @@ impl SpatialInertia {
         let r = x.r;
         let p = h_r + r * (0.5 * self.m);
         let shift = p * r.transpose() + r * p.transpose() - Mat3::identity() * (2.0 * r.dot(&p));
-        SpatialInertia { m: self.m, h: h_r + r * self.m, ibar: ibar_r - shift }
+        SpatialInertia {
+            m: self.m,
+            h: h_r + r * self.m,
+            ibar: ibar_r - shift,
+        }
     }
     /// True if the mass is non-negative, and the inertia about the centre of mass is symmetric
     /// and satisfies positive semi-definiteness and the triangle inequality of principal moments
@@ -121,10 +140,14 @@ impl SpatialInertia {
         let (a, b, c) = (ev[0], ev[1], ev[2]);
         let tol = 1e-9 * scale;
         if a < -tol || b < -tol || c < -tol {
-            return Err(format!("rotational inertia has a negative principal moment ({a:.3e}, {b:.3e}, {c:.3e})"));
+            return Err(format!(
+                "rotational inertia has a negative principal moment ({a:.3e}, {b:.3e}, {c:.3e})"
+            ));
         }
         if a + b < c - tol || a + c < b - tol || b + c < a - tol {
-            return Err(format!("principal moments ({a:.3e}, {b:.3e}, {c:.3e}) violate the triangle inequality"));
+            return Err(format!(
+                "principal moments ({a:.3e}, {b:.3e}, {c:.3e}) violate the triangle inequality"
+            ));
         }
         Ok(())
     }
@@ -133,7 +156,11 @@ impl SpatialInertia {
 impl Add for SpatialInertia {
     type Output = SpatialInertia;
     fn add(self, o: SpatialInertia) -> SpatialInertia {
-        SpatialInertia { m: self.m + o.m, h: self.h + o.h, ibar: self.ibar + o.ibar }
+        SpatialInertia {
+            m: self.m + o.m,
+            h: self.h + o.h,
+            ibar: self.ibar + o.ibar,
+        }
     }
 }
 
@@ -163,17 +190,30 @@ mod tests {
         let xm = x.to_motion_matrix();
         let xinv = xm.try_inverse().unwrap();
         let xstar = x.to_force_matrix();
-        assert_relative_eq!(i.transform(&x).to_matrix(), xstar * i.to_matrix() * xinv, epsilon = 1e-12);
-        assert_relative_eq!(i.transform_back(&x).to_matrix(), xm.transpose() * i.to_matrix() * xm, epsilon = 1e-12);
+        assert_relative_eq!(
+            i.transform(&x).to_matrix(),
+            xstar * i.to_matrix() * xinv,
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            i.transform_back(&x).to_matrix(),
+            xm.transpose() * i.to_matrix() * xm,
+            epsilon = 1e-12
+        );
         let v = Motion::new(Vec3::new(0.3, -0.1, 0.2), Vec3::new(1.0, 0.5, -0.7));
         assert_relative_eq!(i.mul_motion(&v).to_vec6(), i.to_matrix() * v.to_vec6(), epsilon = 1e-13);
-        assert_relative_eq!(i.inertia_at_com(), Mat3::new(0.3, 0.01, -0.02, 0.01, 0.25, 0.03, -0.02, 0.03, 0.2), epsilon = 1e-14);
+        assert_relative_eq!(
+            i.inertia_at_com(),
+            Mat3::new(0.3, 0.01, -0.02, 0.01, 0.25, 0.03, -0.02, 0.03, 0.2),
+            epsilon = 1e-14
+        );
         assert!(i.check_physical().is_ok());
     }
 
     #[test]
     fn unphysical_inertias_are_rejected() {
-        let bad = SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::from_diagonal(&Vec3::new(1.0, 1.0, 3.0)));
+        let bad =
+            SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::from_diagonal(&Vec3::new(1.0, 1.0, 3.0)));
         assert!(bad.check_physical().unwrap_err().contains("triangle"));
         let neg = SpatialInertia::from_mass_com_inertia(-1.0, Vec3::zeros(), Mat3::identity());
         assert!(neg.check_physical().is_err());

@@ -65,7 +65,10 @@ impl Motion {
     /// From a plain 6-vector `[w; v]`.
     #[inline]
     pub fn from_vec6(x: &Vec6) -> Self {
-        Motion { w: x.fixed_rows::<3>(0).into(), v: x.fixed_rows::<3>(3).into() }
+        Motion {
+            w: x.fixed_rows::<3>(0).into(),
+            v: x.fixed_rows::<3>(3).into(),
+        }
     }
     /// As a plain 6-vector `[w; v]`.
     #[inline]
@@ -77,13 +80,19 @@ impl Motion {
     /// `[w; v] x [w2; v2] = [w x w2; w x v2 + v x w2]`.
     #[inline]
     pub fn cross_motion(&self, m: &Motion) -> Motion {
-        Motion { w: self.w.cross(&m.w), v: self.w.cross(&m.v) + self.v.cross(&m.w) }
+        Motion {
+            w: self.w.cross(&m.w),
+            v: self.w.cross(&m.v) + self.v.cross(&m.w),
+        }
     }
     /// Spatial cross product for forces, `self x* f` (Featherstone eq. 2.32):
     /// `[w; v] x* [n; f] = [w x n + v x f; w x f]`.
     #[inline]
     pub fn cross_force(&self, f: &Force) -> Force {
-        Force { n: self.w.cross(&f.n) + self.v.cross(&f.f), f: self.w.cross(&f.f) }
+        Force {
+            n: self.w.cross(&f.n) + self.v.cross(&f.f),
+            f: self.w.cross(&f.f),
+        }
     }
     /// The 6x6 matrix `crm(m)` with `crm(m) x = m x x` (Featherstone eq. 2.31).
     pub fn crm(&self) -> Mat6 {
@@ -124,7 +133,10 @@ impl Force {
     /// From a plain 6-vector `[n; f]`.
     #[inline]
     pub fn from_vec6(x: &Vec6) -> Self {
-        Force { n: x.fixed_rows::<3>(0).into(), f: x.fixed_rows::<3>(3).into() }
+        Force {
+            n: x.fixed_rows::<3>(0).into(),
+            f: x.fixed_rows::<3>(3).into(),
+        }
     }
     /// As a plain 6-vector `[n; f]`.
     #[inline]
@@ -144,28 +156,40 @@ macro_rules! linear_ops {
             type Output = $t;
             #[inline]
             fn add(self, o: $t) -> $t {
-                $t { $a: self.$a + o.$a, $b: self.$b + o.$b }
+                $t {
+                    $a: self.$a + o.$a,
+                    $b: self.$b + o.$b,
+                }
             }
         }
         impl Sub for $t {
             type Output = $t;
             #[inline]
             fn sub(self, o: $t) -> $t {
-                $t { $a: self.$a - o.$a, $b: self.$b - o.$b }
+                $t {
+                    $a: self.$a - o.$a,
+                    $b: self.$b - o.$b,
+                }
             }
         }
         impl Neg for $t {
             type Output = $t;
             #[inline]
             fn neg(self) -> $t {
-                $t { $a: -self.$a, $b: -self.$b }
+                $t {
+                    $a: -self.$a,
+                    $b: -self.$b,
+                }
             }
         }
         impl Mul<f64> for $t {
             type Output = $t;
             #[inline]
             fn mul(self, s: f64) -> $t {
-                $t { $a: self.$a * s, $b: self.$b * s }
+                $t {
+                    $a: self.$a * s,
+                    $b: self.$b * s,
+                }
             }
         }
         impl Mul<$t> for f64 {

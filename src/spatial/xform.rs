@@ -54,14 +54,20 @@ impl Xform {
     /// The identity transform.
     #[inline]
     pub fn identity() -> Self {
-        Xform { e: Mat3::identity(), r: Vec3::zeros() }
+        Xform {
+            e: Mat3::identity(),
+            r: Vec3::zeros(),
+        }
     }
     /// The transform to a frame whose origin is at `pos` and whose axes are the columns of
     /// `rot` (both given in the current frame): `rot(rot^T) xlt(pos)`. This is how a body's
     /// `pos`/`quat` in a model file become `X_tree`.
     #[inline]
     pub fn from_pose(rot: &Mat3, pos: &Vec3) -> Self {
-        Xform { e: rot.transpose(), r: *pos }
+        Xform {
+            e: rot.transpose(),
+            r: *pos,
+        }
     }
     /// The coordinate transform for a frame rotated by `angle` about the unit vector `axis`.
     ///
@@ -77,41 +83,62 @@ impl Xform {
             (0.0, -1.0, 0.0) => roty(-angle),
             (0.0, 0.0, 1.0) => rotz(angle),
             (0.0, 0.0, -1.0) => rotz(-angle),
-            _ => Xform { e: axis_angle_mat(axis, angle).transpose(), r: Vec3::zeros() },
+            _ => Xform {
+                e: axis_angle_mat(axis, angle).transpose(),
+                r: Vec3::zeros(),
+            },
         }
     }
     // ANCHOR: xform_apply
     /// `X m`: transform a motion vector from A to B coordinates.
     #[inline]
     pub fn apply_motion(&self, m: &Motion) -> Motion {
-        Motion { w: self.e * m.w, v: self.e * (m.v - self.r.cross(&m.w)) }
+        Motion {
+            w: self.e * m.w,
+            v: self.e * (m.v - self.r.cross(&m.w)),
+        }
     }
     /// `X* f`: transform a force vector from A to B coordinates.
     #[inline]
     pub fn apply_force(&self, f: &Force) -> Force {
-        Force { n: self.e * (f.n - self.r.cross(&f.f)), f: self.e * f.f }
+        Force {
+            n: self.e * (f.n - self.r.cross(&f.f)),
+            f: self.e * f.f,
+        }
     }
     /// `X^-1 m`: transform a motion vector from B back to A coordinates.
     #[inline]
     pub fn inv_apply_motion(&self, m: &Motion) -> Motion {
         let w = self.e.tr_mul(&m.w);
-        Motion { w, v: self.e.tr_mul(&m.v) + self.r.cross(&w) }
+        Motion {
+            w,
+            v: self.e.tr_mul(&m.v) + self.r.cross(&w),
+        }
     }
     /// `X^T f` (= `(X*)^-1 f`): transform a force vector from B back to A coordinates.
     #[inline]
     pub fn inv_apply_force(&self, f: &Force) -> Force {
         let lin = self.e.tr_mul(&f.f);
-        Force { n: self.e.tr_mul(&f.n) + self.r.cross(&lin), f: lin }
+        Force {
+            n: self.e.tr_mul(&f.n) + self.r.cross(&lin),
+            f: lin,
+        }
     }
     /// The inverse transform `A_X_B`.
     #[inline]
     pub fn inverse(&self) -> Xform {
-        Xform { e: self.e.transpose(), r: -(self.e * self.r) }
+        Xform {
+            e: self.e.transpose(),
+            r: -(self.e * self.r),
+        }
     }
     /// Composition `self * other`: if `self = C_X_B` and `other = B_X_A` the result is `C_X_A`.
     #[inline]
     pub fn compose(&self, other: &Xform) -> Xform {
-        Xform { e: self.e * other.e, r: other.r + other.e.tr_mul(&self.r) }
+        Xform {
+            e: self.e * other.e,
+            r: other.r + other.e.tr_mul(&self.r),
+        }
     }
     // ANCHOR_END: xform_apply
     // ANCHOR: xform_matrix
@@ -178,12 +205,32 @@ mod tests {
         let (a, b, m, f) = sample();
         let xm = a.to_motion_matrix();
         assert_relative_eq!(a.apply_motion(&m).to_vec6(), xm * m.to_vec6(), epsilon = 1e-13);
-        assert_relative_eq!(a.apply_force(&f).to_vec6(), a.to_force_matrix() * f.to_vec6(), epsilon = 1e-13);
+        assert_relative_eq!(
+            a.apply_force(&f).to_vec6(),
+            a.to_force_matrix() * f.to_vec6(),
+            epsilon = 1e-13
+        );
         // X* = X^-T (eq. 2.26)
-        assert_relative_eq!(a.to_force_matrix(), xm.try_inverse().unwrap().transpose(), epsilon = 1e-12);
-        assert_relative_eq!(a.inverse().to_motion_matrix(), xm.try_inverse().unwrap(), epsilon = 1e-12);
-        assert_relative_eq!(a.inv_apply_motion(&m).to_vec6(), a.inverse().apply_motion(&m).to_vec6(), epsilon = 1e-13);
-        assert_relative_eq!(a.inv_apply_force(&f).to_vec6(), xm.transpose() * f.to_vec6(), epsilon = 1e-13);
+        assert_relative_eq!(
+            a.to_force_matrix(),
+            xm.try_inverse().unwrap().transpose(),
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            a.inverse().to_motion_matrix(),
+            xm.try_inverse().unwrap(),
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            a.inv_apply_motion(&m).to_vec6(),
+            a.inverse().apply_motion(&m).to_vec6(),
+            epsilon = 1e-13
+        );
+        assert_relative_eq!(
+            a.inv_apply_force(&f).to_vec6(),
+            xm.transpose() * f.to_vec6(),
+            epsilon = 1e-13
+        );
         assert_relative_eq!((b * a).to_motion_matrix(), b.to_motion_matrix() * xm, epsilon = 1e-12);
         // Power is frame-invariant.
         assert_relative_eq!(a.apply_motion(&m).dot(&a.apply_force(&f)), m.dot(&f), epsilon = 1e-13);
