@@ -62,7 +62,7 @@ fn benches(c: &mut Criterion) {
         c.bench_function(&format!("solve_ld/{name}"), |b| {
             b.iter(|| {
                 x.copy_from_slice(&x0);
-                solve_ld(&layout, &qld, &diag_inv, &mut x, &mut OpCount::default());
+                solve_ld(&layout, &qld, &diag_inv, &mut x, &mut OpCount::default()).unwrap();
                 black_box(&x);
             })
         });

@@ -258,25 +258,50 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut Op
 // ANCHOR: solve_ld
 /// MuJoCo's `mj_solveLD`: `x <- M^-1 x` with the legacy-layout factor of [`factor_i`]:
 /// `x <- L^-T x` (last dof to first), `x <- D^-1 x`, `x <- L^-1 x` (first dof to last).
-pub fn solve_ld(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_ld(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    for (what, got, expected) in [
+        ("qLD", qld.len(), layout.nm),
+        ("qLDiagInv", qld_diag_inv.len(), layout.nv),
+        ("x", x.len(), layout.nv),
+    ] {
+        if got != expected {
+            return Err(Error::BadLength {
+                what: what.into(),
+                got,
+                expected,
+            });
+        }
+    }
+    // row i's off-diagonal entries L(i, a_1), L(i, a_2), ... are contiguous after its diagonal,
+    // in the order of the walk up the ancestors a_1 = parent(i), a_2, ...
     for i in (0..layout.nv).rev() {
         let a = layout.dof_madr[i];
-        for (t, j) in ancestors(&layout.dof_parentid, i).enumerate() {
-            x[j] -= qld[a + t + 1] * x[i];
-            ops.madd += 1;
+        let xi = x[i];
+        let mut j = layout.dof_parentid[i];
+        for &l in &qld[a + 1..a + 1 + layout.dof_depth[i]] {
+            let Some(jj) = j else { break }; // a row holds exactly depth(i) ancestors
+            x[jj] -= l * xi;
+            j = layout.dof_parentid[jj];
         }
+        ops.madd += layout.dof_depth[i];
     }
     for i in 0..layout.nv {
         x[i] *= qld_diag_inv[i];
-        ops.div += 1;
     }
+    ops.div += layout.nv;
     for i in 0..layout.nv {
         let a = layout.dof_madr[i];
-        for (t, j) in ancestors(&layout.dof_parentid, i).enumerate() {
-            x[i] -= qld[a + t + 1] * x[j];
-            ops.madd += 1;
+        let mut acc = x[i];
+        let mut j = layout.dof_parentid[i];
+        for &l in &qld[a + 1..a + 1 + layout.dof_depth[i]] {
+            let Some(jj) = j else { break }; // a row holds exactly depth(i) ancestors
+            acc -= l * x[jj];
+            j = layout.dof_parentid[jj];
         }
+        x[i] = acc;
+        ops.madd += layout.dof_depth[i];
     }
+    Ok(())
 }
 // ANCHOR_END: solve_ld
 
@@ -310,7 +335,7 @@ mod tests {
         }
         let b: Vec<f64> = (0..m.nv).map(|k| 1.0 + k as f64).collect();
         let mut x = b.clone();
-        solve_ld(&lay, &f.qld, &f.qld_diag_inv, &mut x, &mut OpCount::default());
+        solve_ld(&lay, &f.qld, &f.qld_diag_inv, &mut x, &mut OpCount::default()).unwrap();
         let hx = &h * nalgebra::DVector::from_vec(x);
         assert_relative_eq!(hx, nalgebra::DVector::from_vec(b), epsilon = 1e-9);
     }
