@@ -362,6 +362,11 @@ impl Model {
     }
 
     /// Integrates positions: `q <- q (+) h qd` joint by joint (MuJoCo's `mj_integratePos`).
+    ///
+    /// # Panics
+    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
+    /// integrators, called on vectors the caller sized from the model. States that come from
+    /// outside (files, the command line) are checked by [`Model::check_state`] first.
     pub fn integrate(&self, q: &mut [f64], qd: &[f64], h: f64) {
         for i in 1..=self.nb {
             let (qs, vs) = (self.qs(i), self.dofs(i));
@@ -370,6 +375,11 @@ impl Model {
     }
 
     /// The velocity taking `q1` to `q2` in unit time (MuJoCo's `mj_differentiatePos`, h = 1).
+    ///
+    /// # Panics
+    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
+    /// integrators, called on vectors the caller sized from the model. States that come from
+    /// outside (files, the command line) are checked by [`Model::check_state`] first.
     pub fn difference(&self, q1: &[f64], q2: &[f64]) -> DVector<f64> {
         let mut out = DVector::zeros(self.nv);
         for i in 1..=self.nb {
@@ -385,6 +395,11 @@ impl Model {
     }
 
     /// Normalizes the quaternions in `q` in place.
+    ///
+    /// # Panics
+    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
+    /// integrators, called on vectors the caller sized from the model. States that come from
+    /// outside (files, the command line) are checked by [`Model::check_state`] first.
     pub fn normalize_quaternions(&self, q: &mut [f64]) {
         for i in 1..=self.nb {
             let start = match self.joints[i].jtype {
