@@ -65,13 +65,13 @@ impl Default for Options {
 pub enum GeomType {
     /// Infinite plane, normal along the geom's z axis.
     Plane,
-    /// Sphere of radius size[0].
+    /// Sphere of radius `size[0]`.
     Sphere,
-    /// Capsule of radius size[0] and half-length size[1] along z.
+    /// Capsule of radius `size[0]` and half-length `size[1]` along z.
     Capsule,
-    /// Cylinder of radius size[0] and half-length size[1] along z.
+    /// Cylinder of radius `size[0]` and half-length `size[1]` along z.
     Cylinder,
-    /// Box of half-sizes size[0..3].
+    /// Box of half-sizes `size[0..3]`.
     Box,
 }
 
