@@ -18,7 +18,6 @@ use mbd::model::{integrate_joint, jcalc, JointType};
 use mbd::spatial::{mat_to_quat, quat_difference, quat_integrate, quat_to_mat, Force, Mat6, Motion, Vec3, Vec6, Xform};
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
-use proptest::test_runner::TestCaseError;
 
 fn dvec(x: &[f64]) -> DVector<f64> {
     DVector::from_column_slice(x)
@@ -29,20 +28,6 @@ fn mat_norm(h: &DMatrix<f64>) -> f64 {
     h.row_iter()
         .map(|r| r.iter().map(|x| x.abs()).sum::<f64>())
         .fold(0.0, f64::max)
-}
-
-/// Passes if `err <= rel * scale`; prints the ratio when `MBD_PROP_REPORT` is set.
-fn close(what: &str, err: f64, scale: f64, rel: f64) -> Result<(), TestCaseError> {
-    if std::env::var_os("MBD_PROP_REPORT").is_some() {
-        eprintln!("report {what}: {:.3e}", err / scale.max(f64::MIN_POSITIVE));
-    }
-    if err <= rel * scale {
-        Ok(())
-    } else {
-        Err(TestCaseError::fail(format!(
-            "{what}: error {err:.3e} exceeds {rel:.0e} x scale {scale:.3e}"
-        )))
-    }
 }
 
 /// Richardson-extrapolated central difference of `f` at 0: `(4 D(h/2) - D(h)) / 3` with

@@ -19,6 +19,8 @@
 //! so our factor must hold (numerical) zeros there. Print the worst errors with
 //! `cargo test --release --test mujoco_com -- --nocapture`.
 
+mod common;
+use common::rel_err;
 use mbd::model::{mjcf, Model};
 use mbd::mujoco::{forward_smooth, Data};
 use mbd::sparse::MjLayout;
@@ -91,24 +93,6 @@ fn load_model(name: &str) -> Model {
     mjcf::load(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .model
-}
-
-/// `max_k |ours_k - ref_k| / max(1, max_k |ref_k|)`; infinite on a length mismatch or a
-/// non-finite value, so that nothing broken can pass.
-fn rel_err(ours: &[f64], reference: &[f64]) -> f64 {
-    if ours.len() != reference.len() {
-        return f64::INFINITY;
-    }
-    let (mut diff, mut scale) = (0.0_f64, 1.0_f64);
-    for (a, b) in ours.iter().zip(reference) {
-        let d = (a - b).abs();
-        if !d.is_finite() {
-            return f64::INFINITY;
-        }
-        diff = diff.max(d);
-        scale = scale.max(b.abs());
-    }
-    diff / scale
 }
 
 fn flat<const N: usize>(rows: &[[f64; N]]) -> Vec<f64> {

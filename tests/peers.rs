@@ -15,6 +15,8 @@
 //! Quaternions are compared up to sign (q and -q are the same rotation). The worst error per model
 //! and quantity is printed: `cargo test --test peers -- --nocapture`.
 
+mod common;
+use common::rel_err;
 use mbd::dynamics::{bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth, rnea};
 use mbd::kinematics::{forward_kinematics, mj_body_poses};
 use mbd::model::{mjcf, Model};
@@ -96,25 +98,6 @@ fn load_fixture(name: &str) -> Fixture {
     let path = manifest_path(&format!("tests/fixtures/peers/{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// `max_k |ours_k - ref_k| / max(1, max_k |ref_k|)`; infinite if the lengths differ or `ours`
-/// holds a NaN or an infinity (so that a broken value can never pass).
-fn rel_err(ours: &[f64], reference: &[f64]) -> f64 {
-    if ours.len() != reference.len() {
-        return f64::INFINITY;
-    }
-    let mut diff = 0.0_f64;
-    let mut scale = 1.0_f64;
-    for (a, b) in ours.iter().zip(reference) {
-        let d = (a - b).abs();
-        if !d.is_finite() {
-            return f64::INFINITY;
-        }
-        diff = diff.max(d);
-        scale = scale.max(b.abs());
-    }
-    diff / scale
 }
 
 /// Row-major entries of a nested reference matrix.

@@ -33,21 +33,6 @@ use mbd::sparse::{
 use mbd::Error;
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
-use proptest::test_runner::TestCaseError;
-
-/// Passes if `err <= rel * scale`; prints the ratio when `MBD_PROP_REPORT` is set.
-fn close(what: &str, err: f64, scale: f64, rel: f64) -> Result<(), TestCaseError> {
-    if std::env::var_os("MBD_PROP_REPORT").is_some() {
-        eprintln!("report {what}: {:.3e}", err / scale.max(f64::MIN_POSITIVE));
-    }
-    if err <= rel * scale {
-        Ok(())
-    } else {
-        Err(TestCaseError::fail(format!(
-            "{what}: error {err:.3e} exceeds {rel:.0e} x scale {scale:.3e}"
-        )))
-    }
-}
 
 fn amax(m: &DMatrix<f64>) -> f64 {
     m.iter().fold(0.0, |a, x| a.max(x.abs()))

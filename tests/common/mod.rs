@@ -14,6 +14,7 @@ use mbd::model::{Joint, JointType, Model, ModelBuilder};
 use mbd::spatial::{axis_angle_mat, quat_mul, Force, Mat3, SpatialInertia, Vec3, Xform};
 use proptest::prelude::*;
 use proptest::sample::Index;
+use proptest::test_runner::TestCaseError;
 use proptest::test_runner::{Config, RngSeed};
 
 /// Largest tree drawn by [`model_spec`].
@@ -430,4 +431,37 @@ pub fn twist_from_transforms(x0: &Xform, xm: &Xform, xp: &Xform, h: f64) -> mbd:
         wx[(1, 0)] - wx[(0, 1)],
     ) * 0.5;
     mbd::spatial::Motion::new(w, r0.transpose() * pdot)
+}
+
+/// Passes if `err <= rel * scale`; prints the ratio when `MBD_PROP_REPORT` is set.
+pub fn close(what: &str, err: f64, scale: f64, rel: f64) -> Result<(), TestCaseError> {
+    if std::env::var_os("MBD_PROP_REPORT").is_some() {
+        eprintln!("report {what}: {:.3e}", err / scale.max(f64::MIN_POSITIVE));
+    }
+    if err <= rel * scale {
+        Ok(())
+    } else {
+        Err(TestCaseError::fail(format!(
+            "{what}: error {err:.3e} exceeds {rel:.0e} x scale {scale:.3e}"
+        )))
+    }
+}
+
+/// `max_k |ours_k - ref_k| / max(1, max_k |ref_k|)`; infinite if the lengths differ or `ours`
+/// holds a NaN or an infinity (so that a broken value can never pass).
+pub fn rel_err(ours: &[f64], reference: &[f64]) -> f64 {
+    if ours.len() != reference.len() {
+        return f64::INFINITY;
+    }
+    let mut diff = 0.0_f64;
+    let mut scale = 1.0_f64;
+    for (a, b) in ours.iter().zip(reference) {
+        let d = (a - b).abs();
+        if !d.is_finite() {
+            return f64::INFINITY;
+        }
+        diff = diff.max(d);
+        scale = scale.max(b.abs());
+    }
+    diff / scale
 }
