@@ -45,6 +45,16 @@ pub enum Error {
     /// A linear system is singular or inconsistent.
     #[error("{what}: {why}")]
     Singular { what: String, why: String },
+    /// A time step that is not positive and finite.
+    #[error("time step h = {value} must be positive and finite")]
+    BadTimestep { value: f64 },
+    /// A name of an option value that MuJoCo does not have (integrator, solver, cone, ...).
+    #[error("unknown {kind} '{value}' (expected one of: {expected})")]
+    UnknownOption {
+        kind: &'static str,
+        value: String,
+        expected: String,
+    },
     /// Anything else, with a description.
     #[error("{0}")]
     Other(String),

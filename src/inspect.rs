@@ -14,7 +14,7 @@
 use crate::dynamics::{bias_forces, crba, kinetic_energy, passive_forces, potential_energy, qacc_smooth};
 use crate::error::{check_vector, Error, Result};
 use crate::kinematics::{forward_kinematics, mj_body_poses};
-use crate::model::{JointType, Model};
+use crate::model::{Integrator, JointType, Model};
 use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
@@ -376,47 +376,13 @@ impl Inspection {
 // ---------------------------------------------------------------------------------------------
 // mbd simulate
 
-/// Time-stepping schemes of `mbd simulate` (MuJoCo's `mjINT_EULER` and `mjINT_RK4`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Integrator {
-    /// MuJoCo's semi-implicit Euler (`mj_Euler`): `v += h a`, then `q = q (+) h v` with the new
-    /// velocity; joint damping is implicit, `a = (M + h diag(damping))^-1 qfrc_smooth`.
-    Euler,
-    /// Classic fourth-order Runge-Kutta (`mj_RungeKutta`), positions combined on the joint
-    /// manifolds with `q (+) h v`.
-    #[serde(rename = "RK4")]
-    Rk4,
-}
-
-impl Integrator {
-    /// MuJoCo's name of the scheme (`Euler`, `RK4`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Integrator::Euler => "Euler",
-            Integrator::Rk4 => "RK4",
-        }
-    }
-
-    /// Parses `euler` or `rk4` (any case), or MuJoCo's option names `Euler` and `RK4`.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "euler" => Ok(Integrator::Euler),
-            "rk4" => Ok(Integrator::Rk4),
-            "implicit" | "implicitfast" => Err(Error::Other(format!(
-                "integrator '{s}' is not implemented yet (use euler or rk4)"
-            ))),
-            _ => Err(Error::Other(format!("unknown integrator '{s}' (use euler or rk4)"))),
-        }
-    }
-}
-
 /// A simulated trajectory: row k is the state after k steps (row 0 is the initial state).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Trajectory {
     /// Model name.
     pub model: String,
-    /// The scheme used.
-    pub integrator: Integrator,
+    /// The scheme used (MuJoCo's name).
+    pub integrator: &'static str,
     /// Step size h (the model's `timestep`).
     pub timestep: f64,
     /// Simulation time of each row.
@@ -577,7 +543,7 @@ pub fn simulate(model: &Model, state: &State, steps: usize, integrator: Integrat
     let mut v = DVector::from_column_slice(&state.qvel);
     let mut traj = Trajectory {
         model: model.name.clone(),
-        integrator,
+        integrator: integrator.name(),
         timestep: h,
         time: Vec::with_capacity(rows),
         qpos: Vec::with_capacity(rows),
@@ -613,6 +579,11 @@ pub fn simulate(model: &Model, state: &State, steps: usize, integrator: Integrat
                 model.integrate(q.as_mut_slice(), v.as_slice(), h);
             }
             Integrator::Rk4 => rk4_step(model, &mut q, &mut v, u, h)?,
+            other => {
+                return Err(Error::Other(format!(
+                    "integrator '{other}' is not implemented yet (use Euler or RK4)"
+                )))
+            }
         }
         model.normalize_quaternions(q.as_mut_slice());
     }

@@ -18,6 +18,7 @@ pub mod dynamics;
 pub mod error;
 pub mod figures;
 pub mod inspect;
+pub mod integrate;
 pub mod kinematics;
 pub mod loops;
 pub mod model;

@@ -4,7 +4,8 @@
 //! line gives exit code 2. Panics are not part of the interface: library code returns
 //! `mbd::Error` on bad input, and this file turns it into that one line.
 
-use mbd::inspect::{self, Integrator, State};
+use mbd::inspect::{self, State};
+use mbd::model::Integrator;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -232,12 +233,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
     let model = mbd::model::mjcf::load(&model_path)?.model;
     let integrator = match chosen {
         Some(i) => i,
-        None => Integrator::parse(&model.opt.integrator).map_err(|e| {
-            Failure::Run(format!(
-                "{}: <option integrator>: {e}; choose one with --integrator",
-                model_path.display()
-            ))
-        })?,
+        None => model.opt.integrator,
     };
     let state = match o.value("--state") {
         Some(p) => inspect::read_state(Path::new(p), &model)?,
@@ -256,7 +252,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         "{} steps of {} s with {}: t = {}, energy {e0:.9} -> {e1:.9}; wrote {}",
         steps,
         traj.timestep,
-        integrator.name(),
+        traj.integrator,
         traj.time.last().copied().unwrap_or(0.0),
         out.display()
     );
