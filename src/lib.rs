@@ -14,10 +14,10 @@
 //! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
+pub mod cli;
 pub mod dynamics;
 pub mod error;
 pub mod figures;
-pub mod inspect;
 pub mod integrate;
 pub mod kinematics;
 pub mod loops;
