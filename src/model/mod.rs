@@ -13,6 +13,7 @@ mod builder;
 pub mod canned;
 mod joint;
 mod loops;
+pub mod loop_models;
 pub mod mechanisms;
 pub mod mjcf;
 
