@@ -33,6 +33,7 @@ mod pivot;
 mod rnea;
 mod simulate;
 mod solve;
+mod sparse_method;
 mod table;
 
 pub use assemble::{assemble, assemble_with, ASSEMBLE_TOL};
@@ -43,6 +44,9 @@ pub use pivot::{null_space, null_space_with, rank, LoopProperties, NullSpace, Pi
 pub use rnea::{bias_minus_active, loop_active_len, loop_active_tau_dense, rnea_loops, rnea_loops_with};
 pub use simulate::{simulate, Integrator, Trajectory};
 pub use solve::{forward_dynamics, solve_kkt, solve_lambda_first, solve_null_space, ClosedLoopSolution, Method};
+pub use sparse_method::{
+    body_accelerations, sparse_forward_dynamics, MaximalStructure, Node, Ordering, SparseMethod, SparseSolution,
+};
 pub use table::{loop_active_basis, loop_error, loop_motion_subspace};
 
 use crate::error::Result;

@@ -19,7 +19,14 @@ fn rod_to(m: f64, to: Vec3) -> SpatialInertia {
 }
 
 fn revolute_y_loop(name: &str, pred: usize, at_p: Vec3, succ: usize, at_s: Vec3) -> LoopJoint {
-    LoopJoint::new(name, JointType::Revolute { axis: Vec3::y() }, pred, succ, xlt(at_p), xlt(at_s))
+    LoopJoint::new(
+        name,
+        JointType::Revolute { axis: Vec3::y() },
+        pred,
+        succ,
+        xlt(at_p),
+        xlt(at_s),
+    )
 }
 
 // ANCHOR: four_loops
@@ -37,13 +44,27 @@ fn revolute_y_loop(name: &str, pred: usize, at_p: Vec3, succ: usize, at_s: Vec3)
 /// Bodies in the order added (1..=13): carrier, crankA, crankC, pendulum, couplerA, crankB,
 /// couplerC, rockerA, couplerB, rockerC, rockerB, couplerA2, rockerA2. Closed at `q = 0`.
 pub fn four_loops() -> Model {
-    let (b, c, d) = (Vec3::new(0.05, 0.0, 0.15), Vec3::new(0.35, 0.0, 0.30), Vec3::new(0.4, 0.0, 0.0));
+    let (b, c, d) = (
+        Vec3::new(0.05, 0.0, 0.15),
+        Vec3::new(0.35, 0.0, 0.30),
+        Vec3::new(0.4, 0.0, 0.0),
+    );
     let e = (c + d) * 0.5;
     let (f, g) = (Vec3::new(0.7, 0.0, 0.35), Vec3::new(0.75, 0.0, 0.0));
-    let (o_a, o_b, o_c) = (Vec3::new(0.1, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0), Vec3::new(-1.0, 0.0, -0.7));
+    let (o_a, o_b, o_c) = (
+        Vec3::new(0.1, 0.0, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(-1.0, 0.0, -0.7),
+    );
     let hinge = || Joint::revolute(Vec3::y());
     let mut mb = ModelBuilder::new("four_loops");
-    let carrier = mb.add_body("carrier", 0, hinge(), Xform::identity(), rod_to(2.0, Vec3::new(1.5, 0.0, 0.0)));
+    let carrier = mb.add_body(
+        "carrier",
+        0,
+        hinge(),
+        Xform::identity(),
+        rod_to(2.0, Vec3::new(1.5, 0.0, 0.0)),
+    );
     let crank_a = mb.add_body("crankA", carrier, hinge(), xlt(o_a), rod_to(0.5, b));
     let crank_c = mb.add_body("crankC", 0, hinge(), xlt(o_c), rod_to(0.5, b));
     mb.add_body(
@@ -88,7 +109,13 @@ pub fn parallelogram(a: f64, b: f64) -> Result<Model> {
     }
     let up = Vec3::new(0.0, 0.0, b);
     let mut mb = ModelBuilder::new("parallelogram");
-    let crank = mb.add_body("crank", 0, Joint::revolute(Vec3::y()), Xform::identity(), rod_to(0.5, up));
+    let crank = mb.add_body(
+        "crank",
+        0,
+        Joint::revolute(Vec3::y()),
+        Xform::identity(),
+        rod_to(0.5, up),
+    );
     let coupler = mb.add_body(
         "coupler",
         crank,
@@ -170,9 +197,27 @@ pub fn ladder(n: usize, w: f64, h: f64) -> Result<Model> {
     let mut mb = ModelBuilder::new(&format!("ladder_{n}"));
     let (mut left, mut right) = (0, 0);
     for i in 0..n {
-        let at = |parent: usize, x: f64| if parent == 0 { xlt(Vec3::new(x, 0.0, 0.0)) } else { xlt(up) };
-        let l = mb.add_body(&format!("left{i}"), left, Joint::revolute(Vec3::z()), at(left, 0.0), rail());
-        let r = mb.add_body(&format!("right{i}"), right, Joint::revolute(Vec3::z()), at(right, w), rail());
+        let at = |parent: usize, x: f64| {
+            if parent == 0 {
+                xlt(Vec3::new(x, 0.0, 0.0))
+            } else {
+                xlt(up)
+            }
+        };
+        let l = mb.add_body(
+            &format!("left{i}"),
+            left,
+            Joint::revolute(Vec3::z()),
+            at(left, 0.0),
+            rail(),
+        );
+        let r = mb.add_body(
+            &format!("right{i}"),
+            right,
+            Joint::revolute(Vec3::z()),
+            at(right, w),
+            rail(),
+        );
         let g = mb.add_body(&format!("rung{i}"), l, Joint::new(JointType::Spherical), xlt(up), rung);
         mb.add_loop(LoopJoint::new(
             &format!("close{i}"),

@@ -12,8 +12,8 @@
 mod builder;
 pub mod canned;
 mod joint;
-mod loops;
 pub mod loop_models;
+mod loops;
 pub mod mechanisms;
 pub mod mjcf;
 

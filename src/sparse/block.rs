@@ -453,6 +453,56 @@ mod tests {
     }
 
     #[test]
+    fn random_patterns_with_fill_solve_like_lu() {
+        let mut seed = 7u64;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20 {
+            let nb = 7;
+            let sizes: Vec<usize> = (0..nb).map(|_| 1 + (rnd() * 3.0) as usize).collect();
+            let mut offs = vec![0];
+            for s in &sizes {
+                offs.push(offs.last().unwrap() + s);
+            }
+            let n = offs[nb];
+            let mut a = DMatrix::zeros(n, n);
+            for i in 0..nb {
+                for j in 0..i {
+                    if rnd() < 0.35 {
+                        for r in offs[i]..offs[i + 1] {
+                            for c in offs[j]..offs[j + 1] {
+                                let x = rnd() - 0.5;
+                                a[(r, c)] = x;
+                                a[(c, r)] = x;
+                            }
+                        }
+                    }
+                }
+                for r in offs[i]..offs[i + 1] {
+                    for c in offs[i]..offs[i + 1] {
+                        let x = if r == c { 3.0 } else { 0.3 * (rnd() - 0.5) };
+                        if r >= c {
+                            a[(r, c)] = x;
+                            a[(c, r)] = x;
+                        }
+                    }
+                }
+            }
+            let adj = block_pattern_of(&a, &sizes);
+            let sym = BlockSymbolic::new(&sizes, &adj).unwrap();
+            let f = BlockLdlt::factor(sym, &a, &mut OpCount::default()).unwrap();
+            let (l, d) = f.to_dense();
+            let back = &l * DMatrix::from_diagonal(&d) * l.transpose();
+            assert!((back - &a).amax() < 1e-12, "fill {}", f.symbolic.fill_blocks());
+            let b = DVector::from_fn(n, |i, _| i as f64 - 1.0);
+            let x = f.solve(b.as_slice()).unwrap();
+            assert!((&a * x - b).amax() < 1e-10);
+        }
+    }
+
+    #[test]
     fn zero_pivot_is_an_error() {
         let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 1.0, 0.0]);
         let sym = BlockSymbolic::new(&[1, 1], &[vec![1], vec![0]]).unwrap();

@@ -175,38 +175,46 @@ pub fn symbolic(adj: &[Vec<usize>], parent: &[Option<usize>]) -> Vec<Vec<usize>>
 }
 // ANCHOR_END: symbolic
 
+/// Where [`interleave`] puts a secondary node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum After {
+    /// Right after the first of its primary neighbours in the order.
+    First,
+    /// Right after the last of its primary neighbours.
+    Last,
+}
+
 /// An ordering of a graph whose nodes come in two kinds: the `primary` nodes in the given order,
-/// and every other node placed right after the first of its neighbours in that order (after all
-/// primary nodes if it has none). For the body-joint graph of a mechanism (bodies primary, joints
-/// the rest) it interleaves bodies and joints, so that each joint follows one of its bodies: the
-/// banded order of Featherstone's figure 8.4 when the bodies are taken rung by rung along a
-/// ladder, and Baraff's order when they are taken leaves first on a tree. Returns `perm` with
-/// `perm[new] = old`.
-pub fn interleave_after_first_neighbour(adj: &[Vec<usize>], primary: &[usize]) -> Vec<usize> {
+/// and every other node placed right after the first or the last of its primary neighbours
+/// (after all primary nodes if it has none). For the body-joint graph of a mechanism (bodies
+/// primary, joints the rest) it interleaves bodies and joints: with bodies taken leaves first on
+/// a tree and [`After::First`] it is Baraff's zero-fill order; with bodies taken rung by rung
+/// along a ladder and [`After::Last`] it is the banded order of Featherstone's figure 8.4.
+/// Returns `perm` with `perm[new] = old`.
+pub fn interleave(adj: &[Vec<usize>], primary: &[usize], after: After) -> Vec<usize> {
     let n = adj.len();
     let mut rank = vec![usize::MAX; n];
     for (k, &p) in primary.iter().enumerate() {
         rank[p] = k;
     }
-    let mut after: Vec<Vec<usize>> = vec![Vec::new(); primary.len() + 1];
+    let mut slot: Vec<Vec<usize>> = vec![Vec::new(); primary.len() + 1];
     for node in 0..n {
         if rank[node] != usize::MAX {
             continue;
         }
-        let first = adj[node]
-            .iter()
-            .map(|&j| rank[j])
-            .filter(|&r| r != usize::MAX)
-            .min()
-            .unwrap_or(primary.len());
-        after[first].push(node);
+        let ranks = adj[node].iter().map(|&j| rank[j]).filter(|&r| r != usize::MAX);
+        let at = match after {
+            After::First => ranks.min(),
+            After::Last => ranks.max(),
+        };
+        slot[at.unwrap_or(primary.len())].push(node);
     }
     let mut perm = Vec::with_capacity(n);
     for (k, &p) in primary.iter().enumerate() {
         perm.push(p);
-        perm.extend(after[k].iter().copied());
+        perm.extend(slot[k].iter().copied());
     }
-    perm.extend(after[primary.len()].iter().copied());
+    perm.extend(slot[primary.len()].iter().copied());
     perm
 }
 
