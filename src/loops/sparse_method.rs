@@ -429,3 +429,85 @@ pub fn body_accelerations(model: &Model, q: &[f64], qd: &[f64], qdd: &[f64]) -> 
     }
     Ok(out)
 }
+
+// ANCHOR: spanning_tree_counted
+/// The spanning-tree method (Featherstone 8.5, method 2) with every operation counted, for the
+/// cost comparison of 8.13: `H = L^T L` on the parent array, `Y = L^-T K^T`, `z = L^-T tau'`,
+/// `A = Y^T Y` (the lower triangle, dense), `A = R R^T` by Cholesky, `lambda = A^-1 (rhs - Y^T
+/// z)`, `qdd = H^-1 (tau' + K^T lambda)`. Assumes `rank K = n^c` and valid sizes; returns `qdd`.
+/// On a ladder `n^c = 3N`, and `Y^T Y` and the Cholesky factor of `A` cost `O(N^3)`.
+pub fn spanning_tree_counted(
+    h: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    tau_prime: &DVector<f64>,
+    kmat: &DMatrix<f64>,
+    rhs: &DVector<f64>,
+    ops: &mut OpCount,
+) -> Result<DVector<f64>> {
+    let (n, nc) = (h.nrows(), kmat.nrows());
+    let mut l = h.clone();
+    crate::sparse::ltl(&mut l, parent, ops)?;
+    let mut y = DMatrix::zeros(n, nc);
+    let mut col = vec![0.0; n];
+    for i in 0..nc {
+        for (c, v) in col.iter_mut().enumerate() {
+            *v = kmat[(i, c)];
+        }
+        crate::sparse::solve_lt(&l, parent, false, &mut col, ops);
+        y.column_mut(i).copy_from_slice(&col);
+    }
+    let mut z = tau_prime.as_slice().to_vec();
+    crate::sparse::solve_lt(&l, parent, false, &mut z, ops);
+    // A = Y^T Y (lower triangle) and b = rhs - Y^T z
+    let mut a = DMatrix::zeros(nc, nc);
+    let mut b = rhs.clone();
+    for j in 0..nc {
+        for i in j..nc {
+            a[(i, j)] = y.column(i).dot(&y.column(j));
+        }
+        b[j] -= y.column(j).dot(&DVector::from_column_slice(&z));
+    }
+    ops.madd += n * nc * (nc + 1) / 2 + n * nc;
+    // Cholesky A = R R^T in place (lower), then the two triangular solves
+    for j in 0..nc {
+        for k in 0..j {
+            let rjk = a[(j, k)];
+            for i in j..nc {
+                a[(i, j)] -= a[(i, k)] * rjk;
+            }
+            ops.madd += nc - j;
+        }
+        let d = a[(j, j)];
+        if !(d > 0.0) {
+            return Err(Error::NotPositiveDefinite {
+                what: "K H^-1 K^T".into(),
+                dof: j,
+                value: d,
+            });
+        }
+        let r = d.sqrt();
+        ops.sqrt += 1;
+        for i in j..nc {
+            a[(i, j)] /= r;
+        }
+        ops.div += nc - j;
+    }
+    for i in 0..nc {
+        for k in 0..i {
+            b[i] -= a[(i, k)] * b[k];
+        }
+        b[i] /= a[(i, i)];
+    }
+    for i in (0..nc).rev() {
+        for k in i + 1..nc {
+            b[i] -= a[(k, i)] * b[k];
+        }
+        b[i] /= a[(i, i)];
+    }
+    ops.madd += nc * nc;
+    ops.div += 2 * nc;
+    let f = tau_prime + kmat.transpose() * &b;
+    ops.madd += n * nc;
+    Ok(crate::sparse::solve_ltl(&l, parent, f.as_slice(), ops))
+}
+// ANCHOR_END: spanning_tree_counted
