@@ -23,7 +23,7 @@ use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc, Model};
 use crate::sparse::etree::{interleave, permute_pattern, After};
 use crate::sparse::{BlockLdlt, BlockSymbolic, OpCount};
-use crate::spatial::{Force, Motion, Vec3, Vec6};
+use crate::spatial::{xlt, Force, Motion, Vec3, Vec6, Xform};
 use nalgebra::{DMatrix, DVector};
 
 /// A node of the body-joint graph of (8.64): a block row of the matrix.
@@ -176,6 +176,9 @@ pub struct SparseMethod {
     /// The right-hand side of (8.64), overwritten by the solution `[a; -lambda]` in
     /// [`SparseMethod::solve_in_place`].
     pub rhs: Vec<f64>,
+    /// The origin `p_i` of every body's frame `B_i` (base coordinates), set by
+    /// [`SparseMethod::assemble`].
+    pub origin: Vec<Vec3>,
 }
 
 impl SparseMethod {
@@ -199,6 +202,7 @@ impl SparseMethod {
             structure,
             factor: BlockLdlt::new(symbolic),
             rhs: vec![0.0; n],
+            origin: vec![Vec3::zeros(); model.nb + 1],
         })
     }
 
@@ -225,12 +229,18 @@ impl SparseMethod {
     /// Assembles (8.64) at `(q, qd)` with tree joint forces `tau`, active loop-joint forces
     /// `tau_a` and Baumgarte's `t_stab` on the loop joints (tree joints are exact by
     /// construction). Inputs are assumed valid (see [`sparse_forward_dynamics`]).
-    /// - body i: `0I_i`, and `f^x_i = 0I_i a_g - 0v_i x* 0I_i 0v_i` plus the joint forces
-    ///   `+T^a tau` from its own joint, `-T^a tau` from its children's joints, `+-f^a_k` from loop
-    ///   joints;
-    /// - joint j between p and s: the blocks `+T_j` (body s) and `-T_j` (body p), and the row
-    ///   `-Tdot_j^T (v_s - v_p) = T_j^T (v_p x v_s)` (T moves with either body; the two
-    ///   derivatives agree on `T^T (v_s - v_p) = 0`), plus `k_stab` on loop joints.
+    ///
+    /// Body i's rows use the frame `B_i` with the base's axes at the body's origin `p_i` (the
+    /// choice of frame per body is free in (8.64); base coordinates at a far-away origin would
+    /// make the inertia blocks ill-conditioned, as MuJoCo's com-based frames avoid). Then `P_ij`
+    /// is `+-` a short translation `xlt(p_s - p_i)` instead of `+-1`:
+    /// - body i: `I_i` in `B_i`, and `f^x_i = I_i a_g - v_i x* I_i v_i` plus the joint forces
+    ///   `+T^a tau` from its own joint, `-T^a tau` from its children's joints, `+-f^a_k` from
+    ///   loop joints;
+    /// - joint j between p and s, with `T_j` in `B_s`: the blocks `+T_j` (body s) and
+    ///   `-X*_{p s} T_j` (body p), and the row `-Tdot_j^T (v_s - v_p) = T_j^T (v_p x v_s)` (T
+    ///   moves with either body; the two derivatives agree on `T^T (v_s - v_p) = 0`), plus
+    ///   `k_stab` on loop joints.
     pub fn assemble(
         &mut self,
         model: &Model,
@@ -244,14 +254,22 @@ impl SparseMethod {
         self.rhs.fill(0.0);
         let bk = base_kinematics(model, q, qd);
         let a_g = Motion::new(Vec3::zeros(), model.opt.gravity);
+        // p_i, the origin of B_i; v_i in B_i; i X B_i = rot(E_i)
+        for i in 0..=model.nb {
+            self.origin[i] = bk.x_0[i].r;
+        }
+        let p = self.origin.clone();
+        let v: Vec<Motion> = (0..=model.nb).map(|i| xlt(p[i]).apply_motion(&bk.v[i])).collect();
+        let rot = |i: usize| Xform::new(bk.x_0[i].e, Vec3::zeros());
+        // B_to X B_from: a translation by p_to - p_from
+        let shift = |to: usize, from: usize| xlt(p[to] - p[from]);
         let mut f_body = vec![Force::zero(); model.nb + 1];
         let pos = self.structure.body_pos.clone();
         for i in 1..=model.nb {
-            let i0 = model.inertia[i].transform_back(&bk.x_0[i]);
-            let m6 = i0.to_matrix();
+            let ib = model.inertia[i].transform_back(&rot(i));
             let blk = self.factor.block_mut(pos[i], pos[i]).expect("diagonal block");
-            blk.copy_from_slice(m6.as_slice());
-            f_body[i] += i0.mul_motion(&a_g) - bk.v[i].cross_force(&i0.mul_motion(&bk.v[i]));
+            blk.copy_from_slice(ib.to_matrix().as_slice());
+            f_body[i] += ib.mul_motion(&a_g) - v[i].cross_force(&ib.mul_motion(&v[i]));
         }
         // T^a = S (S^T S)^-1: the force on body i that does work tau_i on joint i (every joint,
         // also a free one, which has no constraint node)
@@ -265,22 +283,24 @@ impl SparseMethod {
             let gram = s_mat.transpose() * &s_mat;
             if let Some(gi) = gram.try_inverse() {
                 let f6 = s_mat * gi * DVector::from_column_slice(&tau[vs]);
-                let fa = bk.x_0[i].inv_apply_force(&Force::from_vec6(&Vec6::from_iterator(f6.iter().cloned())));
+                let fa = rot(i).inv_apply_force(&Force::from_vec6(&Vec6::from_iterator(f6.iter().cloned())));
+                let lam = model.lambda[i];
+                f_body[lam] -= shift(lam, i).apply_force(&fa);
                 f_body[i] += fa;
-                f_body[model.lambda[i]] -= fa;
             }
         }
         let mut t_cols: Vec<Force> = Vec::with_capacity(6);
+        let mut t_pred: Vec<Force> = Vec::with_capacity(6);
         for jn in 0..self.structure.nodes.len() {
             t_cols.clear();
-            let (s, p, stab) = match self.structure.nodes[jn] {
+            let (s, pr, stab) = match self.structure.nodes[jn] {
                 Node::Body(_) => continue,
                 Node::TreeJoint(i) => {
                     let (qs, vs) = (model.qs(i), model.dofs(i));
                     let jc = jcalc(&model.joints[i], &q[qs], &qd[vs]);
                     let s_cols: Vec<Vec6> = (0..jc.s.n).map(|c| jc.s.cols[c].to_vec6()).collect();
                     for t in complement(&s_cols) {
-                        t_cols.push(bk.x_0[i].inv_apply_force(&Force::from_vec6(&t)));
+                        t_cols.push(rot(i).inv_apply_force(&Force::from_vec6(&t)));
                     }
                     (i, model.lambda[i], None)
                 }
@@ -288,31 +308,39 @@ impl SparseMethod {
                     let lj = &model.loops[k];
                     let fr = loop_frames(lj, &bk.x_0);
                     let (t, e) = loop_error(&lj.jtype, &fr.x_sp);
-                    t_cols.extend(super::constraints::base_t(&t, &fr.x_p0));
+                    // T in P' coordinates, carried to B_s (P' X B_s = P' X 0 * 0 X B_s)
+                    let x = fr.x_p0.compose(&xlt(-p[lj.succ]));
+                    for c in 0..t.ncols() {
+                        let col = Vec6::from_iterator(t.column(c).iter().cloned());
+                        t_cols.push(x.inv_apply_force(&Force::from_vec6(&col)));
+                    }
                     (lj.succ, lj.pred, t_stab.map(|ts| (ts, e)))
                 }
             };
             let off = self.factor.symbolic.offsets[jn];
-            let dv = bk.v[s] - bk.v[p];
-            let vpvs = bk.v[p].cross_motion(&bk.v[s]);
+            let v_p = shift(s, pr).apply_motion(&v[pr]);
+            let dv = v[s] - v_p;
+            let vpvs = v_p.cross_motion(&v[s]);
             for (r, tc) in t_cols.iter().enumerate() {
                 self.rhs[off + r] = tc.dot(&vpvs);
                 if let Some((ts, e)) = &stab {
                     self.rhs[off + r] += -(2.0 / ts) * tc.dot(&dv) - e[r] / (ts * ts);
                 }
             }
-            let cols = t_cols.clone();
+            t_pred.clear();
+            t_pred.extend(t_cols.iter().map(|t| shift(pr, s).apply_force(t)));
+            let (cols, cols_p) = (t_cols.clone(), t_pred.clone());
             if s != 0 {
                 self.put_coupling(jn, pos[s], 1.0, &cols);
             }
-            if p != 0 {
-                self.put_coupling(jn, pos[p], -1.0, &cols);
+            if pr != 0 {
+                self.put_coupling(jn, pos[pr], -1.0, &cols_p);
             }
         }
         if let Some(ta) = tau_a {
             for (lj, fa) in model.loops.iter().zip(active_forces_base(model, &bk.x_0, ta)) {
-                f_body[lj.succ] += fa;
-                f_body[lj.pred] -= fa;
+                f_body[lj.succ] += xlt(p[lj.succ]).apply_force(&fa);
+                f_body[lj.pred] -= xlt(p[lj.pred]).apply_force(&fa);
             }
         }
         for i in 1..=model.nb {
@@ -331,12 +359,13 @@ impl SparseMethod {
     }
 
     /// The spatial acceleration of every body (base coordinates; entry 0 the base, zero) from
-    /// the solution of [`SparseMethod::solve_in_place`].
+    /// the solution of [`SparseMethod::solve_in_place`] (which is in the frames `B_i`).
     pub fn accelerations(&self, model: &Model) -> Vec<Motion> {
         let mut out = vec![Motion::zero(); model.nb + 1];
         for (i, a) in out.iter_mut().enumerate().skip(1) {
             let off = self.factor.symbolic.offsets[self.structure.body_pos[i]];
-            *a = Motion::from_vec6(&Vec6::from_column_slice(&self.rhs[off..off + 6]));
+            let a_b = Motion::from_vec6(&Vec6::from_column_slice(&self.rhs[off..off + 6]));
+            *a = xlt(self.origin[i]).inv_apply_motion(&a_b);
         }
         out
     }
