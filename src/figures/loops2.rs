@@ -9,7 +9,7 @@
 //! Data figures:
 //! - `loops2_clusters_spy.svg`: `K` of the four-loop system in the model's numbering, `K`
 //!   renumbered by clusters, and `G` renumbered (8.9);
-//! - `loops2_ladder_spy.svg`: the matrix of (8.64) for a 4-rung ladder in the natural and the
+//! - `loops2_ladder_spy.svg`: the matrix of (8.64) for an 8-rung ladder in the natural and the
 //!   banded order, with the fill of `L`;
 //! - `loops2_ladder_ops.svg`, `loops2_ladder_time.svg`: operation count and time of the
 //!   spanning-tree method and the sparse matrix method against the number of rungs (log-log);
@@ -240,10 +240,11 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let path = dir.join("loops2_draw_ladder.svg");
     let m = ladder(6, 0.5, 0.3)?;
     let (q, _) = ladder_state(&m);
+    let q = crate::loops::assemble(&m, &q)?;
     save_drawing(
-        "A 6-rung ladder, perturbed from qpos0 (x-y plane)",
+        "A 6-rung ladder, swaying, every loop closed (x-y plane)",
         ("x (m)", "y (m)"),
-        &[("", draw_model(&m, &q, 0, 1)?)],
+        &[("", draw_model(&m, q.as_slice(), 0, 1)?)],
         &path,
     )?;
     out.push(path);
@@ -330,7 +331,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     out.push(path);
 
     // the ladder's matrix before and after the banded permutation
-    let m = ladder(4, 0.5, 0.3)?;
+    let m = ladder(8, 0.5, 0.3)?;
     let (q, qd) = ladder_state(&m);
     let mut panels = Vec::new();
     for (name, ord) in [("natural order", Ordering::Natural), ("banded order", Ordering::Banded)] {
@@ -369,7 +370,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             .enumerate()
             .map(|(j, col)| col.iter().filter(|&&i| a[(i, j)] == 0.0).count())
             .sum::<usize>();
-        println!("  4-rung ladder, {name}: {n} x {n}, fill of L = {fill} entries");
+        println!("  8-rung ladder, {name}: {n} x {n}, fill of L = {fill} entries");
         panels.push(SpyPanel {
             title: format!("(8.64), {name}: fill {fill}"),
             rows: n,
@@ -379,7 +380,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     let path = dir.join("loops2_ladder_spy.svg");
     Spy {
-        title: "4-rung ladder: the matrix of (8.64) and the fill of its factor".into(),
+        title: "8-rung ladder: the matrix of (8.64) and the fill of its factor".into(),
         x_label: "column".into(),
         y_label: "row".into(),
         classes: vec![
