@@ -114,9 +114,12 @@ fn save_drawing(title: &str, axes: (&str, &str), drawings: &[(&str, Drawing)], p
     chart.save_svg(path)
 }
 
-/// `(K, K renumbered, G renumbered)` of the four-loop system at `qpos0`, with the cluster of
-/// every renumbered column (`usize::MAX` for a gap).
-pub fn four_loops_matrices() -> Result<(DMatrix<f64>, DMatrix<f64>, DMatrix<f64>, Vec<usize>)> {
+/// `(K, K renumbered, G renumbered, cluster of every dof)` (`usize::MAX` for a gap).
+pub type ClusterMatrices = (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>, Vec<usize>);
+
+/// `K`, `K` renumbered by clusters and `G` renumbered, of the four-loop system at `qpos0`, with
+/// the cluster of every dof (`usize::MAX` for a gap).
+pub fn four_loops_matrices() -> Result<ClusterMatrices> {
     let m = four_loops();
     let q = m.qpos0.as_slice();
     let sys = loop_constraints(&m, q, &vec![0.0; m.nv], None)?;

@@ -45,7 +45,7 @@ mod table;
 
 pub use assemble::{assemble, assemble_with, ASSEMBLE_TOL};
 pub use clusters::{loop_clusters, loop_path, null_space_clustered, LoopClusters};
-pub use constraints::{loop_constraints, loop_jacobian_dense, loop_nc, LoopSystem};
+pub use constraints::{loop_constraints, loop_constraints_unchecked, loop_jacobian_dense, loop_nc, LoopSystem};
 pub use equality::{loops_from_equality, with_loops_from_equality};
 pub use gamma::{gamma_acceleration, simulate_gamma, Figure83Closure, GammaTrajectory, LoopClosure, NumericalClosure};
 pub use inverse::{actuator_forces, inverse_dynamics, Actuation, ClosedLoopInverse};
