@@ -12,6 +12,7 @@
 //! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
 //! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
 //! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
+//! | Solving the constraint equations, sparsity and ladders | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | Featherstone 8.8-8.13 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
 pub mod dynamics;

@@ -48,9 +48,9 @@ pub fn loop_path(model: &Model, k: usize) -> Vec<usize> {
 // ANCHOR: loop_clusters
 /// The minimal loop clusters (Featherstone 8.9): union-find over the loops, joining two loops
 /// whenever a tree joint lies on both paths; then each cluster's dofs, the gaps, and the
-/// numbering of columns and rows that makes `K` block diagonal.
-pub fn loop_clusters(model: &Model) -> Result<LoopClusters> {
-    check_loops(model)?;
+/// numbering of columns and rows that makes `K` block diagonal. The loop joints are assumed
+/// valid ([`loop_clusters`] checks them).
+pub fn loop_clusters_unchecked(model: &Model) -> LoopClusters {
     let nl = model.loops.len();
     let mut root: Vec<usize> = (0..nl).collect();
     fn find(root: &mut [usize], mut a: usize) -> usize {
@@ -97,15 +97,21 @@ pub fn loop_clusters(model: &Model) -> Result<LoopClusters> {
     let rows = loop_rows(model);
     let col_perm = dofs.iter().flatten().chain(free_dofs.iter()).copied().collect();
     let row_perm = loops.iter().flatten().flat_map(|&k| rows[k].clone()).collect();
-    Ok(LoopClusters {
+    LoopClusters {
         loops,
         dofs,
         free_dofs,
         col_perm,
         row_perm,
-    })
+    }
 }
 // ANCHOR_END: loop_clusters
+
+/// [`loop_clusters_unchecked`] after checking the model's loop joints.
+pub fn loop_clusters(model: &Model) -> Result<LoopClusters> {
+    check_loops(model)?;
+    Ok(loop_clusters_unchecked(model))
+}
 
 impl LoopClusters {
     /// `K` (or any matrix with K's rows and columns) renumbered: rows by [`Self::row_perm`],
@@ -117,7 +123,6 @@ impl LoopClusters {
     }
 }
 
-// ANCHOR: null_space_clustered
 /// `G` and `g` cluster by cluster (Featherstone 8.9): for each cluster, complete pivoting
 /// ([`null_space_with`]) on its own block `K_c qdd_c = k_c`; the gaps are independent
 /// variables with identity columns. `G`'s columns come cluster by cluster, then the gaps; its
@@ -132,6 +137,14 @@ pub fn null_space_clustered(sys: &LoopSystem, clusters: &LoopClusters, tol: &Piv
             expected: n,
         });
     }
+    cluster_elimination(sys, clusters, tol)
+}
+
+// ANCHOR: null_space_clustered
+/// The kernel of [`null_space_clustered`]: the clusters are assumed to belong to `sys`.
+/// Fails only if a cluster's own elimination fails (inconsistent constraints).
+pub fn cluster_elimination(sys: &LoopSystem, clusters: &LoopClusters, tol: &PivotTol) -> Result<NullSpace> {
+    let n = sys.kmat.ncols();
     let mut blocks = Vec::with_capacity(clusters.loops.len());
     let mut row0 = 0;
     for (c, dofs) in clusters.dofs.iter().enumerate() {

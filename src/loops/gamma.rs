@@ -231,7 +231,9 @@ pub struct GammaTrajectory {
 /// Simulates in `y` coordinates with classical RK4 on `(y, ydot)` for `steps` steps of `h`:
 /// every stage evaluates [`gamma_acceleration`], and `q = gamma(y)` is recovered at every
 /// sample, so the loop-closure error is that of `gamma` itself (round-off for a closed form).
-pub fn simulate_gamma(
+/// The sizes of `y0`, `yd0` and `h > 0` are assumed valid ([`simulate_gamma`] checks them); fails
+/// if `gamma`, `G` or `g` fail on the way (leaving the admissible set).
+pub fn simulate_gamma_unchecked(
     model: &Model,
     closure: &dyn LoopClosure,
     y0: &[f64],
@@ -239,16 +241,6 @@ pub fn simulate_gamma(
     h: f64,
     steps: usize,
 ) -> Result<GammaTrajectory> {
-    let ny = closure.ny();
-    check_vector("y0", y0, ny)?;
-    check_vector("yd0", yd0, ny)?;
-    if !(h.is_finite() && h > 0.0) {
-        return Err(Error::NonFinite {
-            what: "time step h (must be positive)".into(),
-            index: 0,
-            value: h,
-        });
-    }
     let mut out = GammaTrajectory {
         time: Vec::with_capacity(steps + 1),
         y: Vec::with_capacity(steps + 1),
@@ -291,3 +283,25 @@ pub fn simulate_gamma(
     Ok(out)
 }
 // ANCHOR_END: simulate_gamma
+
+/// [`simulate_gamma_unchecked`] after checking `y0`, `yd0` (length `ny`, finite) and `h > 0`.
+pub fn simulate_gamma(
+    model: &Model,
+    closure: &dyn LoopClosure,
+    y0: &[f64],
+    yd0: &[f64],
+    h: f64,
+    steps: usize,
+) -> Result<GammaTrajectory> {
+    let ny = closure.ny();
+    check_vector("y0", y0, ny)?;
+    check_vector("yd0", yd0, ny)?;
+    if !(h.is_finite() && h > 0.0) {
+        return Err(Error::NonFinite {
+            what: "time step h (must be positive)".into(),
+            index: 0,
+            value: h,
+        });
+    }
+    simulate_gamma_unchecked(model, closure, y0, yd0, h, steps)
+}

@@ -44,10 +44,15 @@ mod sparse_method;
 mod table;
 
 pub use assemble::{assemble, assemble_with, ASSEMBLE_TOL};
-pub use clusters::{loop_clusters, loop_path, null_space_clustered, LoopClusters};
+pub use clusters::{
+    cluster_elimination, loop_clusters, loop_clusters_unchecked, loop_path, null_space_clustered, LoopClusters,
+};
 pub use constraints::{loop_constraints, loop_constraints_unchecked, loop_jacobian_dense, loop_nc, LoopSystem};
 pub use equality::{loops_from_equality, with_loops_from_equality};
-pub use gamma::{gamma_acceleration, simulate_gamma, Figure83Closure, GammaTrajectory, LoopClosure, NumericalClosure};
+pub use gamma::{
+    gamma_acceleration, simulate_gamma, simulate_gamma_unchecked, Figure83Closure, GammaTrajectory, LoopClosure,
+    NumericalClosure,
+};
 pub use inverse::{actuator_forces, inverse_dynamics, Actuation, ClosedLoopInverse};
 pub use pivot::{null_space, null_space_with, rank, LoopProperties, NullSpace, PivotTol};
 pub use pivot_options::{least_squares_bias, null_space_opts, Inconsistency, PivotOptions};
