@@ -10,16 +10,26 @@
 //! - `tree/N`: `forward_dynamics` with method 2 (CRBA, RNEA, table 8.4, `K H^-1 K^T`) on an
 //!   N-rung ladder (N = 10 .. 200).
 //!
-//! The state is the fixed, unclosed state of `mbd::figures::loops2::ladder_state` (both methods
+//! The state is the fixed, unclosed state of `mbd::model::loop_models::sample_state` (both methods
 //! solve the same equations at any state); the slopes are printed at the end.
 
 use criterion::Criterion;
-use mbd::figures::loops2::{ladder_state, log_slope};
 use mbd::loops::{forward_dynamics, Method, Ordering, SparseMethod};
 use mbd::model::loop_models::ladder;
+use mbd::model::loop_models::sample_state as ladder_state;
 use mbd::sparse::OpCount;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// Least-squares slope of `log y` against `log x`.
+fn log_slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0.ln()).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1.ln()).sum::<f64>() / n;
+    let num: f64 = points.iter().map(|p| (p.0.ln() - mx) * (p.1.ln() - my)).sum();
+    let den: f64 = points.iter().map(|p| (p.0.ln() - mx).powi(2)).sum();
+    num / den
+}
 
 fn main() {
     let mut c = Criterion::default()

@@ -40,7 +40,7 @@ fn main() -> mbd::Result<()> {
 
     // a 20-rung ladder: the sparse matrix method against the spanning-tree method
     let m = ladder(20, 0.5, 0.3)?;
-    let (q, qd) = mbd::figures::loops2::ladder_state(&m);
+    let (q, qd) = mbd::model::loop_models::sample_state(&m);
     let tau = vec![0.0; m.nv];
     let st = forward_dynamics(&m, &q, &qd, &tau, None, Method::LambdaFirst, None)?;
     let a_ref = body_accelerations(&m, &q, &qd, st.qdd.as_slice())?;

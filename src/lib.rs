@@ -15,14 +15,17 @@
 //! | Solving the constraint equations, sparsity and ladders | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | Featherstone 8.8-8.13 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
+pub mod cli;
 pub mod dynamics;
 pub mod error;
+#[cfg(feature = "plot")]
 pub mod figures;
-pub mod inspect;
+pub mod integrate;
 pub mod kinematics;
 pub mod loops;
 pub mod model;
 pub mod mujoco;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod sparse;
 pub mod spatial;

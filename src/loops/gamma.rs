@@ -13,8 +13,10 @@
 use super::assemble::assemble_with;
 use super::constraints::loop_constraints;
 use super::pivot::{null_space_with, PivotTol};
+use super::simulate::{ENERGY, LOOP_ERROR};
 use crate::dynamics::{bias_forces, crba, kinetic_energy, passive_forces, potential_energy};
 use crate::error::{check_vector, Error, Result};
+use crate::integrate::{check_timestep, Recorder, Trajectory, RK4_A, RK4_B};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
 use std::cell::RefCell;
@@ -210,29 +212,19 @@ pub fn gamma_acceleration(
 }
 // ANCHOR_END: gamma_acceleration
 
-/// A trajectory in `y` coordinates, one entry per sample.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GammaTrajectory {
-    /// Time (s).
-    pub time: Vec<f64>,
-    /// Independent positions `y`.
-    pub y: Vec<DVector<f64>>,
-    /// Independent velocities `ydot`.
-    pub yd: Vec<DVector<f64>>,
-    /// Tree positions `q = gamma(y)`.
-    pub qpos: Vec<DVector<f64>>,
-    /// Euclidean norm of the stacked loop-closure error at `q`.
-    pub err_norm: Vec<f64>,
-    /// Total energy (J).
-    pub energy: Vec<f64>,
+/// Name of the signal holding `y[i]` in the trajectory of [`simulate_gamma`].
+pub fn y_signal(i: usize) -> String {
+    format!("y{i}")
 }
 
 // ANCHOR: simulate_gamma
-/// Simulates in `y` coordinates with classical RK4 on `(y, ydot)` for `steps` steps of `h`:
-/// every stage evaluates [`gamma_acceleration`], and `q = gamma(y)` is recovered at every
-/// sample, so the loop-closure error is that of `gamma` itself (round-off for a closed form).
-/// The sizes of `y0`, `yd0` and `h > 0` are assumed valid ([`simulate_gamma`] checks them); fails
-/// if `gamma`, `G` or `g` fail on the way (leaving the admissible set).
+/// Simulates in `y` coordinates for `steps` steps of `h`, with MuJoCo's RK4 tableau
+/// ([`RK4_A`], [`RK4_B`] of [`crate::integrate`]) on the vector space of `(y, ydot)`: every
+/// stage evaluates [`gamma_acceleration`], and `q = gamma(y)`, `qdot = G ydot` are recovered at
+/// every sample, so the loop-closure error is that of `gamma` itself (round-off for a closed
+/// form). Records `q`, `qdot` and the signals [`LOOP_ERROR`], [`ENERGY`] and `y0, y1, ...`
+/// ([`y_signal`]). The sizes of `y0`, `yd0` and `h > 0` are assumed valid ([`simulate_gamma`]
+/// checks them); fails if `gamma`, `G` or `g` fail on the way (leaving the admissible set).
 pub fn simulate_gamma_unchecked(
     model: &Model,
     closure: &dyn LoopClosure,
@@ -240,45 +232,42 @@ pub fn simulate_gamma_unchecked(
     yd0: &[f64],
     h: f64,
     steps: usize,
-) -> Result<GammaTrajectory> {
-    let mut out = GammaTrajectory {
-        time: Vec::with_capacity(steps + 1),
-        y: Vec::with_capacity(steps + 1),
-        yd: Vec::with_capacity(steps + 1),
-        qpos: Vec::with_capacity(steps + 1),
-        err_norm: Vec::with_capacity(steps + 1),
-        energy: Vec::with_capacity(steps + 1),
-    };
+) -> Result<Trajectory> {
+    let ny = closure.ny();
+    let names: Vec<String> = (0..ny).map(y_signal).collect();
+    let mut signal_names = vec![LOOP_ERROR, ENERGY];
+    signal_names.extend(names.iter().map(String::as_str));
+    let mut out = Trajectory::new(&signal_names);
     let (mut y, mut yd) = (DVector::from_column_slice(y0), DVector::from_column_slice(yd0));
     let zeros = vec![0.0; model.nv];
+    let mut signals = vec![0.0; 2 + ny];
+    // stage velocities k_i = ydot_i and accelerations a_i
+    let mut k: Vec<DVector<f64>> = vec![DVector::zeros(ny); 4];
+    let mut a: Vec<DVector<f64>> = vec![DVector::zeros(ny); 4];
     for step in 0..=steps {
-        let (a1, q, qd) = gamma_acceleration(model, closure, y.as_slice(), yd.as_slice())?;
-        out.time.push(step as f64 * h);
-        out.err_norm
-            .push(loop_constraints(model, q.as_slice(), &zeros, None)?.err_norm());
-        out.energy
-            .push(kinetic_energy(model, q.as_slice(), qd.as_slice())? + potential_energy(model, q.as_slice())?);
-        out.y.push(y.clone());
-        out.yd.push(yd.clone());
-        out.qpos.push(q);
+        let (a0, q, qd) = gamma_acceleration(model, closure, y.as_slice(), yd.as_slice())?;
+        signals[0] = loop_constraints(model, q.as_slice(), &zeros, None)?.err_norm();
+        signals[1] = kinetic_energy(model, q.as_slice(), qd.as_slice())? + potential_energy(model, q.as_slice())?;
+        signals[2..].copy_from_slice(y.as_slice());
+        out.record(step as f64 * h, q.as_slice(), qd.as_slice(), &signals)?;
         if step == steps {
             break;
         }
-        let acc = |yy: &DVector<f64>, vv: &DVector<f64>| -> Result<DVector<f64>> {
-            Ok(gamma_acceleration(model, closure, yy.as_slice(), vv.as_slice())?.0)
-        };
-        let v1 = yd.clone();
-        let y2 = &y + &v1 * (0.5 * h);
-        let v2 = &yd + &a1 * (0.5 * h);
-        let a2 = acc(&y2, &v2)?;
-        let y3 = &y + &v2 * (0.5 * h);
-        let v3 = &yd + &a2 * (0.5 * h);
-        let a3 = acc(&y3, &v3)?;
-        let y4 = &y + &v3 * h;
-        let v4 = &yd + &a3 * h;
-        let a4 = acc(&y4, &v4)?;
-        y += (v1 + v2 * 2.0 + v3 * 2.0 + v4) * (h / 6.0);
-        yd += (a1 + a2 * 2.0 + a3 * 2.0 + a4) * (h / 6.0);
+        k[0].copy_from(&yd);
+        a[0] = a0;
+        for (i, row) in RK4_A.iter().enumerate() {
+            let (mut yi, mut vi) = (y.clone(), yd.clone());
+            for j in 0..=i {
+                yi += &k[j] * (h * row[j]);
+                vi += &a[j] * (h * row[j]);
+            }
+            a[i + 1] = gamma_acceleration(model, closure, yi.as_slice(), vi.as_slice())?.0;
+            k[i + 1] = vi;
+        }
+        for j in 0..4 {
+            y += &k[j] * (h * RK4_B[j]);
+            yd += &a[j] * (h * RK4_B[j]);
+        }
     }
     Ok(out)
 }
@@ -292,16 +281,10 @@ pub fn simulate_gamma(
     yd0: &[f64],
     h: f64,
     steps: usize,
-) -> Result<GammaTrajectory> {
+) -> Result<Trajectory> {
     let ny = closure.ny();
     check_vector("y0", y0, ny)?;
     check_vector("yd0", yd0, ny)?;
-    if !(h.is_finite() && h > 0.0) {
-        return Err(Error::NonFinite {
-            what: "time step h (must be positive)".into(),
-            index: 0,
-            value: h,
-        });
-    }
+    check_timestep(h)?;
     simulate_gamma_unchecked(model, closure, y0, yd0, h, steps)
 }

@@ -50,14 +50,14 @@ pub use clusters::{
 pub use constraints::{loop_constraints, loop_constraints_unchecked, loop_jacobian_dense, loop_nc, LoopSystem};
 pub use equality::{loops_from_equality, with_loops_from_equality};
 pub use gamma::{
-    gamma_acceleration, simulate_gamma, simulate_gamma_unchecked, Figure83Closure, GammaTrajectory, LoopClosure,
+    gamma_acceleration, simulate_gamma, simulate_gamma_unchecked, y_signal, Figure83Closure, LoopClosure,
     NumericalClosure,
 };
 pub use inverse::{actuator_forces, inverse_dynamics, Actuation, ClosedLoopInverse};
 pub use pivot::{null_space, null_space_with, rank, LoopProperties, NullSpace, PivotTol};
 pub use pivot_options::{least_squares_bias, null_space_opts, Inconsistency, PivotOptions};
 pub use rnea::{bias_minus_active, loop_active_len, loop_active_tau_dense, rnea_loops, rnea_loops_with};
-pub use simulate::{simulate, Integrator, Trajectory};
+pub use simulate::{simulate, SimulateOptions, ENERGY, LOOP_ERROR};
 pub use solve::{forward_dynamics, solve_kkt, solve_lambda_first, solve_null_space, ClosedLoopSolution, Method};
 pub use sparse_method::{
     body_accelerations, spanning_tree_counted, sparse_forward_dynamics, MaximalStructure, Node, Ordering, SparseMethod,

@@ -236,6 +236,18 @@ pub fn ladder(n: usize, w: f64, h: f64) -> Result<Model> {
 }
 // ANCHOR_END: ladder
 
+/// A fixed state of a model near `qpos0` that does **not** close the loops (positions moved by
+/// `0.05 sin(1.3 k + 0.4)` per dof, velocities `0.3 cos(2.1 k + 1.1)`): the sparse matrix method
+/// and the spanning-tree method solve the same equations at any state, so their comparisons,
+/// figures and benchmarks use it.
+pub fn sample_state(m: &Model) -> (Vec<f64>, Vec<f64>) {
+    let mut q = m.qpos0.as_slice().to_vec();
+    let dq: Vec<f64> = (0..m.nv).map(|k| 0.05 * (1.3 * k as f64 + 0.4).sin()).collect();
+    m.integrate(&mut q, &dq, 1.0);
+    let qd = (0..m.nv).map(|k| 0.3 * (2.1 * k as f64 + 1.1).cos()).collect();
+    (q, qd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
