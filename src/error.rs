@@ -45,6 +45,12 @@ pub enum Error {
     /// A linear system is singular or inconsistent.
     #[error("{what}: {why}")]
     Singular { what: String, why: String },
+    /// A sparsity pattern or ordering is malformed (asymmetric, out of range, not a permutation).
+    #[error("sparsity pattern, node {node}: {why}")]
+    BadPattern { node: usize, why: String },
+    /// An elimination without pivoting met a zero pivot (a singular or wrongly ordered system).
+    #[error("{what}: zero pivot {value:.3e} at row {index}")]
+    ZeroPivot { what: String, index: usize, value: f64 },
     /// A time step that is not positive and finite.
     #[error("time step h = {value} must be positive and finite")]
     BadTimestep { value: f64 },

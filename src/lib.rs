@@ -59,6 +59,7 @@
 //! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises_sparse`, `sparse` |
 //! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
+//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
 //! | the `mbd` command | [`cli`], `src/main.rs` | | `cli`, `errors` |
 //! | figures of every chapter | `figures`, `plot` (feature `plot`) | | `book` |

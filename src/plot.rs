@@ -242,9 +242,12 @@ impl Chart {
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
                     .map_err(|e| e.to_string())?,
             };
-            anno.label(s.label.clone()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], ShapeStyle::from(&color).stroke_width(2))
-            });
+            // a series without a label stays out of the legend
+            if !s.label.is_empty() {
+                anno.label(s.label.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], ShapeStyle::from(&color).stroke_width(2))
+                });
+            }
             if s.mark == Mark::LinePoints {
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))

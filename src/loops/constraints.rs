@@ -158,11 +158,8 @@ pub(crate) fn check_t_stab(t_stab: Option<f64>) -> Result<()> {
 ///    `k_stab,l = -(2/ts) 0T^T (0v_s - 0v_p) - (1/ts^2) err_l`.
 ///
 /// `k` is exact on the velocity constraint `K qdot = 0` (where it is used); see [`loop_error`]
-/// for the frame P' of `T`.
-pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64>) -> Result<LoopSystem> {
-    model.check_state(q, qd)?;
-    check_loops(model)?;
-    check_t_stab(t_stab)?;
+/// for the frame P' of `T`. Inputs are assumed valid ([`loop_constraints`] checks them).
+pub fn loop_constraints_unchecked(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64>) -> LoopSystem {
     let bk = base_kinematics(model, q, qd);
     let rows = loop_rows(model);
     let nc = loop_nc(model);
@@ -200,15 +197,23 @@ pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64
             }
         }
     }
-    Ok(LoopSystem {
+    LoopSystem {
         kmat,
         k,
         k_stab,
         err,
         rows,
-    })
+    }
 }
 // ANCHOR_END: loop_constraints
+
+/// [`loop_constraints_unchecked`] after checking the state, the loop joints and `t_stab`.
+pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64>) -> Result<LoopSystem> {
+    model.check_state(q, qd)?;
+    check_loops(model)?;
+    check_t_stab(t_stab)?;
+    Ok(loop_constraints_unchecked(model, q, qd, t_stab))
+}
 
 /// Dense reference for `K` (eq. (8.17)): `K_l = 0T_k^T (0J_s(k) - 0J_p(k))` with the body
 /// Jacobians of [`crate::kinematics::body_jacobian`] carried to base coordinates column by

@@ -1,5 +1,5 @@
-//! Closed-loop systems (Featherstone chapter 8, sections 8.1-8.7, 8.10 and 8.12). Book chapter:
-//! "Closed-loop systems".
+//! Closed-loop systems (Featherstone chapter 8). Book chapters: "Closed-loop systems" (8.1-8.8,
+//! 8.10, 8.12) and "Solving the constraint equations, sparsity and ladders" (8.8-8.11, 8.13).
 //!
 //! A closed-loop system is modelled as its spanning tree ([`crate::model::Model`]) plus loop
 //! joints ([`crate::model::LoopJoint`], in [`Model::loops`](crate::model::Model::loops)). The
@@ -20,29 +20,49 @@
 //! | 8.8, `G` and `g` by complete pivoting | [`null_space`] |
 //! | 8.10, rank, mobility, overconstraint | [`LoopProperties`] |
 //! | 8.12, inverse dynamics and actuators | [`inverse_dynamics`], [`actuator_forces`] |
+//! | 8.8, column mask, least squares on inconsistent constraints | [`null_space_opts`], [`PivotOptions`], [`Inconsistency`] |
+//! | 8.9, loop clusters, block-diagonal `K` and `G` | [`loop_clusters`], [`null_space_clustered`] |
+//! | 8.11, loop-closure functions `gamma`, `G`, `g`; simulation in `y` | [`LoopClosure`], [`Figure83Closure`], [`NumericalClosure`], [`simulate_gamma`] |
+//! | 8.13, the sparse matrix method (8.64) | [`SparseMethod`], [`sparse_forward_dynamics`], [`Ordering`] |
 //! | assembly and simulation | [`assemble`], [`simulate`] |
 //! | MuJoCo's connect/weld as loop joints | [`loops_from_equality`] |
 //!
 //! Canned mechanisms live in [`crate::model::mechanisms`].
 
 mod assemble;
+mod clusters;
 mod constraints;
 mod equality;
+mod gamma;
 mod inverse;
 mod pivot;
+mod pivot_options;
 mod rnea;
 mod simulate;
 mod solve;
+mod sparse_method;
 mod table;
 
 pub use assemble::{assemble, assemble_with, ASSEMBLE_TOL};
-pub use constraints::{loop_constraints, loop_jacobian_dense, loop_nc, LoopSystem};
+pub use clusters::{
+    cluster_elimination, loop_clusters, loop_clusters_unchecked, loop_path, null_space_clustered, LoopClusters,
+};
+pub use constraints::{loop_constraints, loop_constraints_unchecked, loop_jacobian_dense, loop_nc, LoopSystem};
 pub use equality::{loops_from_equality, with_loops_from_equality};
+pub use gamma::{
+    gamma_acceleration, simulate_gamma, simulate_gamma_unchecked, y_signal, Figure83Closure, LoopClosure,
+    NumericalClosure,
+};
 pub use inverse::{actuator_forces, inverse_dynamics, Actuation, ClosedLoopInverse};
 pub use pivot::{null_space, null_space_with, rank, LoopProperties, NullSpace, PivotTol};
-pub use rnea::{bias_minus_active, loop_active_len, loop_active_tau_dense, rnea_loops};
+pub use pivot_options::{least_squares_bias, null_space_opts, Inconsistency, PivotOptions};
+pub use rnea::{bias_minus_active, loop_active_len, loop_active_tau_dense, rnea_loops, rnea_loops_with};
 pub use simulate::{simulate, SimulateOptions, ENERGY, LOOP_ERROR};
 pub use solve::{forward_dynamics, solve_kkt, solve_lambda_first, solve_null_space, ClosedLoopSolution, Method};
+pub use sparse_method::{
+    body_accelerations, spanning_tree_counted, sparse_forward_dynamics, MaximalStructure, Node, Ordering, SparseMethod,
+    SparseSolution,
+};
 pub use table::{loop_active_basis, loop_error, loop_motion_subspace};
 
 use crate::error::Result;

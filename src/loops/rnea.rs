@@ -2,9 +2,9 @@
 
 use super::constraints::{check_loops, loop_frames};
 use super::table::loop_active_basis;
-use crate::dynamics::base_acceleration;
+use crate::dynamics::{rnea_with, Workspace};
 use crate::error::{check_vector, Result};
-use crate::model::{jcalc, Model};
+use crate::model::Model;
 use crate::spatial::{Force, Motion, Vec3, Xform};
 use nalgebra::DVector;
 
@@ -38,19 +38,13 @@ pub(crate) fn active_forces_base(model: &Model, x_0: &[Xform], tau_a: &[f64]) ->
     out
 }
 
-// ANCHOR: rnea_loops
 /// Inverse dynamics of the spanning tree minus the loop joints' active forces,
 /// `ID(q, qdot, qdd) - tau^a = H qdd + C - tau^a` (Featherstone 8.6, tables 8.2 and 8.3; with
 /// `qdd = 0` it is `C - tau^a`, with `qdd` it is the `tau_ID` of 8.12).
 ///
-/// - forward pass as in RNEA (table 5.1), also keeping `i X 0`;
-/// - for each loop joint k: `0f^a_k = 0X*_P' T^a_k tau^a_k` ([`super::loop_active_basis`]);
-///   `f_s(k) -= s(k)X*_0 0f^a_k` (the successor receives `+f^a`),
-///   `f_p(k) += p(k)X*_0 0f^a_k` (the predecessor receives `-f^a`); the base absorbs its share;
-/// - backward pass: `tau_i = S_i^T f_i` (+ armature `qdd_i`), `f_lambda(i) += lambda X*_i f_i`.
-///
 /// `tau_a` stacks `n_k` numbers per loop joint in model order (`None`: all loop joints passive).
-/// External forces `f_ext` are in base coordinates, as in [`crate::dynamics::rnea`].
+/// External forces `f_ext` are in base coordinates, as in [`crate::dynamics::rnea`]. The active
+/// forces are external forces of the tree (see [`rnea_loops_with`]).
 pub fn rnea_loops(
     model: &Model,
     q: &[f64],
@@ -64,51 +58,46 @@ pub fn rnea_loops(
     check_loops(model)?;
     check_tau_a(model, tau_a)?;
     crate::dynamics::check_fext(model, f_ext)?;
-    let n1 = model.nb + 1;
-    let mut x_up = vec![Xform::identity(); n1];
-    let mut x_0 = vec![Xform::identity(); n1];
-    let mut v = vec![Motion::zero(); n1];
-    let mut a = vec![Motion::zero(); n1];
-    let mut f = vec![Force::zero(); n1];
-    let mut s = vec![crate::model::Subspace::default(); n1];
-    a[0] = base_acceleration(model);
-    for i in 1..=model.nb {
-        let vs = model.dofs(i);
-        let jc = jcalc(&model.joints[i], &q[model.qs(i)], &qd[vs.clone()]);
-        let p = model.lambda[i];
-        x_up[i] = jc.x_j.compose(&model.x_tree[i]);
-        x_0[i] = x_up[i].compose(&x_0[p]);
-        v[i] = x_up[i].apply_motion(&v[p]) + jc.v_j;
-        a[i] = x_up[i].apply_motion(&a[p]) + jc.s.mul(&qdd[vs]) + jc.c_j + v[i].cross_motion(&jc.v_j);
-        let inertia = &model.inertia[i];
-        f[i] = inertia.mul_motion(&a[i]) + v[i].cross_force(&inertia.mul_motion(&v[i]));
-        if let Some(fx) = f_ext {
-            f[i] -= x_0[i].apply_force(&fx[i]);
-        }
-        s[i] = jc.s;
+    let mut ws = Workspace::new(model);
+    let mut f_all = vec![Force::zero(); model.nb + 1];
+    let mut tau = DVector::zeros(model.nv);
+    rnea_loops_with(model, &mut ws, q, qd, qdd, tau_a, f_ext, &mut f_all, tau.as_mut_slice())?;
+    Ok(tau)
+}
+
+// ANCHOR: rnea_loops
+/// [`rnea_loops`] on caller storage (`f_all`: nb + 1 forces of scratch); inputs are assumed valid.
+///
+/// Tables 8.2 and 8.3 add one step to RNEA: each loop joint's active force
+/// `0f^a_k = 0X*_P' T^a_k tau^a_k` ([`super::loop_active_basis`]) pushes on its successor and,
+/// negated, on its predecessor. Those are external forces of the tree, so they join `f_ext`
+/// (base coordinates) and [`crate::dynamics::rnea_with`] does the two passes unchanged.
+#[allow(clippy::too_many_arguments)]
+pub fn rnea_loops_with(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    qd: &[f64],
+    qdd: &[f64],
+    tau_a: Option<&[f64]>,
+    f_ext: Option<&[Force]>,
+    f_all: &mut [Force],
+    tau: &mut [f64],
+) -> Result<()> {
+    f_all.fill(Force::zero());
+    if let Some(fx) = f_ext {
+        f_all[1..].copy_from_slice(&fx[1..]);
     }
     if let Some(ta) = tau_a {
+        let x_0 = crate::kinematics::forward_kinematics(model, q)?.x_0;
         for (lj, fa) in model.loops.iter().zip(active_forces_base(model, &x_0, ta)) {
-            if lj.succ != 0 {
-                f[lj.succ] -= x_0[lj.succ].apply_force(&fa);
-            }
-            if lj.pred != 0 {
-                f[lj.pred] += x_0[lj.pred].apply_force(&fa);
-            }
+            f_all[lj.succ] += fa;
+            f_all[lj.pred] -= fa;
         }
     }
-    let mut tau = DVector::zeros(model.nv);
-    for i in (1..=model.nb).rev() {
-        for (c, dof) in model.dofs(i).enumerate() {
-            tau[dof] = s[i].cols[c].dot(&f[i]) + model.joints[i].armature * qdd[dof];
-        }
-        let p = model.lambda[i];
-        if p != 0 {
-            let fp = x_up[i].inv_apply_force(&f[i]);
-            f[p] += fp;
-        }
-    }
-    Ok(tau)
+    // the base (body 0) absorbs its share: rnea_with ignores entry 0
+    rnea_with(model, ws, q, qd, qdd, Some(f_all), tau);
+    Ok(())
 }
 // ANCHOR_END: rnea_loops
 

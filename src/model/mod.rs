@@ -13,6 +13,7 @@ mod builder;
 pub mod canned;
 pub mod constants;
 mod joint;
+pub mod loop_models;
 mod loops;
 pub mod mechanisms;
 pub mod mjcf;

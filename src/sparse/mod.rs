@@ -12,9 +12,20 @@
 //! - dense `DMatrix` storage touched only on the ancestor pattern (Featherstone's presentation);
 //! - MuJoCo's legacy compact layout ([`MjLayout`]): one contiguous row per dof, diagonal first,
 //!   then the ancestors nearest-first, addressed by `dof_madr`, and its 4.0 CSR variant.
+//!
+//! Beyond the parent array (book chapter "Solving the constraint equations, sparsity and
+//! ladders"):
+//!
+//! | item | what |
+//! |---|---|
+//! | [`etree`] | elimination tree, postorder, symbolic factorization, orderings of a symmetric pattern |
+//! | [`block`] | block `L D L^T` without pivoting as a value ([`BlockSymbolic`] + [`BlockLdlt`]): Baraff's block-tree factorization and the banded ladder factorization of Featherstone 8.13 |
 
+pub mod block;
+pub mod etree;
 mod layout;
 
+pub use block::{BlockLdlt, BlockSymbolic};
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
 use crate::error::{Error, Result};
