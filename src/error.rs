@@ -55,6 +55,17 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    /// A physical or numerical parameter outside its allowed range (SPOOK's `epsilon`, `tau`, a
+    /// mass, a contact radius, ...): names the parameter, where it belongs and the rule it breaks.
+    #[error("{what} = {value}: {why}")]
+    BadParameter { what: String, value: f64, why: String },
+    /// A quaternion given as input (not one the library normalizes itself) is not of unit norm.
+    #[error("{what}: quaternion of body {body} has norm {norm}, expected 1 (normalize it first)")]
+    NotUnitQuaternion { what: String, body: usize, norm: f64 },
+    /// A constraint the solver or the conversion cannot represent (a helical joint in maximal
+    /// coordinates, contacts with a direct solver, ...).
+    #[error("constraint '{name}': {why}")]
+    UnsupportedConstraint { name: String, why: String },
     /// Anything else, with a description.
     #[error("{0}")]
     Other(String),

@@ -14,6 +14,7 @@
 //! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
+pub mod collision;
 pub mod dynamics;
 pub mod error;
 pub mod figures;
@@ -26,6 +27,7 @@ pub mod mujoco;
 pub mod plot;
 pub mod sparse;
 pub mod spatial;
+pub mod spook;
 
 #[cfg(feature = "book")]
 pub mod book;
