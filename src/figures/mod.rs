@@ -10,6 +10,7 @@ pub mod ch07;
 pub mod com;
 pub mod loops;
 pub mod sparse;
+pub mod spook;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -25,5 +26,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
     out.extend(loops::run(dir)?);
+    out.extend(spook::run(dir)?);
     Ok(out)
 }
