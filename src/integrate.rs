@@ -386,6 +386,7 @@ mod tests {
     use crate::model::canned;
 
     /// A harmonic oscillator `a = -q` on a one-dof chain's layout (a hinge, so `(+)` is `+`).
+    #[allow(clippy::type_complexity)]
     fn oscillator() -> (Model, impl FnMut(&[f64], &[f64], &mut [f64]) -> Result<()>) {
         let model = canned::chain(1, false);
         let f = |q: &[f64], _v: &[f64], a: &mut [f64]| {

@@ -12,6 +12,7 @@
 //! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
 //! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
 //! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
+//! | SPOOK: a variational stepper | [`spook`], [`collision`] | Lacoursière's thesis ch. 4, the source notes |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
 pub mod collision;
