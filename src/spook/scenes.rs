@@ -6,6 +6,7 @@
 use super::body::Body;
 use super::constraint::{Constraint, ConstraintKind, Frame};
 use super::system::{SpookGeom, SpookSystem};
+use crate::error::Result;
 use crate::model::canned::rod;
 use crate::model::{GeomType, Joint, Model, ModelBuilder};
 use crate::spatial::{quat_from_axis_angle, xlt, Mat3, Vec3};
@@ -221,6 +222,20 @@ pub fn falling_chain(n: usize, epsilon: f64, tau: f64) -> SpookSystem {
         b.x = x0 + r_tilt * Vec3::new(2.0 * hl * k as f64, 0.0, 0.0);
     }
     sys
+}
+
+/// An `n`-link chain of hinges ([`crate::model::canned::chain`], planar or spatial) converted to
+/// SPOOK at rest at `q`, with `epsilon` and `tau` on every joint.
+pub fn chain(n: usize, spatial: bool, q: &[f64], epsilon: f64, tau: f64) -> Result<SpookSystem> {
+    let model = crate::model::canned::chain(n, spatial);
+    SpookSystem::from_model(&model, q, &vec![0.0; model.nv], epsilon, tau)
+}
+
+/// A closed-loop mechanism of [`crate::model::mechanisms`] (the planar four-bar, the spatial
+/// RSSR four-bar, ...) converted to SPOOK at its `qpos0` (which closes its loops) at rest: the
+/// tree joints and the loop joints all become constraints.
+pub fn mechanism(model: &Model, epsilon: f64, tau: f64) -> Result<SpookSystem> {
+    SpookSystem::from_model(model, model.qpos0.as_slice(), &vec![0.0; model.nv], epsilon, tau)
 }
 
 /// The double pendulum in reduced coordinates: two uniform rods of mass 1 and length 1 hanging

@@ -146,7 +146,9 @@ pub struct Stepper {
     pub v_next: DVector<f64>,
     /// Sweeps the last projected Gauss-Seidel solve used.
     pub pgs_sweeps: usize,
+    /// `phi` of one constraint's rows while it is assembled (at most 6).
     phi_buf: Vec<f64>,
+    /// `d phi / dq` (14 entries each) of one constraint's rows while it is assembled.
     dq_buf: Vec<Dq>,
 }
 
