@@ -62,13 +62,35 @@ pub enum Error {
     /// A quaternion given as input (not one the library normalizes itself) is not of unit norm.
     #[error("{what}: quaternion of body {body} has norm {norm}, expected 1 (normalize it first)")]
     NotUnitQuaternion { what: String, body: usize, norm: f64 },
-    /// A constraint the solver or the conversion cannot represent (a helical joint in maximal
-    /// coordinates, contacts with a direct solver, ...).
-    #[error("constraint '{name}': {why}")]
-    UnsupportedConstraint { name: String, why: String },
+    /// A simulation left the finite range: MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`
+    /// (non-finite or larger than `mjMAXVAL` in magnitude), with the step (None for the initial
+    /// state), time and first bad entry.
+    #[error("{} t = {time}: {quantity}[{index}] = {value:e} is not finite or exceeds mjMAXVAL = 1e10", match step { Some(s) => format!("diverged at step {s},"), None => "initial state at".to_string() })]
+    Diverged {
+        step: Option<usize>,
+        time: f64,
+        quantity: &'static str,
+        index: usize,
+        value: f64,
+    },
+    /// Something valid that this part of the library does not support yet.
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
+    /// An output path that cannot be used (it is an input, or has an unknown extension).
+    #[error("--out {path}: {why}")]
+    InvalidOutput { path: String, why: String },
+    /// An operating-system input/output error (reading or writing a file or stream).
+    #[error("{0}")]
+    InputOutput(String),
     /// Anything else, with a description.
     #[error("{0}")]
     Other(String),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::InputOutput(e.to_string())
+    }
 }
 
 /// Shorthand.

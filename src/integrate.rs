@@ -386,14 +386,17 @@ mod tests {
     use crate::model::canned;
 
     /// A harmonic oscillator `a = -q` on a one-dof chain's layout (a hinge, so `(+)` is `+`).
-    #[allow(clippy::type_complexity)]
-    fn oscillator() -> (Model, impl FnMut(&[f64], &[f64], &mut [f64]) -> Result<()>) {
-        let model = canned::chain(1, false);
-        let f = |q: &[f64], _v: &[f64], a: &mut [f64]| {
+    struct Oscillator;
+
+    impl Acceleration for Oscillator {
+        fn qacc(&mut self, q: &[f64], _v: &[f64], a: &mut [f64]) -> Result<()> {
             a[0] = -q[0];
             Ok(())
-        };
-        (model, f)
+        }
+    }
+
+    fn oscillator() -> (Model, Oscillator) {
+        (canned::chain(1, false), Oscillator)
     }
 
     #[test]

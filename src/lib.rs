@@ -15,11 +15,11 @@
 //! | SPOOK: a variational stepper | [`spook`], [`collision`] | Lacoursière's thesis ch. 4, the source notes |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
+pub mod cli;
 pub mod collision;
 pub mod dynamics;
 pub mod error;
 pub mod figures;
-pub mod inspect;
 pub mod integrate;
 pub mod kinematics;
 pub mod loops;

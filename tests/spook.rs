@@ -9,8 +9,8 @@ use mbd::dynamics::aba;
 use mbd::error::Error;
 use mbd::integrate::{rk4_step, StepScratch, Trajectory};
 use mbd::kinematics::forward_kinematics;
-use mbd::loops::{self, Integrator, Method};
-use mbd::model::{canned, mechanisms, mjcf, Model};
+use mbd::loops::{self, Method, SimulateOptions};
+use mbd::model::{canned, mechanisms, mjcf, Integrator, Model};
 use mbd::spatial::Vec3;
 use mbd::spook::{
     constraint_rows, g_row, joint_coordinate, run, scenes, simulate, violation, violation_decay_factor, Body,
@@ -448,15 +448,17 @@ fn four_bar_tracks_the_closed_loop_solution() {
         &model,
         q0.as_slice(),
         &vec![0.0; model.nv],
-        Method::NullSpace,
-        Integrator::Rk4,
-        1e-4,
-        (t / 1e-4) as usize,
-        Some(0.01),
+        &SimulateOptions {
+            method: Method::NullSpace,
+            integrator: Integrator::Rk4,
+            h: 1e-4,
+            steps: (t / 1e-4) as usize,
+            t_stab: Some(0.01),
+        },
     )
     .unwrap();
-    let q_ref = reference.q.last().unwrap();
-    let ref_coms = coms(&model, q_ref.as_slice());
+    let q_ref = reference.qpos.last().unwrap();
+    let ref_coms = coms(&model, q_ref);
     let mut errs = vec![];
     for (h, eps) in [(1.0 / 250.0, 1e-6), (1.0 / 1000.0, 1e-8), (1.0 / 4000.0, 1e-10)] {
         let ours = spook_coms_at(&model, q0.as_slice(), t, h, eps, 2.0 * h);
@@ -560,7 +562,7 @@ fn bad_parameters_give_typed_errors() {
         b.x.z = 0.0;
     }
     let mut st = Stepper::new(&s2, 0.01, settings(SpookSolver::Direct)).unwrap();
-    assert!(matches!(st.step(&mut s2), Err(Error::UnsupportedConstraint { .. })));
+    assert!(matches!(st.step(&mut s2), Err(Error::Unsupported { .. })));
     // a helical joint has no SPOOK rows
     let mut b = mbd::model::ModelBuilder::new("screw");
     b.add_body(
@@ -576,7 +578,7 @@ fn bad_parameters_give_typed_errors() {
     let m = b.build().unwrap();
     assert!(matches!(
         SpookSystem::from_model(&m, &[0.0], &[0.0], 0.0, 0.0),
-        Err(Error::UnsupportedConstraint { .. })
+        Err(Error::Unsupported { .. })
     ));
 }
 

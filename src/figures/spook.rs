@@ -18,8 +18,8 @@
 use crate::dynamics::aba;
 use crate::error::Result;
 use crate::integrate::{rk4_step, StepScratch, Trajectory};
-use crate::loops::{simulate as loops_simulate, Integrator, Method};
-use crate::model::{canned, Joint, JointType, LoopJoint, Model, ModelBuilder};
+use crate::loops::{simulate as loops_simulate, Method, SimulateOptions};
+use crate::model::{canned, Integrator, Joint, JointType, LoopJoint, Model, ModelBuilder};
 use crate::plot::{Chart, Series, Spy, SpyPanel};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
 use crate::spook::{
@@ -104,13 +104,15 @@ pub fn pendulum_comparison(t_end: f64) -> Result<[Vec<(f64, f64)>; 3]> {
         &free,
         free.qpos0.as_slice(),
         &[0.0; 6],
-        Method::Kkt,
-        Integrator::Rk4,
-        h,
-        steps,
-        Some(0.05),
+        &SimulateOptions {
+            method: Method::Kkt,
+            integrator: Integrator::Rk4,
+            h,
+            steps,
+            t_stab: Some(0.05),
+        },
     )?;
-    let baumgarte: Vec<(f64, f64)> = bt.t.iter().zip(&bt.q).map(|(t, q)| (*t, q[2])).collect();
+    let baumgarte: Vec<(f64, f64)> = bt.time.iter().zip(&bt.qpos).map(|(t, q)| (*t, q[2])).collect();
     let red = pendulum_reduced()?;
     let (mut q, mut qd) = (vec![0.0], vec![0.0]);
     let mut s = StepScratch::new(&red);

@@ -11,12 +11,14 @@
 
 mod builder;
 pub mod canned;
+pub mod constants;
 mod joint;
 mod loops;
 pub mod mechanisms;
 pub mod mjcf;
 
 pub use builder::ModelBuilder;
+pub use constants::{MJ_MAXVAL, MJ_MINVAL};
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
 pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;

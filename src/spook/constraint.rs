@@ -166,8 +166,8 @@ impl Constraint {
             }
         }
         if self.body_a == self.body_b {
-            return Err(Error::UnsupportedConstraint {
-                name: self.name.clone(),
+            return Err(Error::Unsupported {
+                what: format!("constraint '{}'", self.name),
                 why: "joins a body (or the world) to itself".into(),
             });
         }
@@ -194,8 +194,8 @@ impl Constraint {
         }
         if let Some([lo, hi]) = self.limit {
             if !matches!(self.kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) {
-                return Err(Error::UnsupportedConstraint {
-                    name: self.name.clone(),
+                return Err(Error::Unsupported {
+                    what: format!("constraint '{}'", self.name),
                     why: format!(
                         "limits exist for hinge and prismatic joints only, not {}",
                         self.kind.name()

@@ -508,8 +508,8 @@ impl Stepper {
             (SpookSolver::Auto, false) | (SpookSolver::Schur, false) => self.solve_schur()?,
             (SpookSolver::Direct, false) => self.solve_direct()?,
             (_, true) => {
-                return Err(Error::UnsupportedConstraint {
-                    name: "limits and contacts".into(),
+                return Err(Error::Unsupported {
+                    what: "SPOOK limit and contact rows".into(),
                     why: "unilateral rows need SpookSolver::Pgs or Auto".into(),
                 })
             }

@@ -178,8 +178,8 @@ impl SpookSystem {
                 JointType::Fixed => (ConstraintKind::Lock, Vec3::z()),
                 JointType::Free => continue,
                 JointType::Helical { .. } => {
-                    return Err(Error::UnsupportedConstraint {
-                        name: format!("joint of body '{}'", model.body_name[i]),
+                    return Err(Error::Unsupported {
+                        what: format!("joint of body '{}'", model.body_name[i]),
                         why: "helical joints have no SPOOK row set here (their screw couples angle and slide)".into(),
                     })
                 }
@@ -212,8 +212,8 @@ impl SpookSystem {
                 JointType::Spherical => ConstraintKind::Ball,
                 JointType::Fixed => ConstraintKind::Lock,
                 _ => {
-                    return Err(Error::UnsupportedConstraint {
-                        name: lj.name.clone(),
+                    return Err(Error::Unsupported {
+                        what: format!("loop joint '{}'", lj.name),
                         why: format!("a {} loop joint has no SPOOK row set here", lj.jtype.name()),
                     })
                 }
@@ -283,8 +283,8 @@ impl SpookSystem {
                     ));
                 }
                 Equality::Joint { name, .. } => {
-                    return Err(Error::UnsupportedConstraint {
-                        name: name.clone(),
+                    return Err(Error::Unsupported {
+                        what: format!("equality '{name}'"),
                         why: "joint-coupling equalities act on reduced coordinates; SPOOK has none".into(),
                     })
                 }
