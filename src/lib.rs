@@ -19,12 +19,14 @@ pub mod cli;
 pub mod collision;
 pub mod dynamics;
 pub mod error;
+#[cfg(feature = "plot")]
 pub mod figures;
 pub mod integrate;
 pub mod kinematics;
 pub mod loops;
 pub mod model;
 pub mod mujoco;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod sparse;
 pub mod spatial;
