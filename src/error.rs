@@ -61,6 +61,13 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    /// A physical or numerical parameter outside its allowed range (SPOOK's `epsilon`, `tau`, a
+    /// mass, a contact radius, ...): names the parameter, where it belongs and the rule it breaks.
+    #[error("{what} = {value}: {why}")]
+    BadParameter { what: String, value: f64, why: String },
+    /// A quaternion given as input (not one the library normalizes itself) is not of unit norm.
+    #[error("{what}: quaternion of body {body} has norm {norm}, expected 1 (normalize it first)")]
+    NotUnitQuaternion { what: String, body: usize, norm: f64 },
     /// A simulation left the finite range: MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`
     /// (non-finite or larger than `mjMAXVAL` in magnitude), with the step (None for the initial
     /// state), time and first bad entry.

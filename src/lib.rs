@@ -46,7 +46,7 @@
 //!
 //! The layering (a module uses only modules on the rows above it in this list, never one
 //! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
-//! [`dynamics`]; [`loops`], [`mujoco`]; [`cli`], `figures`, `plot`, `book`.
+//! [`dynamics`], [`collision`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
 //!
 //! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`) |
 //! |---|---|---|---|
@@ -60,11 +60,13 @@
 //! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
+//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
 //! | the `mbd` command | [`cli`], `src/main.rs` | | `cli`, `errors` |
 //! | figures of every chapter | `figures`, `plot` (feature `plot`) | | `book` |
 
 pub mod cli;
+pub mod collision;
 pub mod dynamics;
 pub mod error;
 #[cfg(feature = "plot")]
@@ -78,6 +80,7 @@ pub mod mujoco;
 pub mod plot;
 pub mod sparse;
 pub mod spatial;
+pub mod spook;
 pub mod vector;
 
 #[cfg(feature = "book")]

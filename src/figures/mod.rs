@@ -11,6 +11,7 @@ pub mod com;
 pub mod loops;
 pub mod loops2;
 pub mod sparse;
+pub mod spook;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -27,5 +28,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(com::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
+    out.extend(spook::run(dir)?);
     Ok(out)
 }

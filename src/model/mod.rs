@@ -21,6 +21,7 @@ pub mod mjcf;
 pub use builder::ModelBuilder;
 pub use constants::{MJ_MAXVAL, MJ_MINVAL};
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
+pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
 
 use crate::error::{check_vector, Error, Result};

@@ -1,0 +1,354 @@
+//! Figures and report of the chapter "SPOOK: a variational stepper".
+//!
+//! - `spook_violation.svg`: the pendulum released at rest 5 cm outside its constraint, no
+//!   gravity: the violation per step without stabilization (`tau = 0`) and with `d = tau/h` =
+//!   2, 5, 10, beside the decay the parameters predict ([`violation_decay_factor`]).
+//! - `spook_energy.svg`: the pendulum's total energy over 30 s for `d` = 0, 0.5, 2, 4.
+//! - `spook_compare.svg`: the pendulum's height over 3 s by SPOOK (h = 1/60), by Featherstone's
+//!   closed-loop method with Baumgarte stabilization and RK4 (a free body held by a spherical
+//!   loop joint, h = 1/60), and in reduced coordinates (ABA + RK4, h = 1e-4, the reference).
+//!   MuJoCo's soft constraints join this figure when its constraint solver exists.
+//! - `spook_heavy_chain.svg`: the stretch of a hanging 20-link chain with an end mass 100 times a
+//!   link's, by the direct solve and by projected Gauss-Seidel with 20 and 200 sweeps.
+//! - `spook_falling_chain.svg`: a chain of 8 capsules falling onto the floor: heights and the
+//!   number of contacts.
+//! - `spook_block_spy.svg`: the nonzeros of SPOOK's block matrix `[[M, -G^T], [G, Sigma]]` for a
+//!   4-link spatial chain ([`crate::model::canned::chain`]).
+
+use crate::dynamics::aba;
+use crate::error::Result;
+use crate::integrate::{rk4_step, StepScratch, Trajectory};
+use crate::loops::{simulate as loops_simulate, Method, SimulateOptions};
+use crate::model::{canned, Integrator, Joint, JointType, LoopJoint, Model, ModelBuilder};
+use crate::plot::{Chart, Series, Spy, SpyPanel};
+use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
+use crate::spook::{
+    run as spook_run, scenes, violation_decay_factor, SpookSolver, SpookSystem, StepSettings, Stepper, SIGNALS,
+};
+use std::path::{Path, PathBuf};
+
+fn spook_trajectory(sys: &mut SpookSystem, h: f64, steps: usize, settings: StepSettings) -> Result<Trajectory> {
+    let mut st = Stepper::new(sys, h, settings)?;
+    let mut tr = Trajectory::new(&SIGNALS);
+    spook_run(sys, &mut st, steps, &mut tr)?;
+    Ok(tr)
+}
+
+fn direct() -> StepSettings {
+    StepSettings {
+        solver: SpookSolver::Direct,
+        ..Default::default()
+    }
+}
+
+/// The pendulum at rest at the bottom, pulled `phi0` outward, without gravity, with
+/// `epsilon = 1e-10` and `tau = d h`: the violation per step for 1 s at h = 1/60.
+pub fn violation_decay(d: f64, phi0: f64) -> Result<Vec<f64>> {
+    let h = scenes::PENDULUM_H;
+    let mut sys = scenes::pendulum(1e-10, d * h);
+    sys.gravity = Vec3::zeros();
+    sys.bodies[0].x = Vec3::new(0.0, 0.0, -(1.0 + phi0));
+    let tr = spook_trajectory(&mut sys, h, 60, direct())?;
+    Ok(tr.signal("violation").unwrap_or(&[]).to_vec())
+}
+
+/// The thesis pendulum (h = 1/60, `epsilon = 1e-6`, `tau = d h`) for `t_end` seconds.
+pub fn pendulum_run(d: f64, t_end: f64) -> Result<Trajectory> {
+    let h = scenes::PENDULUM_H;
+    let mut sys = scenes::pendulum(1e-6, d * h);
+    spook_trajectory(&mut sys, h, (t_end / h).round() as usize, direct())
+}
+
+/// The pendulum bob as a free body (inertia of a sphere of radius 0.05) held at distance 1 from
+/// the origin by a spherical loop joint: the same maximal coordinates as SPOOK's, for
+/// Featherstone's closed-loop method.
+pub fn pendulum_free_body() -> Result<Model> {
+    let mut b = ModelBuilder::new("pendulum_free_body");
+    b.opt.gravity = Vec3::new(0.0, 0.0, -10.0);
+    let inertia = SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::identity() * (0.4 * 0.05 * 0.05));
+    let bob = b.add_body("bob", 0, Joint::new(JointType::Free), Xform::identity(), inertia);
+    b.set_qpos0(bob, &[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    b.add_loop(LoopJoint::new(
+        "rod",
+        JointType::Spherical,
+        0,
+        bob,
+        Xform::identity(),
+        xlt(Vec3::new(-1.0, 0.0, 0.0)),
+    ));
+    b.build()
+}
+
+/// The pendulum in reduced coordinates: one hinge about y, the bob at `(1, 0, 0)`.
+pub fn pendulum_reduced() -> Result<Model> {
+    let mut b = ModelBuilder::new("pendulum_reduced");
+    b.opt.gravity = Vec3::new(0.0, 0.0, -10.0);
+    let inertia =
+        SpatialInertia::from_mass_com_inertia(1.0, Vec3::new(1.0, 0.0, 0.0), Mat3::identity() * (0.4 * 0.05 * 0.05));
+    b.add_body("bob", 0, Joint::revolute(Vec3::y()), Xform::identity(), inertia);
+    b.build()
+}
+
+/// Height of the pendulum's bob over `t_end` seconds by the three formulations: SPOOK
+/// (h = 1/60, `d` = 2, `epsilon = 1e-8`), Baumgarte + RK4 on the free body (h = 1/60,
+/// `T_stab` = 0.05 s) and reduced coordinates (ABA + RK4, h = 1e-4). Each is `(t, z)` samples.
+#[allow(clippy::type_complexity)]
+pub fn pendulum_comparison(t_end: f64) -> Result<[Vec<(f64, f64)>; 3]> {
+    let h = scenes::PENDULUM_H;
+    let steps = (t_end / h).round() as usize;
+    let mut sys = scenes::pendulum(1e-8, 2.0 * h);
+    let tr = spook_trajectory(&mut sys, h, steps, direct())?;
+    let spook: Vec<(f64, f64)> = tr.time.iter().zip(&tr.qpos).map(|(t, q)| (*t, q[2])).collect();
+    let free = pendulum_free_body()?;
+    let bt = loops_simulate(
+        &free,
+        free.qpos0.as_slice(),
+        &[0.0; 6],
+        &SimulateOptions {
+            method: Method::Kkt,
+            integrator: Integrator::Rk4,
+            h,
+            steps,
+            t_stab: Some(0.05),
+        },
+    )?;
+    let baumgarte: Vec<(f64, f64)> = bt.time.iter().zip(&bt.qpos).map(|(t, q)| (*t, q[2])).collect();
+    let red = pendulum_reduced()?;
+    let (mut q, mut qd) = (vec![0.0], vec![0.0]);
+    let mut s = StepScratch::new(&red);
+    let mut f = |q: &[f64], qd: &[f64], a: &mut [f64]| -> Result<()> {
+        a.copy_from_slice(aba(&red, q, qd, &[0.0], None)?.as_slice());
+        Ok(())
+    };
+    let hr = 1e-4;
+    let per = (h / hr).round() as usize;
+    let mut reduced = vec![(0.0, 0.0)];
+    for k in 1..=steps {
+        for _ in 0..per {
+            rk4_step(&red, &mut s, &mut f, &mut q, &mut qd, hr)?;
+        }
+        reduced.push((k as f64 * h, -q[0].sin()));
+    }
+    Ok([spook, baumgarte, reduced])
+}
+
+/// Stretch (largest joint violation, m) per step of the hanging heavy-end chain (20 links,
+/// mass ratio `ratio`, `epsilon = 1e-8`, d = 2, h = 1/60) over `steps` steps, by the direct
+/// solve (`pgs_sweeps = None`) or by projected Gauss-Seidel with that many sweeps.
+pub fn heavy_chain_stretch(ratio: f64, pgs_sweeps: Option<usize>, steps: usize) -> Result<Vec<f64>> {
+    let h = 1.0 / 60.0;
+    let mut sys = scenes::heavy_chain(20, ratio, 1e-8, 2.0 * h);
+    let settings = match pgs_sweeps {
+        None => direct(),
+        Some(n) => StepSettings {
+            solver: SpookSolver::Pgs,
+            pgs_iterations: n,
+            ..Default::default()
+        },
+    };
+    let tr = spook_trajectory(&mut sys, h, steps, settings)?;
+    Ok(tr.signal("violation").unwrap_or(&[]).to_vec())
+}
+
+/// The falling chain of 8 capsules for `t_end` seconds at h = 1/60 (PGS).
+pub fn falling_chain_run(t_end: f64) -> Result<Trajectory> {
+    let h = 1.0 / 60.0;
+    let mut sys = scenes::falling_chain(8, 1e-8, 2.0 * h);
+    spook_trajectory(&mut sys, h, (t_end / h).round() as usize, StepSettings::default())
+}
+
+/// The spy-plot cells of SPOOK's block matrix for `model` at `qpos0`: classes 0 = `M`,
+/// 1 = `G` and `-G^T`, 2 = `Sigma`. Returns the panel and `(6 nbody, m)`.
+pub fn block_spy(model: &Model, title: &str) -> Result<(SpyPanel, usize, usize)> {
+    let sys = SpookSystem::from_model(model, model.qpos0.as_slice(), &vec![0.0; model.nv], 1e-8, 0.03)?;
+    let mut st = Stepper::new(&sys, 0.01, StepSettings::default())?;
+    st.assemble(&sys);
+    let (k, _) = st.block_system();
+    let n6 = 6 * sys.bodies.len();
+    let m = st.rows.len();
+    let scale = k.amax();
+    let mut cells = vec![];
+    for i in 0..k.nrows() {
+        for j in 0..k.ncols() {
+            if k[(i, j)].abs() > 1e-12 * scale {
+                let class = match (i < n6, j < n6) {
+                    (true, true) => 0,
+                    (false, false) => 2,
+                    _ => 1,
+                };
+                cells.push((i, j, class));
+            }
+        }
+    }
+    Ok((
+        SpyPanel {
+            title: title.into(),
+            rows: k.nrows(),
+            cols: k.ncols(),
+            cells,
+        },
+        n6,
+        m,
+    ))
+}
+
+/// Prints the chapter's short report and writes its figures into `dir`.
+pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    println!("SPOOK: a variational stepper (Lacoursiere's thesis ch. 4, the source notes)");
+    let h = scenes::PENDULUM_H;
+
+    // Figure 1: return to the constraint.
+    let phi0 = 0.05;
+    let mut chart = Chart::new(
+        "Pendulum released 5 cm off its constraint (no gravity, h = 1/60)",
+        "time t (s)",
+        "violation |phi| (m)",
+    )
+    .log(false, true)
+    .ranges(None, Some((1e-12, 1.0)));
+    println!("  return to the constraint from |phi| = {phi0} m (h = 1/60):");
+    for d in [0.0, 2.0, 5.0, 10.0] {
+        let v = violation_decay(d, phi0)?;
+        let rate = violation_decay_factor(h, d * h);
+        println!(
+            "    d = tau/h = {d:>4}: predicted factor per step {rate:.3}, |phi| after 30 steps {:.2e} m",
+            v[30]
+        );
+        let pts: Vec<(f64, f64)> = v
+            .iter()
+            .enumerate()
+            .map(|(k, x)| (k as f64 * h, x.max(1e-12)))
+            .collect();
+        let label = if d == 0.0 {
+            "tau = 0 (no stabilization)".to_string()
+        } else {
+            format!("d = {d}")
+        };
+        chart = chart.with(Series::line(&label, pts));
+        if d == 5.0 {
+            let pred: Vec<(f64, f64)> = (0..=60)
+                .map(|k| (k as f64 * h, (phi0 * (k as f64 + 1.0) * rate.powi(k)).max(1e-12)))
+                .collect();
+            chart = chart.with(Series::dashed("prediction (k+1) r^k, d = 5", pred));
+        }
+    }
+    let path = dir.join("spook_violation.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 2: energy for several d.
+    let mut chart = Chart::new(
+        "Thesis pendulum: total energy (h = 1/60, epsilon = 1e-6)",
+        "time t (s)",
+        "energy E (J)",
+    );
+    println!("  pendulum energy over 30 s (E(0) = 0):");
+    for d in [0.0, 0.5, 2.0, 4.0] {
+        let tr = pendulum_run(d, 30.0)?;
+        let e = tr.signal("energy").unwrap_or(&[]);
+        println!(
+            "    d = {d:>3}: max |phi| {:.2e} m, E in [{:.3}, {:.3}] J, E(30 s) = {:.3} J",
+            tr.max_of("violation"),
+            e.iter().copied().fold(f64::MAX, f64::min),
+            e.iter().copied().fold(f64::MIN, f64::max),
+            e.last().copied().unwrap_or(0.0)
+        );
+        let pts: Vec<(f64, f64)> = tr.time.iter().zip(e).map(|(t, x)| (*t, *x)).step_by(2).collect();
+        chart = chart.with(Series::line(&format!("d = tau/h = {d}"), pts));
+    }
+    let path = dir.join("spook_energy.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 3: three formulations of the pendulum.
+    let [spook, baum, red] = pendulum_comparison(3.0)?;
+    let err = |a: &[(f64, f64)]| a.iter().zip(&red).map(|(x, y)| (x.1 - y.1).abs()).fold(0.0, f64::max);
+    println!(
+        "  pendulum height over 3 s against reduced coordinates: SPOOK {:.3e} m, Baumgarte + RK4 {:.3e} m",
+        err(&spook),
+        err(&baum)
+    );
+    let path = dir.join("spook_compare.svg");
+    Chart::new(
+        "Pendulum: three formulations (MuJoCo to come)",
+        "time t (s)",
+        "bob height z (m)",
+    )
+    .ranges(None, Some((-1.1, 0.6)))
+    .with(Series::line("reduced coordinates, ABA + RK4, h = 1e-4", red))
+    .with(Series::line("SPOOK, h = 1/60, d = 2", spook))
+    .with(Series::dashed(
+        "free body + loop joint, Baumgarte + RK4, h = 1/60",
+        baum,
+    ))
+    .save_svg(&path)?;
+    out.push(path);
+
+    // Figure 4: heavy-end chain.
+    let steps = 180;
+    let mut chart = Chart::new(
+        "Hanging chain, 20 links, end mass 100 x a link (h = 1/60)",
+        "time t (s)",
+        "stretch max |phi| (m)",
+    )
+    .log(false, true);
+    println!("  heavy-end chain (ratio 100), largest stretch over 3 s:");
+    for (label, sweeps) in [
+        ("direct solve", None),
+        ("PGS, 20 sweeps", Some(20)),
+        ("PGS, 200 sweeps", Some(200)),
+    ] {
+        let v = heavy_chain_stretch(100.0, sweeps, steps)?;
+        println!("    {label:<16} {:.3e} m", v.iter().copied().fold(0.0, f64::max));
+        let pts: Vec<(f64, f64)> = v
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(k, x)| (k as f64 * h, x.max(1e-9)))
+            .collect();
+        chart = chart.with(Series::line(label, pts));
+    }
+    let path = dir.join("spook_heavy_chain.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 5: falling chain.
+    let tr = falling_chain_run(3.0)?;
+    let mut chart = Chart::new(
+        "Eight capsules falling onto the floor (h = 1/60, PGS)",
+        "time t (s)",
+        "height z (m) / contacts x 0.01",
+    );
+    for (k, name) in [(0, "capsule 1"), (4, "capsule 5"), (7, "capsule 8")] {
+        let pts: Vec<(f64, f64)> = tr.time.iter().zip(&tr.qpos).map(|(t, q)| (*t, q[7 * k + 2])).collect();
+        chart = chart.with(Series::line(&format!("{name} centre height"), pts));
+    }
+    let ncon = tr.signal("ncon").unwrap_or(&[]);
+    let pts: Vec<(f64, f64)> = tr.time.iter().zip(ncon).map(|(t, n)| (*t, 0.01 * n)).collect();
+    chart = chart.with(Series::dashed("contacts / 100", pts));
+    println!(
+        "  falling chain: {} contacts at the end, largest joint violation {:.2e} m",
+        ncon.last().copied().unwrap_or(0.0),
+        tr.max_of("violation")
+    );
+    let path = dir.join("spook_falling_chain.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 6: the block matrix.
+    let chain = canned::chain(4, true);
+    let (panel, n6, m) = block_spy(&chain, "4-link spatial chain (hinges)")?;
+    println!("  block matrix of a 4-link chain: 6 nbody = {n6} velocity rows, m = {m} constraint rows");
+    let path = dir.join("spook_block_spy.svg");
+    Spy {
+        title: "SPOOK's block matrix [[M, -G^T], [G, Sigma]]".into(),
+        x_label: "column (velocity dofs, then impulses)".into(),
+        y_label: "row".into(),
+        classes: vec!["M (mass, I^s)".into(), "G and -G^T".into(), "Sigma".into()],
+        panels: vec![panel],
+    }
+    .save_svg(&path)?;
+    out.push(path);
+    Ok(out)
+}

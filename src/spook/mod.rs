@@ -1,0 +1,142 @@
+//! SPOOK: Lacoursière's regularized, stabilized variational stepper for rigid bodies in maximal
+//! coordinates. Book chapter: "SPOOK: a variational stepper" (`book/src/spook.md`).
+//!
+//! | book section | item |
+//! |---|---|
+//! | Rigid bodies in maximal coordinates | [`Body`] (`x`, `rho`, `nu`, `omega`), [`Body::inertia_world`] (`I^s = R I^b R^T`) |
+//! | The quaternion step | [`quat_step`], [`gamma`] (`Gamma(rho)`, notes section 10), [`d_rot`] |
+//! | Holonomic constraints and their Jacobians | [`Constraint`], [`ConstraintKind`], [`constraint_rows`] (`phi`, `d phi/dq`), [`g_row`] (`g_i = d phi/dq Gamma`) |
+//! | Building a system from a model | [`SpookSystem::from_model`] (tree joints, loop joints, connect and weld) |
+//! | The matrix form | [`Stepper::block_system`] (`[[M, -G^T], [G, Sigma]]`), [`spook_parameters`] (`Upsilon`, `Sigma`) |
+//! | Solving it | [`Stepper::solve_direct`] (LU), [`Stepper::solve_schur`] (`S = G M^-1 G^T + Sigma`), [`Stepper::solve_pgs`] |
+//! | One step | [`Stepper::step`] |
+//! | Contacts and friction | [`Stepper::assemble`] with [`crate::collision`], [`RowKind`] |
+//! | Stabilization and its time scale | [`violation_decay_factor`] |
+//! | Scenes | [`scenes`] |
+//! | One call for the command line | [`simulate`], [`SpookOptions`] |
+//!
+//! Conventions. State per body: `qpos = [x (3), rho (4, w x y z)]`, `qvel = [nu (3), omega (3)]`,
+//! all in world coordinates, `x` the centre of mass. `Upsilon` is the **thesis's**
+//! `1 / (1 + 4 tau / h)`; the source notes write `Upsilon = 1 + 4 tau / h` and divide by it.
+
+mod body;
+mod constraint;
+pub mod scenes;
+mod stepper;
+mod system;
+
+pub use body::{d_rot, gamma, quat_step, Body};
+pub use constraint::{constraint_rows, g_row, joint_coordinate, Constraint, ConstraintKind, Dq, Frame};
+pub use stepper::{spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper};
+pub use system::{SpookGeom, SpookSystem, MASSLESS_FRACTION};
+
+use crate::error::{Error, Result};
+use crate::integrate::{check_timestep, Recorder};
+use crate::model::Model;
+
+/// The signals SPOOK records beside the state, in this order: kinetic and potential energy (J),
+/// their sum, the constraint violation `max |phi_i|` over the joint rows, the number of contacts.
+pub const SIGNALS: [&str; 5] = ["energy_kinetic", "energy_potential", "energy", "violation", "ncon"];
+
+/// Options of [`simulate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpookOptions {
+    /// Time step `h` (s); `None`: the model's `opt.timestep`.
+    pub timestep: Option<f64>,
+    /// Regularization `epsilon` of every joint constraint (compliance, m/N for position rows).
+    pub epsilon: f64,
+    /// Stabilization time `tau` (s) of every joint constraint; `None`: `2 h` (`d = tau/h = 2`).
+    pub tau: Option<f64>,
+    /// Solver and contact settings.
+    pub settings: StepSettings,
+}
+
+impl Default for SpookOptions {
+    fn default() -> Self {
+        SpookOptions {
+            timestep: None,
+            epsilon: 1e-8,
+            tau: None,
+            settings: StepSettings::default(),
+        }
+    }
+}
+
+impl SpookOptions {
+    /// The step `h` and `tau` for `model`, checked: `h > 0`, `epsilon >= 0`, `tau >= 0`, all
+    /// finite.
+    pub fn resolve(&self, model: &Model) -> Result<(f64, f64)> {
+        let h = self.timestep.unwrap_or(model.opt.timestep);
+        check_timestep(h)?;
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(Error::BadParameter {
+                what: "SPOOK epsilon".into(),
+                value: self.epsilon,
+                why: "must be finite and >= 0".into(),
+            });
+        }
+        let tau = self.tau.unwrap_or(2.0 * h);
+        if !(tau.is_finite() && tau >= 0.0) {
+            return Err(Error::BadParameter {
+                what: "SPOOK tau".into(),
+                value: tau,
+                why: "must be finite and >= 0".into(),
+            });
+        }
+        Ok((h, tau))
+    }
+}
+
+/// Records the current state of `sys` with the [`SIGNALS`] (`ncon` from the stepper's last
+/// assembly).
+pub fn record(
+    sys: &SpookSystem,
+    time: f64,
+    ncon: usize,
+    rec: &mut impl Recorder,
+    buf: &mut (Vec<f64>, Vec<f64>),
+) -> Result<()> {
+    sys.state(&mut buf.0, &mut buf.1);
+    let (ek, ep) = (sys.kinetic_energy(), sys.potential_energy());
+    rec.record(time, &buf.0, &buf.1, &[ek, ep, ek + ep, violation(sys), ncon as f64])
+}
+
+/// Steps `sys` `steps` times with `stepper`, recording the initial state and every step.
+pub fn run(sys: &mut SpookSystem, stepper: &mut Stepper, steps: usize, rec: &mut impl Recorder) -> Result<()> {
+    let mut buf = (vec![], vec![]);
+    record(sys, 0.0, 0, rec, &mut buf)?;
+    for k in 1..=steps {
+        stepper.step(sys)?;
+        record(sys, k as f64 * stepper.h, stepper.contacts.len(), rec, &mut buf)?;
+    }
+    Ok(())
+}
+
+/// The one-call entry for the command line (`mbd simulate MODEL.xml --engine spook`): builds
+/// the SPOOK system of `model` at `qpos0` at rest ([`SpookSystem::from_model`]) and records
+/// `steps` steps into `rec` with the layout of [`SpookSystem::state`] and the [`SIGNALS`].
+pub fn simulate(model: &Model, opts: &SpookOptions, steps: usize, rec: &mut impl Recorder) -> Result<()> {
+    let (h, tau) = opts.resolve(model)?;
+    let mut sys = SpookSystem::from_model(model, model.qpos0.as_slice(), &vec![0.0; model.nv], opts.epsilon, tau)?;
+    let mut stepper = Stepper::new(&sys, h, opts.settings.clone())?;
+    run(&mut sys, &mut stepper, steps, rec)
+}
+
+// ANCHOR: decay
+/// The factor by which a constraint violation shrinks per step under SPOOK's stabilization, in
+/// the stiff limit `epsilon -> 0` with no other forces: the spectral radius of the recurrence
+/// `w_{k+1} = Upsilon (w_k - 4 phi_k)`, `phi_{k+1} = phi_k + w_{k+1}` (`w = h G v`), whose
+/// characteristic polynomial is `z^2 - (1 - 3 Upsilon) z + Upsilon`. It is 1 for `tau = 0`
+/// (no decay), smallest (`1/3`, a double root) at `tau = 2 h`, and tends to 1 again as
+/// `tau / h` grows: a large `tau` returns slowly to the constraint.
+pub fn violation_decay_factor(h: f64, tau: f64) -> f64 {
+    let (upsilon, _) = spook_parameters(h, 0.0, tau);
+    let tr = 1.0 - 3.0 * upsilon;
+    let disc = tr * tr - 4.0 * upsilon;
+    if disc >= 0.0 {
+        0.5 * (tr.abs() + disc.sqrt())
+    } else {
+        upsilon.sqrt()
+    }
+}
+// ANCHOR_END: decay
