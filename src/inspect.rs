@@ -610,11 +610,11 @@ pub fn simulate(model: &Model, state: &State, steps: usize, integrator: Integrat
             Integrator::Euler => {
                 let a = euler_acceleration(model, q.as_slice(), v.as_slice(), u, h)?;
                 v += h * a;
-                model.integrate(q.as_mut_slice(), v.as_slice(), h);
+                model.integrate_with(q.as_mut_slice(), v.as_slice(), h);
             }
             Integrator::Rk4 => rk4_step(model, &mut q, &mut v, u, h)?,
         }
-        model.normalize_quaternions(q.as_mut_slice());
+        model.normalize_quaternions_with(q.as_mut_slice());
     }
     Ok(traj)
 }
@@ -636,7 +636,7 @@ fn rk4_step(model: &Model, q: &mut DVector<f64>, v: &mut DVector<f64>, u: &[f64]
             da.axpy(aij, &acc[j], 1.0);
         }
         let mut qi = q0.clone();
-        model.integrate(qi.as_mut_slice(), dv.as_slice(), h);
+        model.integrate_with(qi.as_mut_slice(), dv.as_slice(), h);
         let vi = &v0 + h * da;
         acc.push(qacc_smooth(model, qi.as_slice(), vi.as_slice(), u)?);
         // Munthe-Kaas: a stage's angular velocity w, seen from the rotation Theta = h sum_j A_ij
@@ -657,7 +657,7 @@ fn rk4_step(model: &Model, q: &mut DVector<f64>, v: &mut DVector<f64>, u: &[f64]
     }
     *v = &v0 + h * da;
     *q = q0;
-    model.integrate(q.as_mut_slice(), dv.as_slice(), h);
+    model.integrate_with(q.as_mut_slice(), dv.as_slice(), h);
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::model::{jcalc, Model};
-use crate::spatial::{mat_to_quat, Force, Mat3, Motion, Vec3, Xform};
+use crate::spatial::{mat_to_quat_with, Force, Mat3, Motion, Vec3, Xform};
 use nalgebra::DMatrix;
 
 /// The pose of every body: `x_up[i] = i_X_lambda(i)` and `x_0[i] = i_X_0` (base to body).
@@ -52,7 +52,7 @@ pub fn mj_body_poses(model: &Model, kin: &Kinematics) -> (Vec<Vec3>, Vec<[f64; 4
     let mut xquat = Vec::with_capacity(model.mj_nbody());
     for &fb in &model.mj_body_last {
         xpos.push(kin.position(fb));
-        xquat.push(mat_to_quat(&kin.rotation(fb)));
+        xquat.push(mat_to_quat_with(&kin.rotation(fb)));
     }
     (xpos, xquat)
 }
@@ -156,16 +156,16 @@ mod tests {
         for k in 0..model.nq {
             q[k] += 0.1 * ((k as f64) * 0.7).sin();
         }
-        model.normalize_quaternions(q.as_mut_slice());
+        model.normalize_quaternions(q.as_mut_slice()).unwrap();
         let qd: Vec<f64> = (0..model.nv).map(|k| 0.3 * ((k as f64) * 1.3).cos()).collect();
         let body = model.nb;
         let p = Vec3::new(0.1, -0.2, 0.05);
         let jac = point_jacobian(&model, q.as_slice(), body, &p).unwrap();
         let h = 1e-6;
         let mut qp = q.clone();
-        model.integrate(qp.as_mut_slice(), &qd, h);
+        model.integrate(qp.as_mut_slice(), &qd, h).unwrap();
         let mut qm = q.clone();
-        model.integrate(qm.as_mut_slice(), &qd, -h);
+        model.integrate(qm.as_mut_slice(), &qd, -h).unwrap();
         let pp = forward_kinematics(&model, qp.as_slice()).unwrap().point(body, &p);
         let pm = forward_kinematics(&model, qm.as_slice()).unwrap().point(body, &p);
         let fd = (pp - pm) / (2.0 * h);

@@ -98,7 +98,7 @@ fn probe_model() -> Model {
 fn state(model: &Model) -> (Vec<f64>, Vec<f64>) {
     let mut q = model.qpos0.as_slice().to_vec();
     let dq: Vec<f64> = (0..model.nv).map(|k| 0.3 * ((k as f64) * 0.7).sin()).collect();
-    model.integrate(&mut q, &dq, 1.0);
+    model.integrate(&mut q, &dq, 1.0).unwrap();
     let qd: Vec<f64> = (0..model.nv).map(|k| 0.5 * ((k as f64) * 1.3).cos()).collect();
     (q, qd)
 }

@@ -27,7 +27,7 @@ use mbd::dynamics::{bias_forces, crba};
 use mbd::model::Model;
 use mbd::mujoco::forward_smooth;
 use mbd::sparse::{
-    dense_cholesky, factor_i, llt_fill_in, lower_ltl, ltdl, ltl, mpy_h, predicted_ltdl_ops, solve_l, solve_ld,
+    cholesky_dense, factor_i, llt_fill_in, lower_ltl, ltdl, ltl, mpy_h, predicted_ltdl_ops, solve_l, solve_ld,
     solve_lt, solve_ltdl, solve_ltl, split_ltdl, MjLayout, OpCount, PivotPolicy, MJ_MINVAL,
 };
 use mbd::Error;
@@ -127,7 +127,7 @@ proptest! {
         let l1 = lower_ltl(&lt, parent);
         close("LTL rebuilds H", amax(&(l1.transpose() * &l1 - &h)), scale, 1e-10)?;
 
-        let lc = dense_cholesky(&h).unwrap();
+        let lc = cholesky_dense(&h).unwrap();
         close("dense L L^T rebuilds H", amax(&(&lc * lc.transpose() - &h)), scale, 1e-10)?;
 
         let lay = MjLayout::new(parent).unwrap();
@@ -239,7 +239,7 @@ proptest! {
         let n = model.nv;
         let h = generic_spd(parent, &values);
         let pat = pattern(parent);
-        let l = dense_cholesky(&h).unwrap();
+        let l = cholesky_dense(&h).unwrap();
         let mut fill = 0;
         for i in 0..n {
             for j in 0..i {

@@ -11,58 +11,10 @@ use crate::dynamics::{aba, aba_with, crba_with, kinetic_energy, potential_energy
 use crate::error::{Error, Result};
 use crate::model::{canned, Model};
 use crate::plot::{Chart, Series};
-use nalgebra::DMatrix;
+use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
+use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-
-/// Dense Cholesky factorization `H = L L^T` in place (L in the lower triangle; the strict upper
-/// triangle is left untouched and ignored): about n^3 / 6 multiply-adds.
-pub fn cholesky_in_place(h: &mut DMatrix<f64>) -> Result<()> {
-    let n = h.nrows();
-    for j in 0..n {
-        let mut d = h[(j, j)];
-        for k in 0..j {
-            d -= h[(j, k)] * h[(j, k)];
-        }
-        // (written so that a NaN pivot fails too)
-        if d.is_nan() || d <= 0.0 {
-            return Err(Error::NotPositiveDefinite {
-                what: "dense Cholesky of H".into(),
-                dof: j,
-                value: d,
-            });
-        }
-        let d = d.sqrt();
-        h[(j, j)] = d;
-        for i in j + 1..n {
-            let mut s = h[(i, j)];
-            for k in 0..j {
-                s -= h[(i, k)] * h[(j, k)];
-            }
-            h[(i, j)] = s / d;
-        }
-    }
-    Ok(())
-}
-
-/// Solves `L L^T x = b` in place (`b` becomes `x`) with the factor of [`cholesky_in_place`].
-pub fn cholesky_solve_in_place(l: &DMatrix<f64>, b: &mut [f64]) {
-    let n = l.nrows();
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[(i, k)] * b[k];
-        }
-        b[i] = s / l[(i, i)];
-    }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for k in i + 1..n {
-            s -= l[(k, i)] * b[k];
-        }
-        b[i] = s / l[(i, i)];
-    }
-}
 
 /// Scratch space for [`fd_by_crba`].
 #[derive(Clone, Debug)]
@@ -99,11 +51,11 @@ pub fn fd_by_crba(
 ) -> Result<()> {
     rnea_with(model, ws, q, qd, &s.zeros, None, &mut s.c);
     crba_with(model, ws, q, &mut s.h);
-    cholesky_in_place(&mut s.h)?;
+    cholesky_dense_in_place(&mut s.h, "H")?;
     for k in 0..model.nv {
         qdd[k] = tau[k] - s.c[k];
     }
-    cholesky_solve_in_place(&s.h, qdd);
+    cholesky_solve_dense_with(&s.h, qdd);
     Ok(())
 }
 
@@ -125,7 +77,7 @@ pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f
     match stepper {
         Stepper::ExplicitEuler => {
             let a = acc(q, qd)?;
-            model.integrate(q, qd, h);
+            model.integrate_with(q, qd, h);
             for k in 0..model.nv {
                 qd[k] += h * a[k];
             }
@@ -135,7 +87,7 @@ pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f
             for k in 0..model.nv {
                 qd[k] += h * a[k];
             }
-            model.integrate(q, qd, h);
+            model.integrate_with(q, qd, h);
         }
         Stepper::Rk4 => {
             // stages (dq_k, dv_k) = (velocity, acceleration) at the intermediate states
@@ -145,7 +97,7 @@ pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f
             for (k, c) in [0.0, 0.5, 0.5, 1.0].into_iter().enumerate() {
                 let (mut qs, mut vs) = (q0.clone(), v0.clone());
                 if k > 0 {
-                    model.integrate(&mut qs, &dq[k - 1], c * h);
+                    model.integrate_with(&mut qs, &dq[k - 1], c * h);
                     for i in 0..model.nv {
                         vs[i] += c * h * dv[k - 1][i];
                     }
@@ -158,7 +110,7 @@ pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f
                 vel[i] = (dq[0][i] + 2.0 * dq[1][i] + 2.0 * dq[2][i] + dq[3][i]) / 6.0;
                 qd[i] = v0[i] + h * (dv[0][i] + 2.0 * dv[1][i] + 2.0 * dv[2][i] + dv[3][i]) / 6.0;
             }
-            model.integrate(q, &vel, h);
+            model.integrate_with(q, &vel, h);
         }
     }
     Ok(())
@@ -212,13 +164,13 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             let mut scratch = CrbaScratch::new(m);
             let mut qdd2 = vec![0.0; m.nv];
             fd_by_crba(m, &mut ws, &mut scratch, &q, &qd, &tau, &mut qdd2)?;
-            let scale = qdd.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-            let diff = qdd.iter().zip(&qdd2).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
-            if diff > 1e-6 * scale {
-                return Err(Error::Other(format!(
-                    "ABA and CRBA + Cholesky disagree on {} by {diff:e}",
-                    m.name
-                )));
+            let (a, b) = (DVector::from_column_slice(&qdd), DVector::from_column_slice(&qdd2));
+            let diff = (&a - &b).amax();
+            if diff > 1e-6 * a.amax().max(1.0) {
+                return Err(Error::Disagree {
+                    what: format!("ABA and CRBA + Cholesky on {}", m.name),
+                    by: diff,
+                });
             }
             aba_pts.push((
                 m.nb as f64,

@@ -31,7 +31,7 @@ pub fn assemble_with(model: &Model, q_guess: &[f64], independent: Option<&[usize
     check_loops(model)?;
     let zeros = vec![0.0; model.nv];
     let mut q = q_guess.to_vec();
-    model.normalize_quaternions(&mut q);
+    model.normalize_quaternions(&mut q)?;
     let tol = PivotTol {
         rank: 1e-10,
         consistency: f64::INFINITY,
@@ -47,7 +47,7 @@ pub fn assemble_with(model: &Model, q_guess: &[f64], independent: Option<&[usize
         let mut alpha = 1.0;
         loop {
             let mut q_try = q.clone();
-            model.integrate(&mut q_try, ns.g_bias.as_slice(), alpha);
+            model.integrate_with(&mut q_try, ns.g_bias.as_slice(), alpha);
             let sys_try = loop_constraints(model, &q_try, &zeros, None)?;
             if size(&sys_try.err) < e0 || alpha < 1e-3 {
                 q = q_try;

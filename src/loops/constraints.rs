@@ -136,9 +136,10 @@ pub(crate) fn base_kinematics(model: &Model, q: &[f64], qd: &[f64]) -> BaseKinem
 pub(crate) fn check_t_stab(t_stab: Option<f64>) -> Result<()> {
     if let Some(ts) = t_stab {
         if !(ts.is_finite() && ts > 0.0) {
-            return Err(Error::Other(format!(
-                "Baumgarte time constant T_stab = {ts} must be positive and finite"
-            )));
+            return Err(Error::InvalidArgument {
+                what: "t_stab".into(),
+                why: format!("Baumgarte time constant T_stab = {ts} must be positive and finite"),
+            });
         }
     }
     Ok(())

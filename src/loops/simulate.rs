@@ -97,12 +97,12 @@ pub fn simulate(
             Integrator::SemiImplicitEuler => {
                 let a = qacc(model, &q, qd.as_slice(), method, t_stab)?;
                 qd += a * h;
-                model.integrate(&mut q, qd.as_slice(), h);
+                model.integrate_with(&mut q, qd.as_slice(), h);
             }
             Integrator::Rk4 => {
                 let stage = |dq: &DVector<f64>, dt: f64| {
                     let mut qs = q.clone();
-                    model.integrate(&mut qs, dq.as_slice(), dt);
+                    model.integrate_with(&mut qs, dq.as_slice(), dt);
                     qs
                 };
                 let v1 = qd.clone();
@@ -115,8 +115,8 @@ pub fn simulate(
                 let a4 = qacc(model, &stage(&v3, h), v4.as_slice(), method, t_stab)?;
                 let v = (v1 + v2 * 2.0 + v3 * 2.0 + v4) / 6.0;
                 let a = (a1 + a2 * 2.0 + a3 * 2.0 + a4) / 6.0;
-                model.integrate(&mut q, v.as_slice(), h);
-                model.normalize_quaternions(&mut q);
+                model.integrate_with(&mut q, v.as_slice(), h);
+                model.normalize_quaternions_with(&mut q);
                 qd += a * h;
             }
         }

@@ -131,12 +131,7 @@ pub fn figure_8_3_gamma(l1: f64, l2: f64, y: [f64; 2]) -> Result<[f64; 4]> {
 /// (predecessor) and the point B = (l2, 0, 0) of link 1 (successor). The mechanism works in a
 /// vertical plane: gravity is (0, -9.81, 0). `qpos0 = gamma(1, 0.5)`.
 pub fn figure_8_3(l1: f64, l2: f64) -> Result<Model> {
-    if !(l1.is_finite() && l2.is_finite() && l1 > 0.0 && l2 > 0.0) {
-        return Err(Error::Other(format!(
-            "figure 8.3 mechanism: lengths l1 = {l1}, l2 = {l2} must be positive"
-        )));
-    }
-    let mut m = figure_8_3_tree(l1, l2);
+    let mut m = figure_8_3_tree(l1, l2)?;
     m.name = "figure_8_3_loop".into();
     m.opt.gravity = Vec3::new(0.0, -9.81, 0.0);
     m.loops.push(revolute_loop(
@@ -242,9 +237,10 @@ pub fn planar_3rrr() -> Model {
 /// closed at `q = 0`. Fails for `k = 0`.
 pub fn four_bar_chain(k: usize) -> Result<Model> {
     if k == 0 {
-        return Err(Error::Other(
-            "four_bar_chain needs at least one four-bar (k >= 1)".into(),
-        ));
+        return Err(Error::InvalidArgument {
+            what: "k".into(),
+            why: "four_bar_chain needs at least one four-bar (k >= 1)".into(),
+        });
     }
     let y = Vec3::y();
     let b = Vec3::new(0.05, 0.0, 0.15);

@@ -318,7 +318,7 @@ mod tests {
         let m = canned::floating_base_ball_arms();
         let mut q = m.qpos0.clone();
         let v: Vec<f64> = (0..m.nv).map(|k| 0.2 * (k as f64 * 0.9).cos()).collect();
-        m.integrate(q.as_mut_slice(), &v, 1.0);
+        m.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
         let h = crba(&m, q.as_slice()).unwrap();
         let lay = MjLayout::new(&m.dof_parent).unwrap();
         let qm = lay.from_dense(&h);

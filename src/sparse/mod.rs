@@ -13,8 +13,13 @@
 //! - MuJoCo's legacy compact layout ([`MjLayout`]): one contiguous row per dof, diagonal first,
 //!   then the ancestors nearest-first, addressed by `dof_madr`, and its 4.0 CSR variant.
 
+mod dense;
 mod layout;
 
+pub use dense::{
+    cholesky_dense, cholesky_dense_in_place, cholesky_solve_dense, cholesky_solve_dense_with, pinv_solve_dense,
+    SVD_MAX_ITERATIONS,
+};
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
 use crate::error::{Error, Result};
@@ -306,17 +311,6 @@ pub fn llt_fill_in(parent: &[Option<usize>]) -> usize {
     fill
 }
 
-/// Dense reference: Cholesky `H = L L^T` by nalgebra (root-first, fills in on branched trees).
-pub fn dense_cholesky(h: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-    nalgebra::Cholesky::new(h.clone())
-        .map(|c| c.l())
-        .ok_or_else(|| Error::NotPositiveDefinite {
-            what: "dense Cholesky".into(),
-            dof: 0,
-            value: f64::NAN,
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,7 +322,7 @@ mod tests {
         let m = canned::floating_base_ball_arms();
         let mut q = m.qpos0.clone();
         let v: Vec<f64> = (0..m.nv).map(|k| 0.3 * (k as f64 + 1.0).sin()).collect();
-        m.integrate(q.as_mut_slice(), &v, 1.0);
+        m.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
         (crba(&m, q.as_slice()).unwrap(), m.dof_parent.clone())
     }
 
