@@ -55,7 +55,7 @@ pub enum Error {
     InvalidArgument { what: String, why: String },
     /// An iterative method stopped at its iteration bound without converging. `residual` is the
     /// size of what was left, when the method measures one.
-    #[error("{solver}: not converged after {iterations} iterations{}", residual.map_or(String::new(), |r| format!(" (residual {r:.3e})")))]
+    #[error("{solver}: did not converge in {iterations} iterations{}", residual.map_or(String::new(), |r| format!(" (residual {r:.3e})")))]
     NotConverged {
         solver: String,
         iterations: usize,

@@ -70,9 +70,13 @@ pub fn body_velocities(model: &Model, q: &[f64], qd: &[f64]) -> Result<Vec<Motio
 }
 
 /// Whether body `j` supports body `i` (j is i or an ancestor of i: `j in kappa(i)`).
+/// An index out of range, or a parent array that breaks `lambda(i) < i`, gives `false`.
 pub fn supports(model: &Model, j: usize, mut i: usize) -> bool {
     while i > j {
-        i = model.lambda[i];
+        match model.lambda.get(i) {
+            Some(&p) if p < i => i = p,
+            _ => return false,
+        }
     }
     i == j
 }

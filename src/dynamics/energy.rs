@@ -16,6 +16,7 @@ pub fn kinetic_energy(model: &Model, q: &[f64], qd: &[f64]) -> Result<f64> {
             t += 0.5 * model.joints[i].armature * qd[dof] * qd[dof];
         }
     }
+    crate::error::check_output("kinetic energy", &[t])?;
     Ok(t)
 }
 
@@ -35,6 +36,7 @@ pub fn potential_energy(model: &Model, q: &[f64]) -> Result<f64> {
             u += 0.5 * j.stiffness * dq * dq;
         }
     }
+    crate::error::check_output("potential energy", &[u])?;
     Ok(u)
 }
 // ANCHOR_END: energy

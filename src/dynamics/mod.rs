@@ -146,6 +146,7 @@ pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f6
             out[model.v_adr[i]] -= j.stiffness * (q[a] - model.qpos0[a]);
         }
     }
+    crate::error::check_output("qfrc_passive", out.as_slice())?;
     Ok(out)
 }
 

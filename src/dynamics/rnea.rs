@@ -15,6 +15,7 @@ pub fn rnea(model: &Model, q: &[f64], qd: &[f64], qdd: &[f64], f_ext: Option<&[F
     let mut ws = Workspace::new(model);
     let mut tau = DVector::zeros(model.nv);
     rnea_with(model, &mut ws, q, qd, qdd, f_ext, tau.as_mut_slice());
+    crate::error::check_output("tau", tau.as_slice())?;
     Ok(tau)
 }
 

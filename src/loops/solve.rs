@@ -137,11 +137,11 @@ pub fn solve_lambda_first(
         for (c, v) in col.iter_mut().enumerate() {
             *v = kmat[(i, c)];
         }
-        solve_lt(&l, parent, false, &mut col, &mut ops);
+        solve_lt(&l, parent, false, &mut col, &mut ops)?;
         y.column_mut(i).copy_from_slice(&col);
     }
     let mut z = tau_prime.as_slice().to_vec();
-    solve_lt(&l, parent, false, &mut z, &mut ops);
+    solve_lt(&l, parent, false, &mut z, &mut ops)?;
     let a = y.transpose() * &y;
     let b = rhs - y.transpose() * DVector::from_vec(z);
     let lambda = if rank(kmat) == nc {
@@ -150,7 +150,7 @@ pub fn solve_lambda_first(
         pinv_solve_dense(&a, &b, SVD_TOL, "K H^-1 K^T")?
     };
     let f = tau_prime + kmat.transpose() * &lambda;
-    let qdd = solve_ltl(&l, parent, f.as_slice(), &mut ops);
+    let qdd = solve_ltl(&l, parent, f.as_slice(), &mut ops)?;
     crate::error::check_output("qdd", qdd.as_slice())?;
     Ok((qdd, lambda))
 }

@@ -238,22 +238,7 @@ impl Model {
     /// Checks the structure of the model: `lambda(i) < i`, physical inertias, unit joint axes,
     /// consistent sizes. The builder calls it; call it again after editing fields by hand.
     pub fn validate(&self) -> Result<()> {
-        let n1 = self.nb + 1;
-        for (what, len) in [
-            ("lambda", self.lambda.len()),
-            ("joints", self.joints.len()),
-            ("x_tree", self.x_tree.len()),
-            ("inertia", self.inertia.len()),
-            ("body_name", self.body_name.len()),
-        ] {
-            if len != n1 {
-                return Err(Error::BadLength {
-                    what: what.into(),
-                    got: len,
-                    expected: n1,
-                });
-            }
-        }
+        self.check_structure()?;
         self.check_options()?;
         for i in 1..=self.nb {
             let name = self.body_name[i].clone();
@@ -363,6 +348,76 @@ impl Model {
         for (k, lj) in self.loops.iter().enumerate() {
             lj.validate(self.nb, k)?;
         }
+        self.check_qpos(self.qpos0.as_slice()).map_err(|e| rename(e, "qpos0"))?;
+        Ok(())
+    }
+
+    /// The structural checks of [`Model::validate`], cheap enough (`O(nb + nv)`, no
+    /// arithmetic) for every checked entry to run through [`Model::check_state`]: the per-body
+    /// vectors have length nb + 1, `lambda(i) < i`, and `q_adr`, `v_adr`, `nq`, `nv`,
+    /// `dof_body`, `dof_parent` agree with the joints, so that every walk towards the root ends
+    /// and every slice the algorithms take is in range, even in a model edited by hand.
+    pub fn check_structure(&self) -> Result<()> {
+        let n1 = self.nb + 1;
+        for (what, len) in [
+            ("lambda", self.lambda.len()),
+            ("joints", self.joints.len()),
+            ("x_tree", self.x_tree.len()),
+            ("inertia", self.inertia.len()),
+            ("body_name", self.body_name.len()),
+        ] {
+            if len != n1 {
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got: len,
+                    expected: n1,
+                });
+            }
+        }
+        let (mut nq, mut nv) = (0, 0);
+        for i in 1..=self.nb {
+            if self.lambda[i] >= i {
+                return Err(Error::BadParent {
+                    body: i,
+                    name: self.body_name[i].clone(),
+                    parent: self.lambda[i],
+                });
+            }
+            let ok = self.q_adr.get(i) == Some(&nq) && self.v_adr.get(i) == Some(&nv);
+            if !ok {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name: self.body_name[i].clone(),
+                    why: format!("q_adr / v_adr do not follow the joints (expected {nq} / {nv})"),
+                });
+            }
+            nq += self.joints[i].jtype.nq();
+            nv += self.joints[i].jtype.nv();
+        }
+        for (what, got, expected) in [
+            ("nq", self.nq, nq),
+            ("nv", self.nv, nv),
+            ("qpos0", self.qpos0.len(), nq),
+            ("dof_body", self.dof_body.len(), nv),
+            ("dof_parent", self.dof_parent.len(), nv),
+        ] {
+            if got != expected {
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got,
+                    expected,
+                });
+            }
+        }
+        for (d, p) in self.dof_parent.iter().enumerate() {
+            if matches!(p, Some(p) if *p >= d) || self.dof_body[d] > self.nb {
+                return Err(Error::BadParent {
+                    body: self.dof_body[d].min(self.nb),
+                    name: format!("dof {d}"),
+                    parent: p.unwrap_or(0),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -400,6 +455,7 @@ impl Model {
 
     /// The `qpos` half of [`Model::check_state`].
     pub fn check_qpos(&self, q: &[f64]) -> Result<()> {
+        self.check_structure()?;
         check_vector("qpos", q, self.nq)?;
         check_magnitude("qpos", q)?;
         for i in 1..=self.nb {
@@ -422,8 +478,8 @@ impl Model {
 
     /// Integrates positions: `q <- q (+) h qd` joint by joint (MuJoCo's `mj_integratePos`),
     /// after checking `q` ([`Model::check_qpos`]), `qd` (length nv, entries finite and at most
-    /// mjMAXVAL) and `h` (finite). Fails with [`Error::Overflow`] if the result is not finite;
-    /// `q` is then left unchanged.
+    /// mjMAXVAL) and `h` (finite). Fails if the result is not a state [`Model::check_state`]
+    /// accepts (an entry non-finite or above mjMAXVAL); `q` is then left unchanged.
     pub fn integrate(&self, q: &mut [f64], qd: &[f64], h: f64) -> Result<()> {
         self.check_qpos(q)?;
         check_vector("qd", qd, self.nv)?;
@@ -436,7 +492,7 @@ impl Model {
         }
         let mut out = q.to_vec();
         self.integrate_with(&mut out, qd, h);
-        crate::error::check_output("integrated qpos", &out)?;
+        check_magnitude("integrated qpos", &out)?;
         q.copy_from_slice(&out);
         Ok(())
     }

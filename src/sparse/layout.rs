@@ -154,8 +154,8 @@ pub struct FactorI {
     pub warnings: Vec<String>,
 }
 
-/// MuJoCo's smallest allowed pivot (`mjMINVAL`).
-pub const MJ_MINVAL: f64 = 1e-15;
+/// MuJoCo's smallest allowed pivot (`mjMINVAL`), from [`crate::model::constants`].
+pub use crate::model::constants::MJ_MINVAL;
 
 // ANCHOR: factor_i
 /// MuJoCo's `mj_factorI`: `M = L^T D L` in place on the legacy layout, from the last dof to the

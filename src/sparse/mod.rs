@@ -64,23 +64,50 @@ pub fn check_parent(parent: &[Option<usize>]) -> Result<()> {
     Ok(())
 }
 
-/// Depth of every dof: its number of proper ancestors (MuJoCo's row length minus one).
+/// The parent of dof `i` if it keeps the order `parent[i] < i`; `None` at a root, for an entry
+/// that breaks the order, and for `i` out of range. Every walk towards the root goes through
+/// this, so it ends after at most `i` steps whatever the array holds.
+#[inline]
+fn parent_of(parent: &[Option<usize>], i: usize) -> Option<usize> {
+    match parent.get(i) {
+        Some(&Some(p)) if p < i => Some(p),
+        _ => None,
+    }
+}
+
+/// Depth of every dof: its number of proper ancestors (MuJoCo's row length minus one). An entry
+/// that breaks `parent[i] < i` (see [`check_parent`]) ends the walk there, as a root would.
 pub fn depths(parent: &[Option<usize>]) -> Vec<usize> {
     let mut d = vec![0; parent.len()];
     for i in 0..parent.len() {
-        d[i] = parent[i].map_or(0, |p| d[p] + 1);
+        d[i] = parent_of(parent, i).map_or(0, |p| d[p] + 1);
     }
     d
 }
 
-/// Iterator over the proper ancestors of a dof, nearest first.
+/// Iterator over the proper ancestors of a dof, nearest first. It stops at an entry that breaks
+/// `parent[i] < i` (see [`check_parent`]) and is empty for `i` out of range, so it always ends.
 pub fn ancestors(parent: &[Option<usize>], i: usize) -> impl Iterator<Item = usize> + '_ {
-    std::iter::successors(parent[i], move |&j| parent[j])
+    std::iter::successors(parent_of(parent, i), move |&j| parent_of(parent, j))
 }
 
 /// Whether `j` is `i` or an ancestor of `i`.
 pub fn is_ancestor_or_self(parent: &[Option<usize>], j: usize, i: usize) -> bool {
     i == j || ancestors(parent, i).any(|a| a == j)
+}
+
+/// The door of the triangular solves: `parent` keeps `parent[i] < i`, and the factor is square
+/// with one row per entry of `x` and of `parent`.
+fn check_solve(l: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64]) -> Result<()> {
+    check_square(l, parent)?;
+    if x.len() != parent.len() {
+        return Err(Error::BadLength {
+            what: "x (right-hand side)".into(),
+            got: x.len(),
+            expected: parent.len(),
+        });
+    }
+    Ok(())
 }
 
 fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
@@ -166,7 +193,8 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
 
 // ANCHOR: solves
 /// `x <- L^-T x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    check_solve(l, parent, x)?;
     for i in (0..x.len()).rev() {
         if !unit {
             x[i] /= l[(i, i)];
@@ -179,10 +207,12 @@ pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut 
             j = parent[jj];
         }
     }
+    Ok(())
 }
 
 /// `x <- L^-1 x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    check_solve(l, parent, x)?;
     for i in 0..x.len() {
         let mut j = parent[i];
         while let Some(jj) = j {
@@ -195,35 +225,39 @@ pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [
             ops.div += 1;
         }
     }
+    Ok(())
 }
 
 /// `x <- D^-1 x` with D the diagonal of the [`ltdl`] factor.
-pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    check_solve(ld, &vec![None; x.len()], x)?;
     for i in 0..x.len() {
         x[i] /= ld[(i, i)];
         ops.div += 1;
     }
+    Ok(())
 }
 
 /// Solves `H x = b` given the [`ltdl`] factor: `x = L^-1 D^-1 L^-T b`.
-pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
-    solve_lt(ld, parent, true, &mut x, ops);
-    solve_d(ld, &mut x, ops);
-    solve_l(ld, parent, true, &mut x, ops);
-    DVector::from_vec(x)
+    solve_lt(ld, parent, true, &mut x, ops)?;
+    solve_d(ld, &mut x, ops)?;
+    solve_l(ld, parent, true, &mut x, ops)?;
+    Ok(DVector::from_vec(x))
 }
 
 /// Solves `H x = b` given the [`ltl`] factor: `x = L^-1 L^-T b`.
-pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
-    solve_lt(l, parent, false, &mut x, ops);
-    solve_l(l, parent, false, &mut x, ops);
-    DVector::from_vec(x)
+    solve_lt(l, parent, false, &mut x, ops)?;
+    solve_l(l, parent, false, &mut x, ops)?;
+    Ok(DVector::from_vec(x))
 }
 
 /// `y = H x` using only the lower triangle of H on the ancestor pattern (Featherstone's `mpyH`).
-pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
+    check_solve(h, parent, x)?;
     let n = x.len();
     let mut y = DVector::zeros(n);
     for i in 0..n {
@@ -238,13 +272,15 @@ pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut Op
             j = parent[jj];
         }
     }
-    y
+    Ok(y)
 }
 // ANCHOR_END: solves
 
 /// The L and D of an [`ltdl`] result as separate dense matrices (L unit lower-triangular).
+///
+/// Only the first `min(n, parent.len())` rows take entries below the diagonal.
 pub fn split_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>]) -> (DMatrix<f64>, DVector<f64>) {
-    let n = ld.nrows();
+    let n = ld.nrows().min(ld.ncols());
     let mut l = DMatrix::identity(n, n);
     for i in 0..n {
         for j in ancestors(parent, i) {
@@ -255,8 +291,10 @@ pub fn split_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>]) -> (DMatrix<f64>,
 }
 
 /// The L of an [`ltl`] result as a dense lower-triangular matrix (entries off the pattern zeroed).
+///
+/// Only the first `min(n, parent.len())` rows take entries below the diagonal.
 pub fn lower_ltl(l_in: &DMatrix<f64>, parent: &[Option<usize>]) -> DMatrix<f64> {
-    let n = l_in.nrows();
+    let n = l_in.nrows().min(l_in.ncols());
     let mut l = DMatrix::zeros(n, n);
     for i in 0..n {
         l[(i, i)] = l_in[(i, i)];
@@ -346,7 +384,7 @@ mod tests {
         let x_ref = h.clone().lu().solve(&DVector::from_column_slice(&b)).unwrap();
         let mut o = OpCount::default();
         assert_relative_eq!(
-            solve_ltdl(&ld, &parent, &b, &mut o),
+            solve_ltdl(&ld, &parent, &b, &mut o).unwrap(),
             x_ref,
             epsilon = 1e-9 * x_ref.amax()
         );
@@ -354,13 +392,13 @@ mod tests {
         let mut l2full = h.clone();
         ltl(&mut l2full, &parent, &mut o).unwrap();
         assert_relative_eq!(
-            solve_ltl(&l2full, &parent, &b, &mut o),
+            solve_ltl(&l2full, &parent, &b, &mut o).unwrap(),
             x_ref,
             epsilon = 1e-9 * x_ref.amax()
         );
         let mut o = OpCount::default();
         assert_relative_eq!(
-            mpy_h(&h, &parent, &b, &mut o),
+            mpy_h(&h, &parent, &b, &mut o).unwrap(),
             &h * DVector::from_column_slice(&b),
             epsilon = 1e-12 * h.amax()
         );
