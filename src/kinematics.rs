@@ -119,13 +119,7 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
 /// i's coordinates) is `J qdot`.
 pub fn point_jacobian(model: &Model, q: &[f64], i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
     check_body(model, i)?;
-    if !p.iter().all(|x| x.is_finite()) {
-        return Err(crate::Error::NonFinite {
-            what: "point".into(),
-            index: 0,
-            value: p.x + p.y + p.z,
-        });
-    }
+    crate::error::check_magnitude("p", p.as_slice())?;
     let kin = forward_kinematics(model, q)?;
     let jb = body_jacobian(model, q, i)?;
     let r_world = kin.rotation(i);
@@ -138,6 +132,7 @@ pub fn point_jacobian(model: &Model, q: &[f64], i: usize, p: &Vec3) -> Result<DM
         let vp = m.v + m.w.cross(p); // velocity of the point, body axes
         out.column_mut(c).copy_from(&(r_world * vp));
     }
+    crate::error::check_output("point Jacobian", out.as_slice())?;
     Ok(out)
 }
 

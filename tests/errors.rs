@@ -794,7 +794,10 @@ fn closed_loop_solvers_refuse_huge_and_non_finite_input() {
     let mut k_inf = DMatrix::from_row_slice(1, 2, &[1.0, 1.0]);
     k_inf[(0, 1)] = f64::INFINITY;
     let (hc, zc) = (h.clone(), z.clone());
-    let err = within(10, "solve_kkt(inf in K)", move || solve_kkt(&hc, &zc, &k_inf, &DVector::zeros(1))).unwrap_err();
+    let err = within(10, "solve_kkt(inf in K)", move || {
+        solve_kkt(&hc, &zc, &k_inf, &DVector::zeros(1))
+    })
+    .unwrap_err();
     assert!(matches!(&err, Error::NonFinite { what, .. } if what == "kmat"), "{err}");
     let mut k_nan = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 0.0]);
     k_nan[(1, 0)] = f64::NAN;
@@ -822,7 +825,9 @@ fn sparse_helpers_refuse_a_parent_array_with_a_self_loop() {
     use nalgebra::DMatrix;
     let parent = vec![None, Some(1), Some(1)];
     let p = parent.clone();
-    let (anc, d) = within(5, "ancestors/depths", move || (ancestors(&p, 2).collect::<Vec<_>>(), depths(&p)));
+    let (anc, d) = within(5, "ancestors/depths", move || {
+        (ancestors(&p, 2).collect::<Vec<_>>(), depths(&p))
+    });
     assert_eq!(anc, vec![1], "the walk stops at the self-loop of dof 1");
     assert_eq!(d, vec![0, 0, 1]);
     let h = DMatrix::<f64>::identity(3, 3);
@@ -846,20 +851,32 @@ fn dense_cholesky_refuses_a_non_square_matrix() {
     let err = within(5, "cholesky_dense(2 x 3)", || cholesky_dense(&DMatrix::zeros(2, 3))).unwrap_err();
     assert!(matches!(err, Error::BadShape { rows: 2, cols: 3, .. }), "{err}");
     let err = cholesky_dense(&DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, -1.0])).unwrap_err();
-    assert!(matches!(err, Error::PivotNotPositive { row: 1, pivot, .. } if pivot == -1.0), "{err}");
+    assert!(
+        matches!(err, Error::PivotNotPositive { row: 1, pivot, .. } if pivot == -1.0),
+        "{err}"
+    );
 }
 
 #[test]
 fn canned_mechanisms_refuse_bad_lengths() {
     use mbd::model::{canned::figure_8_3_tree, mechanisms::figure_8_3};
     let err = within(5, "figure_8_3(1e300, 1)", || figure_8_3(1e300, 1.0)).unwrap_err();
-    assert!(matches!(&err, Error::InvalidArgument { what, .. } if what == "l1"), "{err}");
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "l1"),
+        "{err}"
+    );
     for (l1, l2, name) in [(f64::NAN, 1.0, "l1"), (1.0, -2.0, "l2"), (1.0, f64::INFINITY, "l2")] {
         let err = within(5, "figure_8_3_tree", move || figure_8_3_tree(l1, l2)).unwrap_err();
-        assert!(matches!(&err, Error::InvalidArgument { what, .. } if what == name), "{err}");
+        assert!(
+            matches!(&err, Error::InvalidArgument { what, .. } if what == name),
+            "{err}"
+        );
     }
     let err = mbd::model::mechanisms::four_bar_chain(0).unwrap_err();
-    assert!(matches!(&err, Error::InvalidArgument { what, .. } if what == "k"), "{err}");
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "k"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -878,10 +895,19 @@ fn set_qpos0_past_the_last_body_fails_at_build() {
         );
     }
     let mut b = ModelBuilder::new("bad qpos0");
-    let ball = b.add_body("ball", 0, Joint::new(JointType::Spherical), Xform::identity(), unit_inertia());
+    let ball = b.add_body(
+        "ball",
+        0,
+        Joint::new(JointType::Spherical),
+        Xform::identity(),
+        unit_inertia(),
+    );
     b.set_qpos0(ball, &[0.0, 0.0, 0.0, 0.0]);
     let err = b.build().unwrap_err();
-    assert!(matches!(&err, Error::BadQuaternion { what, .. } if what == "qpos0"), "{err}");
+    assert!(
+        matches!(&err, Error::BadQuaternion { what, .. } if what == "qpos0"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -904,7 +930,10 @@ fn integrate_and_difference_check_their_arguments() {
     let err = model.integrate(&mut q1, &qd[1..], 0.1).unwrap_err();
     assert!(matches!(&err, Error::BadLength { what, .. } if what == "qd"), "{err}");
     let err = model.integrate(&mut q1, &qd, f64::NAN).unwrap_err();
-    assert!(matches!(&err, Error::InvalidArgument { what, .. } if what == "h"), "{err}");
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "h"),
+        "{err}"
+    );
     assert_eq!(q1, q, "a failed integrate leaves q unchanged");
     let err = model.difference(&q, &q[1..]).unwrap_err();
     assert!(matches!(&err, Error::BadLength { what, .. } if what == "q2"), "{err}");
@@ -915,7 +944,10 @@ fn integrate_and_difference_check_their_arguments() {
     // h large enough that q + h qd leaves the states MuJoCo accepts
     let mut q2 = q.clone();
     let err = model.integrate(&mut q2, &qd, f64::MAX).unwrap_err();
-    assert!(matches!(&err, Error::TooLarge { what, .. } if what == "integrated qpos"), "{err}");
+    assert!(
+        matches!(&err, Error::TooLarge { what, .. } if what == "integrated qpos"),
+        "{err}"
+    );
 }
 
 /// Finite but huge: MuJoCo's mj_checkPos / mj_checkVel bound a state by mjMAXVAL = 1e10.
@@ -945,22 +977,41 @@ fn huge_states_are_rejected_at_the_door() {
 fn huge_model_parameters_are_rejected() {
     let heavy = SpatialInertia::from_mass_com_inertia(1e12, Vec3::zeros(), Mat3::identity());
     let err = one_body(Joint::revolute(Vec3::x()), heavy).unwrap_err();
-    assert!(matches!(err, Error::BadInertia { body: 1, .. }) && err.to_string().contains("mjMAXVAL"), "{err}");
+    assert!(
+        matches!(err, Error::BadInertia { body: 1, .. }) && err.to_string().contains("mjMAXVAL"),
+        "{err}"
+    );
     let mut far = Joint::revolute(Vec3::x());
     far.pos = Vec3::new(0.0, 2e10, 0.0);
     let err = one_body(far, unit_inertia()).unwrap_err();
-    assert!(matches!(err, Error::BadJoint { body: 1, .. }) && err.to_string().contains("mjMAXVAL"), "{err}");
+    assert!(
+        matches!(err, Error::BadJoint { body: 1, .. }) && err.to_string().contains("mjMAXVAL"),
+        "{err}"
+    );
     let mut b = ModelBuilder::new("far away");
-    b.add_body("b", 0, Joint::revolute(Vec3::x()), xlt(Vec3::new(1e11, 0.0, 0.0)), unit_inertia());
+    b.add_body(
+        "b",
+        0,
+        Joint::revolute(Vec3::x()),
+        xlt(Vec3::new(1e11, 0.0, 0.0)),
+        unit_inertia(),
+    );
     let err = b.build().unwrap_err();
     assert!(matches!(err, Error::BadJoint { body: 1, .. }), "{err}");
-    for (g, h, option) in [(1e11, 0.01, "gravity"), (-9.81, 1e11, "timestep"), (-9.81, 0.0, "timestep")] {
+    for (g, h, option) in [
+        (1e11, 0.01, "gravity"),
+        (-9.81, 1e11, "timestep"),
+        (-9.81, 0.0, "timestep"),
+    ] {
         let mut b = ModelBuilder::new("options");
         b.opt.gravity = Vec3::new(0.0, 0.0, g);
         b.opt.timestep = h;
         b.add_body("b", 0, Joint::revolute(Vec3::x()), Xform::identity(), unit_inertia());
         let err = b.build().unwrap_err();
-        assert!(matches!(&err, Error::BadOption { option: o, .. } if o == option), "{err}");
+        assert!(
+            matches!(&err, Error::BadOption { option: o, .. } if o == option),
+            "{err}"
+        );
     }
 }
 

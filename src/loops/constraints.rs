@@ -201,6 +201,14 @@ pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64
             }
         }
     }
+    for (what, x) in [
+        ("K", kmat.as_slice()),
+        ("k", k.as_slice()),
+        ("k_stab", k_stab.as_slice()),
+        ("err", err.as_slice()),
+    ] {
+        crate::error::check_output(what, x)?;
+    }
     Ok(LoopSystem {
         kmat,
         k,

@@ -97,7 +97,8 @@ pub fn actuator_forces(
     }
     let rhs = g_null.transpose() * tau_id;
     let gut = gu.transpose();
-    let u = if act.proper() {
+    // (an empty G_u^T, mobility 0, goes to the pseudo-inverse, which answers u = 0)
+    let u = if act.proper() && mob > 0 {
         gut.lu().solve(&rhs).ok_or_else(|| Error::Singular {
             what: "G_u^T".into(),
             why: "LU failed".into(),

@@ -108,6 +108,7 @@ pub fn rnea_loops(
             f[p] += fp;
         }
     }
+    crate::error::check_output("tau", tau.as_slice())?;
     Ok(tau)
 }
 // ANCHOR_END: rnea_loops

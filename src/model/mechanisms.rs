@@ -15,6 +15,7 @@
 //! 8.10): three of each joint's five constraints are redundant for planar motion.
 
 use super::canned::{figure_8_3_tree, four_bar_tree, rod};
+use super::constants::MJ_MAXVAL;
 use super::{Joint, JointType, LoopJoint, Model, ModelBuilder};
 use crate::error::{Error, Result};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
@@ -112,7 +113,19 @@ pub fn slider_crank() -> Model {
 /// The loop-closure function `q = gamma(y)` of Featherstone's figure 8.3 mechanism (8.11, worked
 /// example), with `y = (q1, q4)`: `d = sqrt(l1^2 + l2^2 - 2 l1 l2 cos y1)`,
 /// `theta2 = atan2(l2 sin y1, l2 cos y1 - l1)`, `q = (y1, theta2, d, y2)`. Requires `d > 0`.
+///
+/// Fails with [`Error::InvalidArgument`] unless `l1`, `l2` are positive and `y` finite, all at
+/// most mjMAXVAL = 1e10 (then `d^2` cannot overflow).
 pub fn figure_8_3_gamma(l1: f64, l2: f64, y: [f64; 2]) -> Result<[f64; 4]> {
+    for (what, l) in [("l1", l1), ("l2", l2)] {
+        if !(l > 0.0 && l <= MJ_MAXVAL) {
+            return Err(Error::InvalidArgument {
+                what: what.into(),
+                why: format!("length {l} must be in (0, 1e10]"),
+            });
+        }
+    }
+    crate::error::check_magnitude("y", &y)?;
     let (s1, c1) = y[0].sin_cos();
     let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
     if dd.is_nan() || dd <= 0.0 {

@@ -232,7 +232,8 @@ pub fn factor_i_in_place(
 }
 // ANCHOR_END: factor_i
 
-/// [`factor_i_in_place`] on a copy of `qm`, returning every factor array (MuJoCo's `qLD`,
+/// [`factor_i_in_place`] on a copy of `qm` (checked: finite entries, and a finite factor or
+/// [`Error::Overflow`]), returning every factor array (MuJoCo's `qLD`,
 /// `qLDiagInv`, `qLDiagSqrtInv`) and the warnings.
 pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
     if qm.len() != layout.nm {
@@ -242,10 +243,12 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut Op
             expected: layout.nm,
         });
     }
+    crate::error::check_vector("qM", qm, layout.nm)?;
     let mut qld = qm.to_vec();
     let mut qld_diag_inv = vec![0.0; layout.nv];
     let mut warnings = Vec::new();
     factor_i_in_place(layout, &mut qld, &mut qld_diag_inv, policy, &mut warnings, ops)?;
+    crate::error::check_output("qLD", &qld)?;
     let qld_diag_sqrt_inv = qld_diag_inv.iter().map(|d| d.sqrt()).collect();
     Ok(FactorI {
         qld,
@@ -301,7 +304,7 @@ pub fn solve_ld(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f
         x[i] = acc;
         ops.madd += layout.dof_depth[i];
     }
-    Ok(())
+    crate::error::check_output("x = M^-1 x", x)
 }
 // ANCHOR_END: solve_ld
 

@@ -22,7 +22,7 @@ pub use dense::{
 };
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
-use crate::error::{Error, Result};
+use crate::error::{check_output, Error, Result};
 use nalgebra::{DMatrix, DVector};
 
 /// Counts of floating-point operations, for comparing the factorizations' costs with the
@@ -193,7 +193,17 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
 
 // ANCHOR: solves
 /// `x <- L^-T x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+///
+/// Every solve here checks at the door that `parent` keeps `parent[i] < i` and that the sizes
+/// agree ([`Error::BadParent`], [`Error::BadLength`]), and fails with [`Error::Overflow`] if
+/// the result is not finite.
+pub fn solve_lt(
+    l: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    unit: bool,
+    x: &mut [f64],
+    ops: &mut OpCount,
+) -> Result<()> {
     check_solve(l, parent, x)?;
     for i in (0..x.len()).rev() {
         if !unit {
@@ -207,7 +217,7 @@ pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut 
             j = parent[jj];
         }
     }
-    Ok(())
+    check_output("x", x)
 }
 
 /// `x <- L^-1 x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
@@ -225,7 +235,7 @@ pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [
             ops.div += 1;
         }
     }
-    Ok(())
+    check_output("x", x)
 }
 
 /// `x <- D^-1 x` with D the diagonal of the [`ltdl`] factor.
@@ -235,7 +245,7 @@ pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) -> Result<()
         x[i] /= ld[(i, i)];
         ops.div += 1;
     }
-    Ok(())
+    check_output("x", x)
 }
 
 /// Solves `H x = b` given the [`ltdl`] factor: `x = L^-1 D^-1 L^-T b`.
@@ -272,6 +282,7 @@ pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut Op
             j = parent[jj];
         }
     }
+    check_output("y = H x", y.as_slice())?;
     Ok(y)
 }
 // ANCHOR_END: solves
