@@ -111,6 +111,7 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
         }
         j = model.lambda[j];
     }
+    crate::error::check_output("body Jacobian", jac.as_slice())?;
     Ok(jac)
 }
 // ANCHOR_END: jacobian

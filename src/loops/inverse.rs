@@ -61,6 +61,7 @@ pub fn actuator_forces(
     actuated: &[usize],
 ) -> Result<(DVector<f64>, Actuation)> {
     let (n, mob) = (g_null.nrows(), g_null.ncols());
+    check_vector("g_null", g_null.as_slice(), n * mob)?;
     check_vector("tau_ID", tau_id.as_slice(), n)?;
     for (i, &d) in actuated.iter().enumerate() {
         if d >= n {
@@ -106,6 +107,7 @@ pub fn actuator_forces(
     } else {
         pinv_solve_dense(&gut, &rhs, 1e-10, "G_u^T")?
     };
+    crate::error::check_output("u", u.as_slice())?;
     Ok((u, act))
 }
 // ANCHOR_END: actuator_forces

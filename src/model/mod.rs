@@ -273,6 +273,15 @@ impl Model {
                     why: "X_tree is not finite".into(),
                 });
             }
+            let e = &self.x_tree[i].e;
+            let off = (e.transpose() * e - crate::spatial::Mat3::identity()).amax();
+            if !(off <= 1e-6) || !(e.determinant() > 0.0) {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: format!("X_tree's rotation is not a rotation (max |E^T E - 1| = {off:.3e}, det E = {:.3e})", e.determinant()),
+                });
+            }
             let (_, r) = self.x_tree[i].pose();
             if r.iter().any(big) {
                 return Err(Error::BadJoint {

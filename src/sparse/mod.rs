@@ -96,6 +96,33 @@ pub fn is_ancestor_or_self(parent: &[Option<usize>], j: usize, i: usize) -> bool
     i == j || ancestors(parent, i).any(|a| a == j)
 }
 
+/// The first entry on the ancestor pattern of `parent` (diagonal included) that is not finite, as
+/// (row, column, value). Entries off the pattern are never read and may hold anything.
+fn pattern_non_finite(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Option<(usize, usize, f64)> {
+    (0..parent.len())
+        .flat_map(|i| std::iter::once(i).chain(ancestors(parent, i)).map(move |j| (i, j)))
+        .map(|(i, j)| (i, j, h[(i, j)]))
+        .find(|(_, _, v)| !v.is_finite())
+}
+
+/// The door and exit checks of [`ltdl`] and [`ltl`]: `h` finite on the pattern before, the factor
+/// finite on the pattern after ([`Error::Overflow`] naming the entry).
+fn check_pattern(what: &str, h: &DMatrix<f64>, parent: &[Option<usize>], after: bool) -> Result<()> {
+    match pattern_non_finite(h, parent) {
+        None => Ok(()),
+        Some((i, j, value)) if after => Err(Error::Overflow {
+            what: format!("{what} factor (row {i})"),
+            index: j,
+            value,
+        }),
+        Some((i, j, value)) => Err(Error::NonFinite {
+            what: format!("H (row {i})"),
+            index: j,
+            value,
+        }),
+    }
+}
+
 /// The door of the triangular solves: `parent` keeps `parent[i] < i`, and the factor is square
 /// with one row per entry of `x` and of `parent`.
 fn check_solve(l: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64]) -> Result<()> {
@@ -126,9 +153,11 @@ fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
 /// strict lower triangle of `h` holds L (unit diagonal implied) on the ancestor pattern and the
 /// diagonal holds D. Only entries `(i, j)` with j an ancestor of i are read or written.
 ///
-/// A pivot `H[k][k] <= 0` is an error naming the dof.
+/// A pivot `H[k][k] <= 0` is an error naming the dof; a non-finite entry on the pattern, before
+/// or after, is an error naming it.
 pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
     check_square(h, parent)?;
+    check_pattern("LTDL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
             return Err(Error::NotPositiveDefinite {
@@ -151,7 +180,7 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
             i = parent[ii];
         }
     }
-    Ok(())
+    check_pattern("LTDL", h, parent, true)
 }
 // ANCHOR_END: ltdl
 
@@ -160,6 +189,7 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
 /// triangle of `h` (diagonal included) holds L on the ancestor pattern.
 pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
     check_square(h, parent)?;
+    check_pattern("LTL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
             return Err(Error::NotPositiveDefinite {
@@ -187,7 +217,7 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
             i = parent[ii];
         }
     }
-    Ok(())
+    check_pattern("LTL", h, parent, true)
 }
 // ANCHOR_END: ltl
 
