@@ -405,7 +405,13 @@ proptest! {
         prop_assert!(named(e.clone()), "LTL: {}", e);
         let e = factor_i(&lay, &qm, PivotPolicy::Error, &mut OpCount::default()).unwrap_err();
         prop_assert!(named(e.clone()), "factor_i: {}", e);
-        let f = factor_i(&lay, &qm, PivotPolicy::ClampAndWarn, &mut OpCount::default()).unwrap();
+        // a clamped pivot scales its ancestors' rows by up to 1/mjMINVAL = 1e15; when the
+        // ancestors are clamped in turn the factor overflows, which is an error (MuJoCo: inf)
+        let f = match factor_i(&lay, &qm, PivotPolicy::ClampAndWarn, &mut OpCount::default()) {
+            Ok(f) => f,
+            Err(Error::Overflow { .. }) => return Ok(()),
+            Err(e) => return Err(TestCaseError::fail(format!("factor_i (clamp): {e}"))),
+        };
         prop_assert!(!f.warnings.is_empty());
         prop_assert!(f.warnings[0].contains(&format!("dof {k} ")), "{:?}", f.warnings);
         prop_assert_eq!(f.qld[lay.dof_madr[k]], MJ_MINVAL);

@@ -279,7 +279,10 @@ impl Model {
                 return Err(Error::BadJoint {
                     body: i,
                     name,
-                    why: format!("X_tree's rotation is not a rotation (max |E^T E - 1| = {off:.3e}, det E = {:.3e})", e.determinant()),
+                    why: format!(
+                        "X_tree's rotation is not a rotation (max |E^T E - 1| = {off:.3e}, det E = {:.3e})",
+                        e.determinant()
+                    ),
                 });
             }
             let (_, r) = self.x_tree[i].pose();

@@ -233,7 +233,9 @@ pub fn factor_i_in_place(
 // ANCHOR_END: factor_i
 
 /// [`factor_i_in_place`] on a copy of `qm` (checked: finite entries, and a finite factor or
-/// [`Error::Overflow`]), returning every factor array (MuJoCo's `qLD`,
+/// [`Error::Overflow`]: with [`PivotPolicy::ClampAndWarn`] a clamped pivot scales its ancestors'
+/// rows by up to `1/mjMINVAL` = 1e15, and a chain of clamps overflows where MuJoCo would go on
+/// with `inf`), returning every factor array (MuJoCo's `qLD`,
 /// `qLDiagInv`, `qLDiagSqrtInv`) and the warnings.
 pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
     if qm.len() != layout.nm {

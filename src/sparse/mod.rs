@@ -12,6 +12,9 @@
 //! - dense `DMatrix` storage touched only on the ancestor pattern (Featherstone's presentation);
 //! - MuJoCo's legacy compact layout ([`MjLayout`]): one contiguous row per dof, diagonal first,
 //!   then the ancestors nearest-first, addressed by `dof_madr`, and its 4.0 CSR variant.
+//!
+//! The dense references they are held against live here too, one home each: the root-first
+//! Cholesky [`cholesky_dense`] and the SVD pseudo-inverse solve [`pinv_solve_dense`].
 
 mod dense;
 mod layout;
