@@ -102,7 +102,7 @@ impl Case {
         }
         let mut rng = SplitMix(1);
         let u = rng.vector(model.nv);
-        model.integrate(q.as_mut_slice(), u.as_slice(), 1.0);
+        model.integrate(q.as_mut_slice(), u.as_slice(), 1.0).unwrap();
         let (v, a, tau) = (rng.vector(model.nv), rng.vector(model.nv), rng.vector(model.nv));
         Case {
             ws: Workspace::new(&model),

@@ -27,7 +27,7 @@ fn setup(name: &str) -> (mbd::model::Model, DMatrix<f64>) {
     let model = mjcf::load(&path).expect("model").model;
     let mut q = model.qpos0.clone();
     let v: Vec<f64> = (0..model.nv).map(|k| ((k as f64) * 0.77 + 0.3).sin()).collect();
-    model.integrate(q.as_mut_slice(), &v, 1.0);
+    model.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
     let h = crba(&model, q.as_slice()).expect("H");
     (model, h)
 }

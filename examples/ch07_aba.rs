@@ -31,7 +31,7 @@ fn main() -> mbd::Result<()> {
     for _ in 0..500 {
         let a = aba(&model, q.as_slice(), v.as_slice(), &tau, None)?;
         v += a * dt;
-        model.integrate(q.as_mut_slice(), v.as_slice(), dt);
+        model.integrate(q.as_mut_slice(), v.as_slice(), dt).unwrap();
     }
     let e1 = kinetic_energy(&model, q.as_slice(), v.as_slice())? + potential_energy(&model, q.as_slice())?;
     println!(

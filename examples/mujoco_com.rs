@@ -15,7 +15,7 @@ fn main() -> mbd::Result<()> {
     let model = canned::floating_base_ball_arms();
     let mut q = model.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.3 * (k as f64).cos()).collect();
-    model.integrate(&mut q, &v, 1.0);
+    model.integrate(&mut q, &v, 1.0).unwrap();
 
     let d = forward_smooth(&model, &q, &v)?;
     let com = d.subtree_com(&model);

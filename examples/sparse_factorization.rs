@@ -43,7 +43,7 @@ fn main() -> mbd::Result<()> {
     let b = vec![1.0; model.nv];
     let mut x = b.clone();
     solve_ld(&lay, &f.qld, &f.qld_diag_inv, &mut x, &mut OpCount::default())?;
-    let x2 = solve_ltdl(&ld, parent, &b, &mut OpCount::default());
+    let x2 = solve_ltdl(&ld, parent, &b, &mut OpCount::default())?;
     println!("H x = 1: mj_solveLD x = {:.5?}", x);
     println!("         LTDL solve x = {:.5?}", x2.as_slice());
     println!("root-first L L^T would fill in {} entries", llt_fill_in(parent));

@@ -70,7 +70,10 @@ pub fn build(book_dir: &Path, out_dir: Option<&Path>) -> Result<BookReport> {
 /// expanded every include. mdBook empties the output directory before writing into it, so an
 /// existing non-empty `out_dir` that does not look like an earlier book build is refused.
 pub fn build_with_figures(book_dir: &Path, out_dir: Option<&Path>, figures: &[PathBuf]) -> Result<BookReport> {
-    let cwd = std::env::current_dir().map_err(|e| Error::Other(format!("book: current directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(|e| Error::Io {
+        path: ".".into(),
+        why: format!("current directory: {e}"),
+    })?;
     let book_dir = cwd.join(book_dir);
     let out = match out_dir {
         Some(d) => cwd.join(d),
@@ -84,7 +87,10 @@ pub fn build_with_figures(book_dir: &Path, out_dir: Option<&Path>, figures: &[Pa
             why: "no such file (is this a book directory?)".into(),
         });
     }
-    let mut config = Config::from_disk(&toml).map_err(|e| Error::Other(format!("{}: {e:#}", toml.display())))?;
+    let mut config = Config::from_disk(&toml).map_err(|e| Error::Io {
+        path: toml.display().to_string(),
+        why: format!("{e:#}"),
+    })?;
     configure(&mut config, &out)?;
     let src_name = config.book.src.clone();
 
@@ -160,7 +166,10 @@ fn configure(config: &mut Config, out: &Path) -> Result<()> {
     if !after.iter().any(|a| a == "links") {
         after.push("links".into());
     }
-    let err = |key: &str, e: mdbook_driver::errors::Error| Error::Other(format!("book.toml: cannot set {key}: {e:#}"));
+    let err = |key: &str, e: mdbook_driver::errors::Error| Error::Book {
+        what: "book.toml".into(),
+        why: format!("cannot set {key}: {e:#}"),
+    };
     config
         .set("preprocessor.katex.output", "mathml")
         .map_err(|e| err("output", e))?;
@@ -202,11 +211,14 @@ fn check_out_dir(out: &Path) -> Result<()> {
 }
 
 fn book_error(book_dir: &Path, problems: &[String]) -> Error {
-    let mut msg = format!("book {}: {} problem(s):", book_dir.display(), problems.len());
+    let mut msg = format!("{} problem(s):", problems.len());
     for p in problems {
         let _ = write!(msg, "\n  {p}");
     }
-    Error::Other(msg)
+    Error::Book {
+        what: book_dir.display().to_string(),
+        why: msg,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

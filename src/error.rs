@@ -27,9 +27,43 @@ pub enum Error {
     /// A quaternion in the state has zero or non-finite norm.
     #[error("{what}: quaternion of joint '{joint}' at qpos[{index}] has zero or non-finite norm")]
     BadQuaternion { what: String, joint: String, index: usize },
-    /// A matrix that must be positive definite is not.
+    /// A matrix indexed by dofs (H, an `LTDL` factor, ABA's `D_i`) that must be positive
+    /// definite is not: the pivot of dof `dof` is `value`.
     #[error("{what}: not positive definite (pivot {value:.3e} at dof {dof})")]
     NotPositiveDefinite { what: String, dof: usize, value: f64 },
+    /// A general matrix (rows not dofs: `K H^-1 K^T`, `G^T H G`, a dense reference) that must be
+    /// positive definite is not: the Cholesky pivot of row `row` is `pivot`.
+    #[error("{matrix}: not positive definite (pivot {pivot:.3e} at row {row})")]
+    PivotNotPositive { matrix: String, row: usize, pivot: f64 },
+    /// A matrix argument has the wrong shape.
+    #[error("{what} is {rows} x {cols}, expected {expected}")]
+    BadShape {
+        what: String,
+        rows: usize,
+        cols: usize,
+        expected: String,
+    },
+    /// A finite entry above MuJoCo's `mjMAXVAL` (1e10) in a state or an argument: MuJoCo's
+    /// `mj_checkPos` / `mj_checkVel` would reset the simulation.
+    #[error("{what}[{index}] = {value:e} exceeds mjMAXVAL = 1e10")]
+    TooLarge { what: String, index: usize, value: f64 },
+    /// A model parameter of an option (`<option>`: timestep, gravity, ...) is out of range.
+    #[error("option {option}: {why}")]
+    BadOption { option: String, why: String },
+    /// A function argument (named as the function names it) is out of its domain.
+    #[error("argument {what}: {why}")]
+    InvalidArgument { what: String, why: String },
+    /// An iterative method stopped at its iteration bound without converging. `residual` is the
+    /// size of what was left, when the method measures one.
+    #[error("{solver}: did not converge in {iterations} iterations{}", residual.map_or(String::new(), |r| format!(" (residual {r:.3e})")))]
+    NotConverged {
+        solver: String,
+        iterations: usize,
+        residual: Option<f64>,
+    },
+    /// A quantity computed from valid input overflowed (an output entry is not finite).
+    #[error("{what}[{index}] overflowed to {value}")]
+    Overflow { what: String, index: usize, value: f64 },
     /// A model file could not be read.
     #[error("{path}: {why}")]
     Io { path: String, why: String },
@@ -51,6 +85,19 @@ pub enum Error {
     /// An elimination without pivoting met a zero pivot (a singular or wrongly ordered system).
     #[error("{what}: zero pivot {value:.3e} at row {index}")]
     ZeroPivot { what: String, index: usize, value: f64 },
+    /// A state breaks the loop constraints it must satisfy (Featherstone 8.12's inverse dynamics
+    /// needs `q`, `qdot`, `qdd` consistent with `K`).
+    #[error("the state breaks the loop constraints: {what} = {value:.3e}")]
+    ConstraintViolated { what: String, value: f64 },
+    /// Two methods that must agree (a self-check of a figure or a reference) do not.
+    #[error("{what} disagree by {by:.3e}")]
+    Disagree { what: String, by: f64 },
+    /// A chart cannot be drawn or written.
+    #[error("chart '{title}': {why}")]
+    Plot { title: String, why: String },
+    /// The book cannot be configured or built, or its checks found problems.
+    #[error("book {what}: {why}")]
+    Book { what: String, why: String },
     /// A time step that is not positive and finite.
     #[error("time step h = {value} must be positive and finite")]
     BadTimestep { value: f64 },
@@ -88,9 +135,6 @@ pub enum Error {
     /// An operating-system input/output error (reading or writing a file or stream).
     #[error("{0}")]
     InputOutput(String),
-    /// Anything else, with a description.
-    #[error("{0}")]
-    Other(String),
 }
 
 impl From<std::io::Error> for Error {
@@ -119,4 +163,38 @@ pub fn check_vector(what: &str, x: &[f64], expected: usize) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Checks that every entry of `x` is finite and at most MuJoCo's `mjMAXVAL` in magnitude (what
+/// `mj_checkPos` / `mj_checkVel` demand of a state); the error names `what[index]`.
+pub fn check_magnitude(what: &str, x: &[f64]) -> Result<()> {
+    for (index, &value) in x.iter().enumerate() {
+        if !value.is_finite() {
+            return Err(Error::NonFinite {
+                what: what.into(),
+                index,
+                value,
+            });
+        }
+        if value.abs() > crate::model::constants::MJ_MAXVAL {
+            return Err(Error::TooLarge {
+                what: what.into(),
+                index,
+                value,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks an output: every entry finite, else [`Error::Overflow`] naming `what[index]`.
+pub fn check_output(what: &str, x: &[f64]) -> Result<()> {
+    match x.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        Some((index, &value)) => Err(Error::Overflow {
+            what: what.into(),
+            index,
+            value,
+        }),
+        None => Ok(()),
+    }
 }

@@ -115,8 +115,8 @@ pub fn euler_step(
     for (v, a) in qvel.iter_mut().zip(qacc.iter()) {
         *v += h * a;
     }
-    model.integrate(qpos, qvel, h);
-    model.normalize_quaternions(qpos);
+    model.integrate_with(qpos, qvel, h);
+    model.normalize_quaternions_with(qpos);
     Ok(())
 }
 // ANCHOR_END: euler
@@ -132,8 +132,8 @@ pub fn explicit_euler_step(
     h: f64,
 ) -> Result<()> {
     f.qacc(qpos, qvel, qacc)?;
-    model.integrate(qpos, qvel, h);
-    model.normalize_quaternions(qpos);
+    model.integrate_with(qpos, qvel, h);
+    model.normalize_quaternions_with(qpos);
     for (v, a) in qvel.iter_mut().zip(qacc.iter()) {
         *v += h * a;
     }
@@ -179,7 +179,7 @@ pub fn rk4_step(
             }
         }
         s.qi.copy_from_slice(&s.q0);
-        model.integrate(&mut s.qi, &s.dq, h);
+        model.integrate_with(&mut s.qi, &s.dq, h);
         for d in 0..model.nv {
             s.vi[d] = s.v0[d] + h * s.dv[d];
         }
@@ -201,8 +201,8 @@ pub fn rk4_step(
         }
     }
     qpos.copy_from_slice(&s.q0);
-    model.integrate(qpos, &s.dq, h);
-    model.normalize_quaternions(qpos);
+    model.integrate_with(qpos, &s.dq, h);
+    model.normalize_quaternions_with(qpos);
     for d in 0..model.nv {
         qvel[d] = s.v0[d] + h * s.dv[d];
     }

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::model::{jcalc, Model};
-use crate::spatial::{mat_to_quat, Force, Mat3, Motion, Vec3, Xform};
+use crate::spatial::{mat_to_quat_with, Force, Mat3, Motion, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::DMatrix;
 
@@ -54,7 +54,7 @@ pub fn mj_body_poses(model: &Model, kin: &Kinematics) -> (Vec<Vec3>, Vec<[f64; 4
     let mut xquat = Vec::with_capacity(model.mj_nbody());
     for &fb in &model.mj_body_last {
         xpos.push(kin.position(fb));
-        xquat.push(mat_to_quat(&kin.rotation(fb)));
+        xquat.push(mat_to_quat_with(&kin.rotation(fb)));
     }
     (xpos, xquat)
 }
@@ -78,9 +78,13 @@ pub fn body_velocities(
 }
 
 /// Whether body `j` supports body `i` (j is i or an ancestor of i: `j in kappa(i)`).
+/// An index out of range, or a parent array that breaks `lambda(i) < i`, gives `false`.
 pub fn supports(model: &Model, j: usize, mut i: usize) -> bool {
     while i > j {
-        i = model.lambda[i];
+        match model.lambda.get(i) {
+            Some(&p) if p < i => i = p,
+            _ => return false,
+        }
     }
     i == j
 }
@@ -116,6 +120,7 @@ pub fn body_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize) -> R
         }
         j = model.lambda[j];
     }
+    crate::error::check_output("body Jacobian", jac.as_slice())?;
     Ok(jac)
 }
 // ANCHOR_END: jacobian
@@ -125,13 +130,7 @@ pub fn body_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize) -> R
 pub fn point_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
     let q = q.as_vector();
     check_body(model, i)?;
-    if !p.iter().all(|x| x.is_finite()) {
-        return Err(crate::Error::NonFinite {
-            what: "point".into(),
-            index: 0,
-            value: p.x + p.y + p.z,
-        });
-    }
+    crate::error::check_magnitude("p", p.as_slice())?;
     let kin = forward_kinematics(model, q)?;
     let jb = body_jacobian(model, q, i)?;
     let r_world = kin.rotation(i);
@@ -144,6 +143,7 @@ pub fn point_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize, p: 
         let vp = m.v + m.w.cross(p); // velocity of the point, body axes
         out.column_mut(c).copy_from(&(r_world * vp));
     }
+    crate::error::check_output("point Jacobian", out.as_slice())?;
     Ok(out)
 }
 
@@ -166,16 +166,16 @@ mod tests {
         for k in 0..model.nq {
             q[k] += 0.1 * ((k as f64) * 0.7).sin();
         }
-        model.normalize_quaternions(q.as_mut_slice());
+        model.normalize_quaternions(q.as_mut_slice()).unwrap();
         let qd: Vec<f64> = (0..model.nv).map(|k| 0.3 * ((k as f64) * 1.3).cos()).collect();
         let body = model.nb;
         let p = Vec3::new(0.1, -0.2, 0.05);
         let jac = point_jacobian(&model, q.as_slice(), body, &p).unwrap();
         let h = 1e-6;
         let mut qp = q.clone();
-        model.integrate(qp.as_mut_slice(), &qd, h);
+        model.integrate(qp.as_mut_slice(), &qd, h).unwrap();
         let mut qm = q.clone();
-        model.integrate(qm.as_mut_slice(), &qd, -h);
+        model.integrate(qm.as_mut_slice(), &qd, -h).unwrap();
         let pp = forward_kinematics(&model, qp.as_slice()).unwrap().point(body, &p);
         let pm = forward_kinematics(&model, qm.as_slice()).unwrap().point(body, &p);
         let fd = (pp - pm) / (2.0 * h);

@@ -146,10 +146,10 @@ impl Chart {
             }
         }
         if !(x0.is_finite() && y0.is_finite()) {
-            return Err(Error::Other(format!(
-                "chart '{}' has no finite points to plot",
-                self.title
-            )));
+            return Err(Error::Plot {
+                title: self.title.clone(),
+                why: "no finite points to plot".into(),
+            });
         }
         let pad = |a: f64, b: f64, log: bool| -> (f64, f64) {
             if log {
@@ -166,16 +166,19 @@ impl Chart {
         for (r, log, axis) in [(self.x_range, self.log_x, "x"), (self.y_range, self.log_y, "y")] {
             if let Some((lo, hi)) = r {
                 if !(lo.is_finite() && hi.is_finite() && lo < hi && (!log || lo > 0.0)) {
-                    return Err(Error::Other(format!(
-                        "chart '{}': bad {axis} range ({lo}, {hi})",
-                        self.title
-                    )));
+                    return Err(Error::Plot {
+                        title: self.title.clone(),
+                        why: format!("bad {axis} range ({lo}, {hi})"),
+                    });
                 }
             }
         }
         let (x0, x1) = self.x_range.unwrap_or_else(|| pad(x0, x1, self.log_x));
         let (y0, y1) = self.y_range.unwrap_or_else(|| pad(y0, y1, self.log_y));
-        let err = |e: String| Error::Other(format!("plotting '{}' to {}: {e}", self.title, path.display()));
+        let err = |e: String| Error::Plot {
+            title: self.title.clone(),
+            why: format!("writing {}: {e}", path.display()),
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }
@@ -341,7 +344,10 @@ impl Spy {
     /// Writes the figure as an SVG file, 430 pixels wide per panel and 540 high.
     pub fn save_svg(&self, path: &Path) -> Result<()> {
         register_fonts();
-        let err = |e: String| Error::Other(format!("spy plot '{}' to {}: {e}", self.title, path.display()));
+        let err = |e: String| Error::Plot {
+            title: self.title.clone(),
+            why: format!("spy plot to {}: {e}", path.display()),
+        };
         if self.panels.is_empty() || self.classes.is_empty() || self.classes.len() > PALETTE.len() {
             return Err(err(format!(
                 "needs 1 to {} classes and at least one panel",

@@ -98,7 +98,7 @@ fn probe_model() -> Model {
 fn state(model: &Model) -> (Vec<f64>, Vec<f64>) {
     let mut q = model.qpos0.as_slice().to_vec();
     let dq: Vec<f64> = (0..model.nv).map(|k| 0.3 * ((k as f64) * 0.7).sin()).collect();
-    model.integrate(&mut q, &dq, 1.0);
+    model.integrate(&mut q, &dq, 1.0).unwrap();
     let qd: Vec<f64> = (0..model.nv).map(|k| 0.5 * ((k as f64) * 1.3).cos()).collect();
     (q, qd)
 }
@@ -730,4 +730,300 @@ fn non_finite_model_parameters_are_rejected() {
         accepted.push("gravity (0, 0, NaN)".into());
     }
     assert!(accepted.is_empty(), "accepted:\n{}", accepted.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regressions from the fuzz campaign (tests/fuzz.rs): each case once hung or panicked.
+
+/// Runs `f` on its own thread and returns its result, failing the test if it panics or does not
+/// return within `secs` seconds (a hung thread is left behind; the test fails either way).
+fn within<T: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(_)) => panic!("{what}: panicked"),
+        Err(_) => panic!("{what}: did not return within {secs} s"),
+    }
+}
+
+#[test]
+fn mat_to_quat_refuses_what_is_not_a_rotation() {
+    use mbd::spatial::{mat_to_quat, quat_to_mat};
+    let mut nan = Mat3::identity();
+    nan[(1, 2)] = f64::NAN;
+    for (what, r) in [
+        ("-I", -Mat3::identity()),
+        ("1e100 I", Mat3::identity() * 1e100),
+        ("NaN entry", nan),
+        ("zero", Mat3::zeros()),
+    ] {
+        let err = within(5, what, move || mat_to_quat(&r)).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { what, .. } if what == "r"),
+            "{what}: {err}"
+        );
+    }
+    // a half turn (trace -1) still converts, through Shepperd's largest-diagonal branch
+    let q = [0.0, 0.0, 1.0, 0.0];
+    let back = mat_to_quat(&quat_to_mat(&q)).unwrap();
+    assert!(back.iter().zip(q).all(|(a, b)| (a - b).abs() < 1e-15), "{back:?}");
+}
+
+#[test]
+fn closed_loop_solvers_refuse_huge_and_non_finite_input() {
+    use mbd::loops::{forward_dynamics, solve_kkt, solve_lambda_first, Method};
+    use nalgebra::{DMatrix, DVector};
+    let m = mbd::model::mechanisms::four_bar();
+    let q = vec![1e300; m.nq];
+    let (nv, mc) = (m.nv, m.clone());
+    let err = within(10, "forward_dynamics(q = 1e300)", move || {
+        forward_dynamics(&mc, &q, &vec![0.0; nv], &vec![0.0; nv], None, Method::Kkt, None)
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::TooLarge { what, index: 0, .. } if what == "qpos"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("qpos[0] = 1e300 exceeds mjMAXVAL"), "{err}");
+
+    let h = DMatrix::<f64>::identity(2, 2);
+    let z = DVector::zeros(2);
+    let mut k_inf = DMatrix::from_row_slice(1, 2, &[1.0, 1.0]);
+    k_inf[(0, 1)] = f64::INFINITY;
+    let (hc, zc) = (h.clone(), z.clone());
+    let err = within(10, "solve_kkt(inf in K)", move || {
+        solve_kkt(&hc, &zc, &k_inf, &DVector::zeros(1))
+    })
+    .unwrap_err();
+    assert!(matches!(&err, Error::NonFinite { what, .. } if what == "kmat"), "{err}");
+    let mut k_nan = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, 0.0]);
+    k_nan[(1, 0)] = f64::NAN;
+    let err = solve_kkt(&h, &z, &k_nan, &DVector::zeros(2)).unwrap_err();
+    assert!(matches!(&err, Error::NonFinite { what, .. } if what == "kmat"), "{err}");
+    let empty = DMatrix::<f64>::zeros(0, 0);
+    let err = within(5, "solve_kkt(0 x 0)", move || {
+        solve_kkt(&empty, &DVector::zeros(0), &DMatrix::zeros(0, 0), &DVector::zeros(0))
+    })
+    .unwrap_err();
+    assert!(matches!(&err, Error::BadShape { what, .. } if what == "h"), "{err}");
+    let k_max = DMatrix::from_row_slice(1, 2, &[f64::MAX, 1.0]);
+    let r = within(5, "solve_lambda_first(f64::MAX in K)", move || {
+        solve_lambda_first(&h, &[None, Some(0)], &z, &k_max, &DVector::zeros(1))
+    });
+    match r {
+        Err(Error::PivotNotPositive { .. } | Error::NonFinite { .. } | Error::Overflow { .. }) => {}
+        other => panic!("solve_lambda_first(f64::MAX in K): {other:?}"),
+    }
+}
+
+#[test]
+fn sparse_helpers_refuse_a_parent_array_with_a_self_loop() {
+    use mbd::sparse::{ancestors, depths, ltdl, ltl, mpy_h, solve_l, solve_lt, solve_ltdl, OpCount};
+    use nalgebra::DMatrix;
+    let parent = vec![None, Some(1), Some(1)];
+    let p = parent.clone();
+    let (anc, d) = within(5, "ancestors/depths", move || {
+        (ancestors(&p, 2).collect::<Vec<_>>(), depths(&p))
+    });
+    assert_eq!(anc, vec![1], "the walk stops at the self-loop of dof 1");
+    assert_eq!(d, vec![0, 0, 1]);
+    let h = DMatrix::<f64>::identity(3, 3);
+    let mut ops = OpCount::default();
+    let bad = |e: Error| matches!(e, Error::BadParent { body: 1, parent: 1, .. });
+    assert!(bad(ltdl(&mut h.clone(), &parent, &mut ops).unwrap_err()));
+    assert!(bad(ltl(&mut h.clone(), &parent, &mut ops).unwrap_err()));
+    let mut x = vec![1.0; 3];
+    assert!(bad(solve_lt(&h, &parent, true, &mut x, &mut ops).unwrap_err()));
+    assert!(bad(solve_l(&h, &parent, true, &mut x, &mut ops).unwrap_err()));
+    assert!(bad(solve_ltdl(&h, &parent, &x, &mut ops).unwrap_err()));
+    assert!(bad(mpy_h(&h, &parent, &x, &mut ops).unwrap_err()));
+    let err = solve_lt(&h, &[None, Some(0)], true, &mut x, &mut ops).unwrap_err();
+    assert!(matches!(err, Error::BadLength { .. }), "{err}");
+}
+
+#[test]
+fn dense_cholesky_refuses_a_non_square_matrix() {
+    use mbd::sparse::cholesky_dense;
+    use nalgebra::DMatrix;
+    let err = within(5, "cholesky_dense(2 x 3)", || cholesky_dense(&DMatrix::zeros(2, 3))).unwrap_err();
+    assert!(matches!(err, Error::BadShape { rows: 2, cols: 3, .. }), "{err}");
+    let err = cholesky_dense(&DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, -1.0])).unwrap_err();
+    assert!(
+        matches!(err, Error::PivotNotPositive { row: 1, pivot, .. } if pivot == -1.0),
+        "{err}"
+    );
+}
+
+#[test]
+fn canned_mechanisms_refuse_bad_lengths() {
+    use mbd::model::{canned::figure_8_3_tree, mechanisms::figure_8_3};
+    let err = within(5, "figure_8_3(1e300, 1)", || figure_8_3(1e300, 1.0)).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "l1"),
+        "{err}"
+    );
+    for (l1, l2, name) in [(f64::NAN, 1.0, "l1"), (1.0, -2.0, "l2"), (1.0, f64::INFINITY, "l2")] {
+        let err = within(5, "figure_8_3_tree", move || figure_8_3_tree(l1, l2)).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { what, .. } if what == name),
+            "{err}"
+        );
+    }
+    let err = mbd::model::mechanisms::four_bar_chain(0).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "k"),
+        "{err}"
+    );
+}
+
+#[test]
+fn set_qpos0_past_the_last_body_fails_at_build() {
+    for i in [0, 2, 7, usize::MAX] {
+        let err = within(5, "set_qpos0", move || {
+            let mut b = ModelBuilder::new("short");
+            b.add_body("only", 0, Joint::revolute(Vec3::x()), Xform::identity(), unit_inertia());
+            b.set_qpos0(i, &[0.1]);
+            b.build()
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&err, Error::Unknown { name, .. } if name.starts_with(&i.to_string())),
+            "{err}"
+        );
+    }
+    let mut b = ModelBuilder::new("bad qpos0");
+    let ball = b.add_body(
+        "ball",
+        0,
+        Joint::new(JointType::Spherical),
+        Xform::identity(),
+        unit_inertia(),
+    );
+    b.set_qpos0(ball, &[0.0, 0.0, 0.0, 0.0]);
+    let err = b.build().unwrap_err();
+    assert!(
+        matches!(&err, Error::BadQuaternion { what, .. } if what == "qpos0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn zero_and_huge_joint_axes_are_rejected() {
+    for axis in [Vec3::zeros(), Vec3::new(0.0, 0.0, 1e300)] {
+        let j = Joint::new(JointType::Helical { axis, pitch: 0.1 });
+        let err = within(5, "helical axis", move || one_body(j, unit_inertia())).unwrap_err();
+        assert!(matches!(err, Error::BadJoint { body: 1, .. }), "{err}");
+    }
+}
+
+#[test]
+fn integrate_and_difference_check_their_arguments() {
+    let model = probe_model();
+    let (q, qd) = state(&model);
+    let mut short = q[..model.nq - 1].to_vec();
+    let err = model.integrate(&mut short, &qd, 0.1).unwrap_err();
+    assert!(matches!(&err, Error::BadLength { what, .. } if what == "qpos"), "{err}");
+    let mut q1 = q.clone();
+    let err = model.integrate(&mut q1, &qd[1..], 0.1).unwrap_err();
+    assert!(matches!(&err, Error::BadLength { what, .. } if what == "qd"), "{err}");
+    let err = model.integrate(&mut q1, &qd, f64::NAN).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { what, .. } if what == "h"),
+        "{err}"
+    );
+    assert_eq!(q1, q, "a failed integrate leaves q unchanged");
+    let err = model.difference(&q, &q[1..]).unwrap_err();
+    assert!(matches!(&err, Error::BadLength { what, .. } if what == "q2"), "{err}");
+    let mut z = q.clone();
+    z[3..7].fill(0.0);
+    let err = model.normalize_quaternions(&mut z).unwrap_err();
+    assert!(matches!(err, Error::BadQuaternion { index: 3, .. }), "{err}");
+    // h large enough that q + h qd leaves the states MuJoCo accepts
+    let mut q2 = q.clone();
+    let err = model.integrate(&mut q2, &qd, f64::MAX).unwrap_err();
+    assert!(
+        matches!(&err, Error::TooLarge { what, .. } if what == "integrated qpos"),
+        "{err}"
+    );
+}
+
+/// Finite but huge: MuJoCo's mj_checkPos / mj_checkVel bound a state by mjMAXVAL = 1e10.
+#[test]
+fn huge_states_are_rejected_at_the_door() {
+    let model = probe_model();
+    let (q, qd) = state(&model);
+    let mut fast = qd.clone();
+    fast[2] = 1e154;
+    let err = aba(&model, &q, &fast, &vec![0.0; model.nv], None).unwrap_err();
+    assert!(
+        matches!(&err, Error::TooLarge { what, index: 2, value } if what == "qvel" && *value == 1e154),
+        "{err}"
+    );
+    let mut big_quat = q.clone();
+    big_quat[3..7].copy_from_slice(&[1e200, 1e200, 0.0, 0.0]);
+    let err = kinetic_energy(&model, &big_quat, &qd).unwrap_err();
+    assert_eq!(err.to_string(), "qpos[3] = 1e200 exceeds mjMAXVAL = 1e10");
+    // 1e10 itself is allowed, as in MuJoCo (|x| > mjMAXVAL is the test)
+    let mut edge = qd.clone();
+    edge[0] = 1e10;
+    assert!(model.check_state(&q, &edge).is_ok());
+}
+
+/// Model parameters beyond mjMAXVAL are errors naming the body, joint or option.
+#[test]
+fn huge_model_parameters_are_rejected() {
+    let heavy = SpatialInertia::from_mass_com_inertia(1e12, Vec3::zeros(), Mat3::identity());
+    let err = one_body(Joint::revolute(Vec3::x()), heavy).unwrap_err();
+    assert!(
+        matches!(err, Error::BadInertia { body: 1, .. }) && err.to_string().contains("mjMAXVAL"),
+        "{err}"
+    );
+    let mut far = Joint::revolute(Vec3::x());
+    far.pos = Vec3::new(0.0, 2e10, 0.0);
+    let err = one_body(far, unit_inertia()).unwrap_err();
+    assert!(
+        matches!(err, Error::BadJoint { body: 1, .. }) && err.to_string().contains("mjMAXVAL"),
+        "{err}"
+    );
+    let mut b = ModelBuilder::new("far away");
+    b.add_body(
+        "b",
+        0,
+        Joint::revolute(Vec3::x()),
+        xlt(Vec3::new(1e11, 0.0, 0.0)),
+        unit_inertia(),
+    );
+    let err = b.build().unwrap_err();
+    assert!(matches!(err, Error::BadJoint { body: 1, .. }), "{err}");
+    for (g, h, option) in [
+        (1e11, 0.01, "gravity"),
+        (-9.81, 1e11, "timestep"),
+        (-9.81, 0.0, "timestep"),
+    ] {
+        let mut b = ModelBuilder::new("options");
+        b.opt.gravity = Vec3::new(0.0, 0.0, g);
+        b.opt.timestep = h;
+        b.add_body("b", 0, Joint::revolute(Vec3::x()), Xform::identity(), unit_inertia());
+        let err = b.build().unwrap_err();
+        assert!(
+            matches!(&err, Error::BadOption { option: o, .. } if o == option),
+            "{err}"
+        );
+    }
+}
+
+/// A model edited by hand into a parent array with a self-loop: every checked entry refuses it
+/// (`Model::check_structure` runs at the door) instead of walking towards the root forever.
+#[test]
+fn hand_edited_parent_loops_are_refused_at_the_door() {
+    let mut model = mbd::model::canned::chain(3, false);
+    model.lambda[2] = 2;
+    let (q, qd) = (model.qpos0.as_slice().to_vec(), vec![0.0; model.nv]);
+    let m = model.clone();
+    let err = within(5, "aba on a self-loop", move || aba(&m, &q, &qd, &[0.0; 3], None)).unwrap_err();
+    assert!(matches!(err, Error::BadParent { body: 2, parent: 2, .. }), "{err}");
+    assert!(!mbd::kinematics::supports(&model, 0, 2));
 }

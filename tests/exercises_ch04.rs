@@ -191,7 +191,7 @@ fn exercise_2_dof_parents() {
         welded,
         canned::floating_base_ball_arms(),
         canned::binary_tree(4),
-        canned::figure_8_3_tree(1.0, 0.6),
+        canned::figure_8_3_tree(1.0, 0.6).unwrap(),
     ] {
         let ndof: Vec<usize> = model.joints.iter().map(|j| j.jtype.nv()).collect();
         let ans = exercise_2_answer(&model.lambda, &ndof);
@@ -296,7 +296,7 @@ fn exercise_5_free_joint_velocity() {
         let h = 1e-6;
         let pose = |dt: f64| {
             let mut q = qpos;
-            model.integrate(&mut q, &qvel, dt);
+            model.integrate(&mut q, &qvel, dt).unwrap();
             let kin = forward_kinematics(&model, &q).expect("valid state");
             (kin.rotation(1), kin.position(1))
         };

@@ -115,7 +115,7 @@ fn exercise_1_h_from_inverse_dynamics_columns() {
     for model in [canned::chain(7, true), generic_tree(), floating] {
         let mut q = model.qpos0.clone();
         let v: Vec<f64> = (0..model.nv).map(|k| 0.5 * (k as f64 * 1.3 + 0.2).sin()).collect();
-        model.integrate(q.as_mut_slice(), &v, 1.0);
+        model.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
         let expected = crba(&model, q.as_slice()).unwrap();
         let got = exercise_1_answer(&model, q.as_slice());
         let err = (&got - &expected).amax();

@@ -224,7 +224,7 @@ fn exercise_4_crba_route_agrees_with_aba() {
     }
     let mut q = model.qpos0.clone();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.6 * (k as f64 * 0.9).cos()).collect();
-    model.integrate(q.as_mut_slice(), &v, 1.0);
+    model.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
     let qd: Vec<f64> = (0..model.nv).map(|k| 0.8 * (k as f64 * 1.7 + 0.3).sin()).collect();
     let tau: Vec<f64> = (0..model.nv).map(|k| (k as f64 * 0.5).cos()).collect();
     let expected = aba(&model, q.as_slice(), &qd, &tau, None).unwrap();

@@ -119,7 +119,7 @@ fn exercise_5_answer(cvel: [f64; 6], cdof: [f64; 6]) -> [f64; 6] {
 fn state(model: &Model) -> (Vec<f64>, Vec<f64>) {
     let mut q = model.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.7 * (1.3 * k as f64 + 0.5).sin()).collect();
-    model.integrate(&mut q, &v, 1.0);
+    model.integrate(&mut q, &v, 1.0).unwrap();
     (q, v)
 }
 
@@ -244,7 +244,7 @@ fn exercise_5_cdof_dot_of_a_hinge_on_a_moving_parent() {
         let h = 1e-5;
         let cdof_at = |t: f64| -> Vec<Motion> {
             let mut qt = q.clone();
-            model.integrate(&mut qt, &v, t);
+            model.integrate(&mut qt, &v, t).unwrap();
             let dt = forward_smooth(&model, &qt, &v).unwrap();
             let c = dt.subtree_com_fb[dt.rootid_fb[1]];
             dt.cdof

@@ -94,7 +94,7 @@ fn exercise_4_answer(dof_parentid: &[i64]) -> (Vec<usize>, usize, Vec<usize>) {
 fn generic_q(model: &Model) -> Vec<f64> {
     let mut q = model.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.5 * (1.1 * k as f64 + 0.3).sin()).collect();
-    model.integrate(&mut q, &v, 1.0);
+    model.integrate(&mut q, &v, 1.0).unwrap();
     q
 }
 

@@ -55,8 +55,8 @@ fn fd_err_jacobian(m: &Model, q: &[f64]) -> DMatrix<f64> {
         let mut dq = zeros(m.nv);
         dq[j] = 1.0;
         let (mut qp, mut qm) = (q.to_vec(), q.to_vec());
-        m.integrate(&mut qp, &dq, h);
-        m.integrate(&mut qm, &dq, -h);
+        m.integrate(&mut qp, &dq, h).unwrap();
+        m.integrate(&mut qm, &dq, -h).unwrap();
         let d = (sys(m, &qp, &zeros(m.nv)).err - sys(m, &qm, &zeros(m.nv)).err) / (2.0 * h);
         jac.column_mut(j).copy_from(&d);
     }
@@ -67,8 +67,8 @@ fn fd_err_jacobian(m: &Model, q: &[f64]) -> DMatrix<f64> {
 fn fd_kdot_qd(m: &Model, q: &[f64], qd: &[f64]) -> DVector<f64> {
     let h = 1e-6;
     let (mut qp, mut qm) = (q.to_vec(), q.to_vec());
-    m.integrate(&mut qp, qd, h);
-    m.integrate(&mut qm, qd, -h);
+    m.integrate(&mut qp, qd, h).unwrap();
+    m.integrate(&mut qm, qd, -h).unwrap();
     let v = DVector::from_column_slice(qd);
     (sys(m, &qp, qd).kmat * &v - sys(m, &qm, qd).kmat * &v) / (2.0 * h)
 }
@@ -97,11 +97,11 @@ fn consistent_state(m: &Model, dy: &[f64], ydot: &[f64], amp: f64) -> (DVector<f
         dq[d] = amp * dof_scale(m, d) * dy[i % dy.len()];
     }
     let mut q = q0.as_slice().to_vec();
-    m.integrate(&mut q, &dq, 1.0);
+    m.integrate(&mut q, &dq, 1.0).unwrap();
     let q = assemble_with(m, &q, Some(&ns0.independent)).unwrap();
     // y really stayed where it was put (for the scalar coordinates: a ball joint's
     // components are local increments, which do not add up to a fixed rotation-vector component)
-    let moved = m.difference(q0.as_slice(), q.as_slice());
+    let moved = m.difference(q0.as_slice(), q.as_slice()).unwrap();
     for &d in &ns0.independent {
         let b = m.dof_body[d];
         if matches!(m.joints[b].jtype, JointType::Spherical)
@@ -656,7 +656,10 @@ fn weld_equality_becomes_a_fixed_loop_with_mujocos_residual() {
     // frame, r0 = q1^* q2) gives the same loop joint
     let kin = forward_kinematics(&m, m.qpos0.as_slice()).unwrap();
     let pos = kin.x_0[b].e * (kin.point(d, &anchor) - kin.x_0[b].r);
-    let (q1, q2) = (mat_to_quat(&kin.rotation(b)), mat_to_quat(&kin.rotation(d)));
+    let (q1, q2) = (
+        mat_to_quat(&kin.rotation(b)).unwrap(),
+        mat_to_quat(&kin.rotation(d)).unwrap(),
+    );
     let r0 = quat_mul(&[q1[0], -q1[1], -q1[2], -q1[3]], &q2);
     let mut m2 = m.clone();
     m2.equality[0] = Equality::Weld {
@@ -677,7 +680,10 @@ fn weld_equality_becomes_a_fixed_loop_with_mujocos_residual() {
     let p2 = kin.point(d, &anchor);
     let r_mj = kin.x_0[d].e * (p1 - p2);
     assert!((Vec3::new(s.err[3], s.err[4], s.err[5]) - r_mj).amax() < 1e-15);
-    let (q1, q2) = (mat_to_quat(&kin.rotation(b)), mat_to_quat(&kin.rotation(d)));
+    let (q1, q2) = (
+        mat_to_quat(&kin.rotation(b)).unwrap(),
+        mat_to_quat(&kin.rotation(d)).unwrap(),
+    );
     let rq = quat_mul(&quat_mul(&[q2[0], -q2[1], -q2[2], -q2[3]], &q1), &r0);
     let rot_mj = Vec3::new(rq[1], rq[2], rq[3]) * (2.0 * rq[0].signum());
     assert!(
@@ -992,7 +998,7 @@ fn without_loop_joints_every_method_is_aba() {
     let m = canned::floating_base_ball_arms();
     let mut q = m.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..m.nv).map(|k| 0.4 * (k as f64 + 0.5).sin()).collect();
-    m.integrate(&mut q, &v, 1.0);
+    m.integrate(&mut q, &v, 1.0).unwrap();
     let qd: Vec<f64> = (0..m.nv).map(|k| 0.7 * (k as f64 * 1.3).cos()).collect();
     let tau: Vec<f64> = (0..m.nv).map(|k| 0.2 * k as f64 - 0.5).collect();
     let aba = mbd::dynamics::aba(&m, &q, &qd, &tau, None).unwrap();
@@ -1010,7 +1016,7 @@ fn k_stab_is_baumgarte_at_an_open_state() {
     for (name, m) in mechanisms::all() {
         let mut q = m.qpos0.as_slice().to_vec();
         let dq: Vec<f64> = (0..m.nv).map(|k| 0.01 * (k as f64 + 1.0).sin()).collect();
-        m.integrate(&mut q, &dq, 1.0);
+        m.integrate(&mut q, &dq, 1.0).unwrap();
         let qd: Vec<f64> = (0..m.nv).map(|k| (k as f64 * 0.7).cos()).collect();
         let ts = 0.07;
         let s = loop_constraints(&m, &q, &qd, Some(ts)).unwrap();

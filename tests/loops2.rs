@@ -26,7 +26,7 @@ fn random_state(m: &Model, seed: u64) -> (Vec<f64>, Vec<f64>) {
     };
     let mut q = m.qpos0.as_slice().to_vec();
     let dq: Vec<f64> = (0..m.nv).map(|_| 0.2 * rnd()).collect();
-    m.integrate(&mut q, &dq, 1.0);
+    m.integrate(&mut q, &dq, 1.0).unwrap();
     let qd: Vec<f64> = (0..m.nv).map(|_| rnd()).collect();
     (q, qd)
 }

@@ -150,7 +150,7 @@ fn check_model(rel: &str, r: &Value) {
             model.x_tree[f].pose()
         };
         body_pos.extend(pos.iter());
-        let q = mat_to_quat(&rot);
+        let q = mat_to_quat(&rot).unwrap();
         let theirs = &nums(&r["body_quat"])[body_quat.len()..body_quat.len() + 4];
         let s = if q.iter().zip(theirs).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
             -1.0

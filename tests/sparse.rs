@@ -27,7 +27,7 @@ use mbd::dynamics::{bias_forces, crba};
 use mbd::model::Model;
 use mbd::mujoco::forward_smooth;
 use mbd::sparse::{
-    dense_cholesky, factor_i, llt_fill_in, lower_ltl, ltdl, ltl, mpy_h, predicted_ltdl_ops, solve_l, solve_ld,
+    cholesky_dense, factor_i, llt_fill_in, lower_ltl, ltdl, ltl, mpy_h, predicted_ltdl_ops, solve_l, solve_ld,
     solve_lt, solve_ltdl, solve_ltl, split_ltdl, MjLayout, OpCount, PivotPolicy, MJ_MINVAL,
 };
 use mbd::Error;
@@ -127,7 +127,7 @@ proptest! {
         let l1 = lower_ltl(&lt, parent);
         close("LTL rebuilds H", amax(&(l1.transpose() * &l1 - &h)), scale, 1e-10)?;
 
-        let lc = dense_cholesky(&h).unwrap();
+        let lc = cholesky_dense(&h).unwrap();
         close("dense L L^T rebuilds H", amax(&(&lc * lc.transpose() - &h)), scale, 1e-10)?;
 
         let lay = MjLayout::new(parent).unwrap();
@@ -147,9 +147,9 @@ proptest! {
         let bv = DVector::from_column_slice(&b);
         let x_ref = h.clone().lu().solve(&bv).expect("H is invertible");
         let xs = x_ref.amax().max(f64::MIN_POSITIVE);
-        let x_ltdl = solve_ltdl(&ld, parent, &b, &mut ops);
+        let x_ltdl = solve_ltdl(&ld, parent, &b, &mut ops).unwrap();
         close("LTDL solve", (&x_ltdl - &x_ref).amax(), xs, 1e-9)?;
-        let x_ltl = solve_ltl(&lt, parent, &b, &mut ops);
+        let x_ltl = solve_ltl(&lt, parent, &b, &mut ops).unwrap();
         close("LTL solve", (&x_ltl - &x_ref).amax(), xs, 1e-9)?;
         let x_chol = lc.transpose().solve_upper_triangular(&lc.solve_lower_triangular(&bv).unwrap()).unwrap();
         close("dense Cholesky solve", (&x_chol - &x_ref).amax(), xs, 1e-9)?;
@@ -158,12 +158,12 @@ proptest! {
         close("mj_solveLD", (DVector::from_vec(x_mj) - &x_ref).amax(), xs, 1e-9)?;
         // the two half solves of LTL, one at a time: L^-T b then L^-1
         let mut y = b.clone();
-        solve_lt(&lt, parent, false, &mut y, &mut ops);
+        solve_lt(&lt, parent, false, &mut y, &mut ops).unwrap();
         close("L^-T b", (&l1.transpose() * DVector::from_vec(y.clone()) - &bv).amax(), bv.amax().max(1.0), 1e-10)?;
-        solve_l(&lt, parent, false, &mut y, &mut ops);
+        solve_l(&lt, parent, false, &mut y, &mut ops).unwrap();
         close("L^-1 L^-T b", (DVector::from_vec(y) - &x_ref).amax(), xs, 1e-9)?;
 
-        let y = mpy_h(&h, parent, &b, &mut ops);
+        let y = mpy_h(&h, parent, &b, &mut ops).unwrap();
         close("mpyH", (&y - &h * &bv).amax(), scale * bv.amax().max(1.0), 1e-12)?;
     }
 
@@ -239,7 +239,7 @@ proptest! {
         let n = model.nv;
         let h = generic_spd(parent, &values);
         let pat = pattern(parent);
-        let l = dense_cholesky(&h).unwrap();
+        let l = cholesky_dense(&h).unwrap();
         let mut fill = 0;
         for i in 0..n {
             for j in 0..i {
@@ -292,13 +292,13 @@ proptest! {
 
         let mut x = s.tau.clone();
         let mut o = OpCount::default();
-        solve_lt(&lt, parent, true, &mut x, &mut o);
+        solve_lt(&lt, parent, true, &mut x, &mut o).unwrap();
         prop_assert_eq!(o, OpCount { div: 0, madd: tri, sqrt: 0 });
         let mut o = OpCount::default();
-        solve_l(&lt, parent, false, &mut x, &mut o);
+        solve_l(&lt, parent, false, &mut x, &mut o).unwrap();
         prop_assert_eq!(o, OpCount { div: n, madd: tri, sqrt: 0 });
         let mut o = OpCount::default();
-        mpy_h(&h, parent, &x, &mut o);
+        mpy_h(&h, parent, &x, &mut o).unwrap();
         prop_assert_eq!(o, OpCount { div: 0, madd: 2 * tri, sqrt: 0 });
         let mut o = OpCount::default();
         solve_ld(&lay, &f.qld, &f.qld_diag_inv, &mut x, &mut o).unwrap();
@@ -405,7 +405,13 @@ proptest! {
         prop_assert!(named(e.clone()), "LTL: {}", e);
         let e = factor_i(&lay, &qm, PivotPolicy::Error, &mut OpCount::default()).unwrap_err();
         prop_assert!(named(e.clone()), "factor_i: {}", e);
-        let f = factor_i(&lay, &qm, PivotPolicy::ClampAndWarn, &mut OpCount::default()).unwrap();
+        // a clamped pivot scales its ancestors' rows by up to 1/mjMINVAL = 1e15; when the
+        // ancestors are clamped in turn the factor overflows, which is an error (MuJoCo: inf)
+        let f = match factor_i(&lay, &qm, PivotPolicy::ClampAndWarn, &mut OpCount::default()) {
+            Ok(f) => f,
+            Err(Error::Overflow { .. }) => return Ok(()),
+            Err(e) => return Err(TestCaseError::fail(format!("factor_i (clamp): {e}"))),
+        };
         prop_assert!(!f.warnings.is_empty());
         prop_assert!(f.warnings[0].contains(&format!("dof {k} ")), "{:?}", f.warnings);
         prop_assert_eq!(f.qld[lay.dof_madr[k]], MJ_MINVAL);

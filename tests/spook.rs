@@ -611,7 +611,7 @@ proptest! {
             _ => canned::floating_base_ball_arms(),
         };
         let mut q = model.qpos0.clone();
-        model.integrate(q.as_mut_slice(), &pseudo_random(model.nv, seed), 1.0);
+        model.integrate(q.as_mut_slice(), &pseudo_random(model.nv, seed), 1.0).unwrap();
         let qd = pseudo_random(model.nv, seed + 0.3);
         let sys = SpookSystem::from_model(&model, q.as_slice(), &qd, 1e-8, 0.03).unwrap();
         let phi = all_phi(&sys);

@@ -28,6 +28,7 @@ pub fn aba(
     let mut ws = Workspace::new(model);
     let mut qdd = DVector::zeros(model.nv);
     aba_with(model, &mut ws, q, qd, tau, f_ext, qdd.as_mut_slice())?;
+    crate::error::check_output("qdd", qdd.as_slice())?;
     Ok(qdd)
 }
 

@@ -15,6 +15,7 @@ pub fn crba(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<DMatrix<f64>>
     let mut ws = Workspace::new(model);
     let mut h = DMatrix::zeros(model.nv, model.nv);
     crba_with(model, &mut ws, q, &mut h);
+    crate::error::check_output("H", h.as_slice())?;
     Ok(h)
 }
 
@@ -35,6 +36,8 @@ pub fn hand_c(
     rnea_with(model, &mut ws, q, qd, &vec![0.0; model.nv], f_ext, c.as_mut_slice());
     let mut h = DMatrix::zeros(model.nv, model.nv);
     crba_with(model, &mut ws, q, &mut h);
+    crate::error::check_output("H", h.as_slice())?;
+    crate::error::check_output("C", c.as_slice())?;
     Ok((h, c))
 }
 // ANCHOR_END: hand_c

@@ -19,6 +19,7 @@ pub fn kinetic_energy(model: &Model, q: &(impl AsVector + ?Sized), qd: &(impl As
             t += 0.5 * model.joints[i].armature * qd[dof] * qd[dof];
         }
     }
+    crate::error::check_output("kinetic energy", &[t])?;
     Ok(t)
 }
 
@@ -39,6 +40,7 @@ pub fn potential_energy(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<f
             u += 0.5 * j.stiffness * dq * dq;
         }
     }
+    crate::error::check_output("potential energy", &[u])?;
     Ok(u)
 }
 // ANCHOR_END: energy

@@ -144,6 +144,7 @@ pub fn passive_forces(
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
     passive_forces_with(model, q, qd, out.as_mut_slice());
+    crate::error::check_output("qfrc_passive", out.as_slice())?;
     Ok(out)
 }
 

@@ -25,6 +25,7 @@ pub fn rnea(
     let mut ws = Workspace::new(model);
     let mut tau = DVector::zeros(model.nv);
     rnea_with(model, &mut ws, q, qd, qdd, f_ext, tau.as_mut_slice());
+    crate::error::check_output("tau", tau.as_slice())?;
     Ok(tau)
 }
 

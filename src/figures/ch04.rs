@@ -92,7 +92,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         canned::binary_tree(3),
         canned::floating_base_ball_arms(),
         canned::four_bar_tree(),
-        canned::figure_8_3_tree(1.0, 0.6),
+        canned::figure_8_3_tree(1.0, 0.6)?,
     ] {
         println!("{}", describe(&model));
     }
@@ -176,7 +176,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     for k in 0..model.nq {
         q[k] += 0.3 * (0.9 * k as f64 + 0.2).sin();
     }
-    model.normalize_quaternions(q.as_mut_slice());
+    model.normalize_quaternions(q.as_mut_slice())?;
     let qd: Vec<f64> = (0..model.nv).map(|k| (1.7 * k as f64 + 0.3).cos()).collect();
     let body = model.nb;
     let p = Vec3::new(0.02, -0.03, -0.1);
@@ -185,7 +185,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let exact = Vec3::new(exact[0], exact[1], exact[2]);
     let point_at = |h: f64| -> Result<Vec3> {
         let mut qh = q.clone();
-        model.integrate(qh.as_mut_slice(), &qd, h);
+        model.integrate(qh.as_mut_slice(), &qd, h)?;
         Ok(forward_kinematics(&model, qh.as_slice())?.point(body, &p))
     };
     let p0 = point_at(0.0)?;

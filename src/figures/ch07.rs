@@ -12,58 +12,10 @@ use crate::error::{Error, Result};
 use crate::integrate::{euler_step, explicit_euler_step, rk4_step, StepScratch};
 use crate::model::{canned, Model};
 use crate::plot::{Chart, Series};
-use nalgebra::DMatrix;
+use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
+use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-
-/// Dense Cholesky factorization `H = L L^T` in place (L in the lower triangle; the strict upper
-/// triangle is left untouched and ignored): about n^3 / 6 multiply-adds.
-pub fn cholesky_in_place(h: &mut DMatrix<f64>) -> Result<()> {
-    let n = h.nrows();
-    for j in 0..n {
-        let mut d = h[(j, j)];
-        for k in 0..j {
-            d -= h[(j, k)] * h[(j, k)];
-        }
-        // (written so that a NaN pivot fails too)
-        if d.is_nan() || d <= 0.0 {
-            return Err(Error::NotPositiveDefinite {
-                what: "dense Cholesky of H".into(),
-                dof: j,
-                value: d,
-            });
-        }
-        let d = d.sqrt();
-        h[(j, j)] = d;
-        for i in j + 1..n {
-            let mut s = h[(i, j)];
-            for k in 0..j {
-                s -= h[(i, k)] * h[(j, k)];
-            }
-            h[(i, j)] = s / d;
-        }
-    }
-    Ok(())
-}
-
-/// Solves `L L^T x = b` in place (`b` becomes `x`) with the factor of [`cholesky_in_place`].
-pub fn cholesky_solve_in_place(l: &DMatrix<f64>, b: &mut [f64]) {
-    let n = l.nrows();
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[(i, k)] * b[k];
-        }
-        b[i] = s / l[(i, i)];
-    }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for k in i + 1..n {
-            s -= l[(k, i)] * b[k];
-        }
-        b[i] = s / l[(i, i)];
-    }
-}
 
 /// Scratch space for [`fd_by_crba`].
 #[derive(Clone, Debug)]
@@ -100,11 +52,11 @@ pub fn fd_by_crba(
 ) -> Result<()> {
     rnea_with(model, ws, q, qd, &s.zeros, None, &mut s.c);
     crba_with(model, ws, q, &mut s.h);
-    cholesky_in_place(&mut s.h)?;
+    cholesky_dense_in_place(&mut s.h, "H")?;
     for k in 0..model.nv {
         qdd[k] = tau[k] - s.c[k];
     }
-    cholesky_solve_in_place(&s.h, qdd);
+    cholesky_solve_dense_with(&s.h, qdd);
     Ok(())
 }
 
@@ -183,13 +135,13 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             let mut scratch = CrbaScratch::new(m);
             let mut qdd2 = vec![0.0; m.nv];
             fd_by_crba(m, &mut ws, &mut scratch, &q, &qd, &tau, &mut qdd2)?;
-            let scale = qdd.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-            let diff = qdd.iter().zip(&qdd2).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
-            if diff > 1e-6 * scale {
-                return Err(Error::Other(format!(
-                    "ABA and CRBA + Cholesky disagree on {} by {diff:e}",
-                    m.name
-                )));
+            let (a, b) = (DVector::from_column_slice(&qdd), DVector::from_column_slice(&qdd2));
+            let diff = (&a - &b).amax();
+            if diff > 1e-6 * a.amax().max(1.0) {
+                return Err(Error::Disagree {
+                    what: format!("ABA and CRBA + Cholesky on {}", m.name),
+                    by: diff,
+                });
             }
             aba_pts.push((
                 m.nb as f64,

@@ -73,7 +73,7 @@ fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 pub fn shifted_configuration(model: &Model, offset: f64) -> Vec<f64> {
     let mut q = model.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.5 * (0.9 * k as f64 + 0.3).cos()).collect();
-    model.integrate(&mut q, &v, 1.0);
+    model.integrate_with(&mut q, &v, 1.0); // qpos0 and v are valid by construction
     let dir = Vec3::new(0.6, -0.48, 0.64);
     for k in 0..3 {
         q[k] += offset * dir[k];
@@ -128,9 +128,9 @@ pub fn cdof_dot_errors(model: &Model, qpos: &[f64], qvel: &[f64], h: f64) -> Res
         .map(|m| m.to_vec6().amax())
         .fold(f64::MIN_POSITIVE, f64::max);
     let mut qp = qpos.to_vec();
-    model.integrate(&mut qp, qvel, h);
+    model.integrate(&mut qp, qvel, h)?;
     let mut qm = qpos.to_vec();
-    model.integrate(&mut qm, qvel, -h);
+    model.integrate(&mut qm, qvel, -h)?;
     let mut errs = (0.0f64, 0.0f64, 0.0f64);
     let mut fd = Vec::with_capacity(model.nv);
     for (k, (p, m)) in (0..model.nv).zip(

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::model::{canned, Model};
 use crate::plot::{Chart, Series, Spy, SpyPanel};
 use crate::sparse::{
-    dense_cholesky, factor_i, is_ancestor_or_self, llt_fill_in, lower_ltl, ltdl, ltl, predicted_ltdl_ops, split_ltdl,
+    cholesky_dense, factor_i, is_ancestor_or_self, llt_fill_in, lower_ltl, ltdl, ltl, predicted_ltdl_ops, split_ltdl,
     MjLayout, OpCount, PivotPolicy,
 };
 use nalgebra::DMatrix;
@@ -69,7 +69,7 @@ pub fn spy_cells(a: &DMatrix<f64>, parent: &[Option<usize>], lower: bool) -> Vec
 fn generic_q(model: &Model) -> Vec<f64> {
     let mut q = model.qpos0.as_slice().to_vec();
     let v: Vec<f64> = (0..model.nv).map(|k| 0.6 * (1.3 * k as f64 + 0.4).sin()).collect();
-    model.integrate(&mut q, &v, 1.0);
+    model.integrate_with(&mut q, &v, 1.0); // qpos0 and v are valid by construction
     q
 }
 
@@ -156,7 +156,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut lt = h.clone();
     ltl(&mut lt, parent, &mut OpCount::default())?;
     let l_ltl = lower_ltl(&lt, parent);
-    let l_llt = dense_cholesky(&h)?;
+    let l_llt = cholesky_dense(&h)?;
     let (c_ltl, c_llt) = (spy_cells(&l_ltl, parent, true), spy_cells(&l_llt, parent, true));
     let fill = c_llt.iter().filter(|c| c.2 == 3).count();
     let path = dir.join("sparse_fill_in.svg");

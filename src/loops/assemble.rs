@@ -31,25 +31,26 @@ pub fn assemble_with(model: &Model, q_guess: &[f64], independent: Option<&[usize
     check_loops(model)?;
     let zeros = vec![0.0; model.nv];
     let mut q = q_guess.to_vec();
-    model.normalize_quaternions(&mut q);
+    model.normalize_quaternions(&mut q)?;
     let tol = PivotTol {
         rank: 1e-10,
         consistency: f64::INFINITY,
     };
     let mut sys = loop_constraints(model, &q, &zeros, None)?;
-    let size = |e: &DVector<f64>| e.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let size = |e: &DVector<f64>| e.amax();
     for _ in 0..50 {
         let e0 = size(&sys.err);
         if e0 <= ASSEMBLE_TOL {
             return Ok(DVector::from_vec(q));
         }
         let ns = null_space_with(&sys.kmat, &(-&sys.err), &tol, independent)?;
+        // halve the step at most 10 times (down to alpha = 2^-10 < 1e-3), then take it anyway
         let mut alpha = 1.0;
-        loop {
+        for halvings in 0..=10 {
             let mut q_try = q.clone();
-            model.integrate(&mut q_try, ns.g_bias.as_slice(), alpha);
+            model.integrate_with(&mut q_try, ns.g_bias.as_slice(), alpha);
             let sys_try = loop_constraints(model, &q_try, &zeros, None)?;
-            if size(&sys_try.err) < e0 || alpha < 1e-3 {
+            if size(&sys_try.err) < e0 || halvings == 10 {
                 q = q_try;
                 sys = sys_try;
                 break;
@@ -61,9 +62,10 @@ pub fn assemble_with(model: &Model, q_guess: &[f64], independent: Option<&[usize
     if e <= ASSEMBLE_TOL {
         return Ok(DVector::from_vec(q));
     }
-    Err(Error::Singular {
-        what: "assemble (loop closure)".into(),
-        why: format!("Newton did not converge: max |err| = {e:.3e} after 50 iterations"),
+    Err(Error::NotConverged {
+        solver: "assemble (Newton on the loop-closure errors)".into(),
+        iterations: 50,
+        residual: Some(e),
     })
 }
 // ANCHOR_END: assemble

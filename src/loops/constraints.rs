@@ -136,9 +136,10 @@ pub(crate) fn base_kinematics(model: &Model, q: &[f64], qd: &[f64]) -> BaseKinem
 pub(crate) fn check_t_stab(t_stab: Option<f64>) -> Result<()> {
     if let Some(ts) = t_stab {
         if !(ts.is_finite() && ts > 0.0) {
-            return Err(Error::Other(format!(
-                "Baumgarte time constant T_stab = {ts} must be positive and finite"
-            )));
+            return Err(Error::InvalidArgument {
+                what: "t_stab".into(),
+                why: format!("Baumgarte time constant T_stab = {ts} must be positive and finite"),
+            });
         }
     }
     Ok(())
@@ -212,7 +213,16 @@ pub fn loop_constraints(model: &Model, q: &[f64], qd: &[f64], t_stab: Option<f64
     model.check_state(q, qd)?;
     check_loops(model)?;
     check_t_stab(t_stab)?;
-    Ok(loop_constraints_unchecked(model, q, qd, t_stab))
+    let sys = loop_constraints_unchecked(model, q, qd, t_stab);
+    for (what, x) in [
+        ("K", sys.kmat.as_slice()),
+        ("k", sys.k.as_slice()),
+        ("k_stab", sys.k_stab.as_slice()),
+        ("err", sys.err.as_slice()),
+    ] {
+        crate::error::check_output(what, x)?;
+    }
+    Ok(sys)
 }
 
 /// Dense reference for `K` (eq. (8.17)): `K_l = 0T_k^T (0J_s(k) - 0J_p(k))` with the body

@@ -5,6 +5,7 @@ use super::pivot::{null_space, rank};
 use super::rnea::rnea_loops;
 use crate::error::{check_vector, Error, Result};
 use crate::model::Model;
+use crate::sparse::pinv_solve_dense;
 use nalgebra::{DMatrix, DVector};
 
 /// How a set of actuated dofs relates to the mobility (Featherstone 8.12's three cases; the
@@ -60,6 +61,7 @@ pub fn actuator_forces(
     actuated: &[usize],
 ) -> Result<(DVector<f64>, Actuation)> {
     let (n, mob) = (g_null.nrows(), g_null.ncols());
+    check_vector("g_null", g_null.as_slice(), n * mob)?;
     check_vector("tau_ID", tau_id.as_slice(), n)?;
     for (i, &d) in actuated.iter().enumerate() {
         if d >= n {
@@ -70,7 +72,10 @@ pub fn actuator_forces(
             });
         }
         if actuated[..i].contains(&d) {
-            return Err(Error::Other(format!("actuated dof {d} is listed twice")));
+            return Err(Error::InvalidArgument {
+                what: "actuated".into(),
+                why: format!("dof {d} is listed twice"),
+            });
         }
     }
     let mut gu = DMatrix::zeros(actuated.len(), mob);
@@ -93,19 +98,16 @@ pub fn actuator_forces(
     }
     let rhs = g_null.transpose() * tau_id;
     let gut = gu.transpose();
-    let u = if act.proper() {
+    // (an empty G_u^T, mobility 0, goes to the pseudo-inverse, which answers u = 0)
+    let u = if act.proper() && mob > 0 {
         gut.lu().solve(&rhs).ok_or_else(|| Error::Singular {
             what: "G_u^T".into(),
             why: "LU failed".into(),
         })?
     } else {
-        let svd = gut.svd(true, true);
-        let smax = svd.singular_values.iter().fold(0.0f64, |m, s| m.max(*s));
-        svd.solve(&rhs, 1e-10 * smax).map_err(|e| Error::Singular {
-            what: "G_u^T".into(),
-            why: e.into(),
-        })?
+        pinv_solve_dense(&gut, &rhs, 1e-10, "G_u^T")?
     };
+    crate::error::check_output("u", u.as_slice())?;
     Ok((u, act))
 }
 // ANCHOR_END: actuator_forces
@@ -129,20 +131,21 @@ pub fn inverse_dynamics(
     let sys = loop_constraints(model, q, qd, None)?;
     let qd_v = DVector::from_column_slice(qd);
     let qdd_v = DVector::from_column_slice(qdd);
-    let scale = sys.kmat.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    let scale = sys.kmat.amax().max(1.0);
     let checks = [
-        ("position error", sys.err.amax_or0()),
-        ("velocity error K qdot", (&sys.kmat * &qd_v).amax_or0() / scale),
+        ("position error", sys.err.amax()),
+        ("velocity error K qdot", (&sys.kmat * &qd_v).amax() / scale),
         (
             "acceleration error K qdd - k",
-            (&sys.kmat * &qdd_v - &sys.k).amax_or0() / scale.max(sys.k.amax_or0()),
+            (&sys.kmat * &qdd_v - &sys.k).amax() / scale.max(sys.k.amax()),
         ),
     ];
     for (what, v) in checks {
         if v.is_nan() || v > 1e-6 {
-            return Err(Error::Other(format!(
-                "closed-loop inverse dynamics: the state breaks the loop constraints ({what} {v:.3e})"
-            )));
+            return Err(Error::ConstraintViolated {
+                what: what.into(),
+                value: v,
+            });
         }
     }
     let ns = null_space(&sys.kmat, &sys.k)?;
@@ -160,14 +163,3 @@ pub fn inverse_dynamics(
     })
 }
 // ANCHOR_END: inverse_dynamics
-
-/// `max |x_i|`, 0 for an empty vector.
-trait AmaxOr0 {
-    fn amax_or0(&self) -> f64;
-}
-
-impl AmaxOr0 for DVector<f64> {
-    fn amax_or0(&self) -> f64 {
-        self.iter().fold(0.0f64, |m, v| m.max(v.abs()))
-    }
-}

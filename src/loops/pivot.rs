@@ -95,6 +95,12 @@ pub fn null_space_with(
                     expected: n,
                 });
             }
+            if !allowed[c] {
+                return Err(Error::InvalidArgument {
+                    what: "independent".into(),
+                    why: format!("variable {c} is listed twice"),
+                });
+            }
             allowed[c] = false;
         }
     }

@@ -62,6 +62,7 @@ pub fn rnea_loops(
     let mut f_all = vec![Force::zero(); model.nb + 1];
     let mut tau = DVector::zeros(model.nv);
     rnea_loops_with(model, &mut ws, q, qd, qdd, tau_a, f_ext, &mut f_all, tau.as_mut_slice())?;
+    crate::error::check_output("tau", tau.as_slice())?;
     Ok(tau)
 }
 

@@ -10,7 +10,7 @@ use super::rnea::bias_minus_active;
 use crate::dynamics::crba;
 use crate::error::{check_vector, Error, Result};
 use crate::model::Model;
-use crate::sparse::{ltl, solve_lt, solve_ltl, OpCount};
+use crate::sparse::{cholesky_solve_dense, ltl, pinv_solve_dense, solve_lt, solve_ltl, OpCount};
 use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
@@ -46,35 +46,30 @@ pub struct ClosedLoopSolution {
     pub rank: usize,
 }
 
-/// Solves `A x = b` for a symmetric matrix by SVD with singular values below
-/// `SVD_TOL * sigma_max` treated as zero: the minimum-norm least-squares solution.
-fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>, what: &str) -> Result<DVector<f64>> {
-    let svd = a.clone().svd(true, true);
-    let smax = svd.singular_values.iter().fold(0.0f64, |m, s| m.max(*s));
-    svd.solve(b, SVD_TOL * smax).map_err(|e| Error::Singular {
-        what: what.into(),
-        why: e.into(),
-    })
-}
-
+/// The door of the three solvers: H square and non-empty, K with n columns, every entry of
+/// `h`, `tau_prime`, `kmat` and `rhs` finite and of the right length.
 fn check_sizes(h: &DMatrix<f64>, tau_prime: &DVector<f64>, kmat: &DMatrix<f64>, rhs: &DVector<f64>) -> Result<()> {
     let n = h.nrows();
-    if h.ncols() != n {
-        return Err(Error::BadLength {
-            what: "H (columns)".into(),
-            got: h.ncols(),
-            expected: n,
+    if h.ncols() != n || n == 0 {
+        return Err(Error::BadShape {
+            what: "h".into(),
+            rows: h.nrows(),
+            cols: h.ncols(),
+            expected: "a square matrix with at least one row".into(),
         });
     }
-    check_vector("tau - C + tau^a", tau_prime.as_slice(), n)?;
+    check_vector("h", h.as_slice(), n * n)?;
+    check_vector("tau_prime", tau_prime.as_slice(), n)?;
     if kmat.ncols() != n {
-        return Err(Error::BadLength {
-            what: "K (columns)".into(),
-            got: kmat.ncols(),
-            expected: n,
+        return Err(Error::BadShape {
+            what: "kmat".into(),
+            rows: kmat.nrows(),
+            cols: kmat.ncols(),
+            expected: format!("{n} columns (one per dof of h)"),
         });
     }
-    check_vector("k + k_stab", rhs.as_slice(), kmat.nrows())
+    check_vector("kmat", kmat.as_slice(), kmat.nrows() * n)?;
+    check_vector("rhs", rhs.as_slice(), kmat.nrows())
 }
 
 // ANCHOR: solve_kkt
@@ -107,8 +102,9 @@ pub fn solve_kkt(
             why: "LU failed".into(),
         })?
     } else {
-        pinv_solve(&m, &b, "KKT matrix [H K^T; K 0]")?
+        pinv_solve_dense(&m, &b, SVD_TOL, "KKT matrix [H K^T; K 0]")?
     };
+    crate::error::check_output("[qdd; -lambda] of the KKT system", x.as_slice())?;
     Ok((x.rows(0, n).into_owned(), -x.rows(n, nc).into_owned()))
 }
 // ANCHOR_END: solve_kkt
@@ -142,26 +138,21 @@ pub fn solve_lambda_first(
         for (c, v) in col.iter_mut().enumerate() {
             *v = kmat[(i, c)];
         }
-        solve_lt(&l, parent, false, &mut col, &mut ops);
+        solve_lt(&l, parent, false, &mut col, &mut ops)?;
         y.column_mut(i).copy_from_slice(&col);
     }
     let mut z = tau_prime.as_slice().to_vec();
-    solve_lt(&l, parent, false, &mut z, &mut ops);
+    solve_lt(&l, parent, false, &mut z, &mut ops)?;
     let a = y.transpose() * &y;
     let b = rhs - y.transpose() * DVector::from_vec(z);
     let lambda = if rank(kmat) == nc {
-        a.cholesky()
-            .ok_or_else(|| Error::NotPositiveDefinite {
-                what: "K H^-1 K^T".into(),
-                dof: 0,
-                value: f64::NAN,
-            })?
-            .solve(&b)
+        cholesky_solve_dense(&a, &b, "K H^-1 K^T")?
     } else {
-        pinv_solve(&a, &b, "K H^-1 K^T")?
+        pinv_solve_dense(&a, &b, SVD_TOL, "K H^-1 K^T")?
     };
     let f = tau_prime + kmat.transpose() * &lambda;
-    let qdd = solve_ltl(&l, parent, f.as_slice(), &mut ops);
+    let qdd = solve_ltl(&l, parent, f.as_slice(), &mut ops)?;
+    crate::error::check_output("qdd", qdd.as_slice())?;
     Ok((qdd, lambda))
 }
 // ANCHOR_END: solve_lambda_first
@@ -182,15 +173,10 @@ pub fn solve_null_space(
     let g = &ns.g_null;
     let m = g.transpose() * h * g;
     let f = g.transpose() * (tau_prime - h * &ns.g_bias);
-    let ydd = m
-        .cholesky()
-        .ok_or_else(|| Error::NotPositiveDefinite {
-            what: "G^T H G".into(),
-            dof: 0,
-            value: f64::NAN,
-        })?
-        .solve(&f);
-    Ok((g * ydd + &ns.g_bias, ns))
+    let ydd = cholesky_solve_dense(&m, &f, "G^T H G")?;
+    let qdd = g * ydd + &ns.g_bias;
+    crate::error::check_output("qdd", qdd.as_slice())?;
+    Ok((qdd, ns))
 }
 // ANCHOR_END: solve_null_space
 

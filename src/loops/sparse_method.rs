@@ -482,11 +482,11 @@ pub fn spanning_tree_counted(
         for (c, v) in col.iter_mut().enumerate() {
             *v = kmat[(i, c)];
         }
-        crate::sparse::solve_lt(&l, parent, false, &mut col, ops);
+        crate::sparse::solve_lt(&l, parent, false, &mut col, ops)?;
         y.column_mut(i).copy_from_slice(&col);
     }
     let mut z = tau_prime.as_slice().to_vec();
-    crate::sparse::solve_lt(&l, parent, false, &mut z, ops);
+    crate::sparse::solve_lt(&l, parent, false, &mut z, ops)?;
     // A = Y^T Y (lower triangle) and b = rhs - Y^T z
     let mut a = DMatrix::zeros(nc, nc);
     let mut b = rhs.clone();
@@ -537,6 +537,6 @@ pub fn spanning_tree_counted(
     ops.div += 2 * nc;
     let f = tau_prime + kmat.transpose() * &b;
     ops.madd += n * nc;
-    Ok(crate::sparse::solve_ltl(&l, parent, f.as_slice(), ops))
+    crate::sparse::solve_ltl(&l, parent, f.as_slice(), ops)
 }
 // ANCHOR_END: spanning_tree_counted

@@ -28,6 +28,9 @@ pub struct ModelBuilder {
     body_name: Vec<String>,
     qpos0: Vec<Option<Vec<f64>>>,
     loops: Vec<LoopJoint>,
+    /// The first body index given to [`ModelBuilder::set_qpos0`] that named no body (reported by
+    /// [`ModelBuilder::build`]).
+    bad_qpos0_body: Option<usize>,
     /// Options of the model being built.
     pub opt: Options,
 }
@@ -44,6 +47,7 @@ impl ModelBuilder {
             body_name: vec!["world".into()],
             qpos0: vec![None],
             loops: Vec::new(),
+            bad_qpos0_body: None,
             opt: Options::default(),
         }
     }
@@ -75,8 +79,16 @@ impl ModelBuilder {
     }
 
     /// Sets the reference configuration of body `i`'s joint (default: zero, identity quaternions).
+    /// Checked by [`ModelBuilder::build`]: an index that names no body added so far (0, the
+    /// base, has no joint) makes it fail with [`Error::Unknown`], a `q` of the wrong length with
+    /// [`Error::BadLength`], a bad value as [`Model::check_qpos`] says.
     pub fn set_qpos0(&mut self, i: usize, q: &[f64]) {
-        self.qpos0[i] = Some(q.to_vec());
+        match self.qpos0.get_mut(i) {
+            Some(slot) if i > 0 => *slot = Some(q.to_vec()),
+            _ => {
+                self.bad_qpos0_body.get_or_insert(i);
+            }
+        }
     }
 
     /// Number of bodies added so far (not counting the base).
@@ -88,6 +100,12 @@ impl ModelBuilder {
     /// then validates it (parent order, inertias, joint axes).
     pub fn build(self) -> Result<Model> {
         let nb = self.lambda.len() - 1;
+        if let Some(i) = self.bad_qpos0_body {
+            return Err(Error::Unknown {
+                kind: "body index given to set_qpos0".into(),
+                name: format!("{i} (the builder has bodies 1..={nb})"),
+            });
+        }
         let mut q_adr = vec![0; nb + 1];
         let mut v_adr = vec![0; nb + 1];
         let (mut nq, mut nv) = (0, 0);

@@ -3,6 +3,7 @@
 //! All are built with [`ModelBuilder`]; gravity is MuJoCo's default (0, 0, -9.81).
 
 use super::{Joint, JointType, Model, ModelBuilder};
+use crate::error::{Error, Result};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
 
 /// A slender rod of mass `m` and length `l` along the local `dir` axis, starting at the origin.
@@ -185,7 +186,18 @@ pub fn four_bar_tree() -> Model {
 /// elbow of link 1. Bodies: 1 link 1 (revolute z at O), 2 cylinder (revolute z at A = (l1, 0, 0)),
 /// 3 piston (prismatic along the cylinder's x axis), 4 link 2 (revolute z at (l2, 0, 0) on link 1).
 /// lambda = [0, 0, 2, 1]. The loop joint between the piston tip and link 1 comes later.
-pub fn figure_8_3_tree(l1: f64, l2: f64) -> Model {
+///
+/// Fails with [`Error::InvalidArgument`] unless `0 < l1, l2 <= 1e5` (the bodies' inertias grow
+/// as the square of the lengths and must stay below mjMAXVAL = 1e10).
+pub fn figure_8_3_tree(l1: f64, l2: f64) -> Result<Model> {
+    for (what, l) in [("l1", l1), ("l2", l2)] {
+        if !(l > 0.0 && l <= 1e5) {
+            return Err(Error::InvalidArgument {
+                what: what.into(),
+                why: format!("length {l} must be in (0, 1e5]"),
+            });
+        }
+    }
     let mut b = ModelBuilder::new("figure_8_3");
     let z = Vec3::z();
     let thin = |m: f64, l: f64| rod(m, l, Vec3::x());
@@ -211,7 +223,7 @@ pub fn figure_8_3_tree(l1: f64, l2: f64) -> Model {
         xlt(Vec3::new(l2 * 1.5, 0.0, 0.0)),
         thin(1.0, l2),
     );
-    b.build().expect("canned figure 8.3 tree is valid")
+    b.build()
 }
 
 #[cfg(test)]
@@ -225,7 +237,7 @@ mod tests {
         assert_eq!((t.nb, t.nv), (31, 31));
         let f = floating_base_ball_arms();
         assert_eq!((f.nq, f.nv), (7 + 4 + 1 + 4 + 1 + 1 + 1, 6 + 3 + 1 + 3 + 1 + 1 + 1));
-        assert_eq!(figure_8_3_tree(1.0, 0.6).lambda, vec![0, 0, 0, 2, 1]);
+        assert_eq!(figure_8_3_tree(1.0, 0.6).unwrap().lambda, vec![0, 0, 0, 2, 1]);
         assert_eq!(four_bar_tree().nv, 3);
     }
 }

@@ -243,7 +243,7 @@ pub fn ladder(n: usize, w: f64, h: f64) -> Result<Model> {
 pub fn sample_state(m: &Model) -> (Vec<f64>, Vec<f64>) {
     let mut q = m.qpos0.as_slice().to_vec();
     let dq: Vec<f64> = (0..m.nv).map(|k| 0.05 * (1.3 * k as f64 + 0.4).sin()).collect();
-    m.integrate(&mut q, &dq, 1.0);
+    m.integrate_with(&mut q, &dq, 1.0);
     let qd = (0..m.nv).map(|k| 0.3 * (2.1 * k as f64 + 1.1).cos()).collect();
     (q, qd)
 }

@@ -15,6 +15,7 @@
 //! 8.10): three of each joint's five constraints are redundant for planar motion.
 
 use super::canned::{figure_8_3_tree, four_bar_tree, rod};
+use super::constants::MJ_MAXVAL;
 use super::{Joint, JointType, LoopJoint, Model, ModelBuilder};
 use crate::error::{Error, Result};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
@@ -110,7 +111,19 @@ pub fn slider_crank() -> Model {
 /// The loop-closure function `q = gamma(y)` of Featherstone's figure 8.3 mechanism (8.11, worked
 /// example), with `y = (q1, q4)`: `d = sqrt(l1^2 + l2^2 - 2 l1 l2 cos y1)`,
 /// `theta2 = atan2(l2 sin y1, l2 cos y1 - l1)`, `q = (y1, theta2, d, y2)`. Requires `d > 0`.
+///
+/// Fails with [`Error::InvalidArgument`] unless `l1`, `l2` are positive and `y` finite, all at
+/// most mjMAXVAL = 1e10 (then `d^2` cannot overflow).
 pub fn figure_8_3_gamma(l1: f64, l2: f64, y: [f64; 2]) -> Result<[f64; 4]> {
+    for (what, l) in [("l1", l1), ("l2", l2)] {
+        if !(l > 0.0 && l <= MJ_MAXVAL) {
+            return Err(Error::InvalidArgument {
+                what: what.into(),
+                why: format!("length {l} must be in (0, 1e10]"),
+            });
+        }
+    }
+    crate::error::check_magnitude("y", &y)?;
     let (s1, c1) = y[0].sin_cos();
     let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
     if dd.is_nan() || dd <= 0.0 {
@@ -129,12 +142,7 @@ pub fn figure_8_3_gamma(l1: f64, l2: f64, y: [f64; 2]) -> Result<[f64; 4]> {
 /// (predecessor) and the point B = (l2, 0, 0) of link 1 (successor). The mechanism works in a
 /// vertical plane: gravity is (0, -9.81, 0). `qpos0 = gamma(1, 0.5)`.
 pub fn figure_8_3(l1: f64, l2: f64) -> Result<Model> {
-    if !(l1.is_finite() && l2.is_finite() && l1 > 0.0 && l2 > 0.0) {
-        return Err(Error::Other(format!(
-            "figure 8.3 mechanism: lengths l1 = {l1}, l2 = {l2} must be positive"
-        )));
-    }
-    let mut m = figure_8_3_tree(l1, l2);
+    let mut m = figure_8_3_tree(l1, l2)?;
     m.name = "figure_8_3_loop".into();
     m.opt.gravity = Vec3::new(0.0, -9.81, 0.0);
     m.loops.push(revolute_loop(
@@ -240,9 +248,10 @@ pub fn planar_3rrr() -> Model {
 /// closed at `q = 0`. Fails for `k = 0`.
 pub fn four_bar_chain(k: usize) -> Result<Model> {
     if k == 0 {
-        return Err(Error::Other(
-            "four_bar_chain needs at least one four-bar (k >= 1)".into(),
-        ));
+        return Err(Error::InvalidArgument {
+            what: "k".into(),
+            why: "four_bar_chain needs at least one four-bar (k >= 1)".into(),
+        });
     }
     let y = Vec3::y();
     let b = Vec3::new(0.05, 0.0, 0.15);

@@ -24,7 +24,7 @@ pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, Joi
 pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
 
-use crate::error::{check_vector, Error, Result};
+use crate::error::{check_magnitude, check_vector, Error, Result};
 use crate::spatial::{SpatialInertia, Vec3, Xform};
 use nalgebra::DVector;
 
@@ -319,30 +319,8 @@ impl Model {
     /// Checks the structure of the model: `lambda(i) < i`, physical inertias, unit joint axes,
     /// consistent sizes. The builder calls it; call it again after editing fields by hand.
     pub fn validate(&self) -> Result<()> {
-        let n1 = self.nb + 1;
-        for (what, len) in [
-            ("lambda", self.lambda.len()),
-            ("joints", self.joints.len()),
-            ("x_tree", self.x_tree.len()),
-            ("inertia", self.inertia.len()),
-            ("body_name", self.body_name.len()),
-        ] {
-            if len != n1 {
-                return Err(Error::BadLength {
-                    what: what.into(),
-                    got: len,
-                    expected: n1,
-                });
-            }
-        }
-        let options_ok =
-            self.opt.gravity.iter().all(|x| x.is_finite()) && self.opt.timestep > 0.0 && self.opt.timestep.is_finite();
-        if !options_ok {
-            return Err(Error::Other(format!(
-                "options: gravity {:?} and timestep {} must be finite (timestep > 0)",
-                self.opt.gravity, self.opt.timestep
-            )));
-        }
+        self.check_structure()?;
+        self.check_options()?;
         for i in 1..=self.nb {
             let name = self.body_name[i].clone();
             if self.lambda[i] >= i {
@@ -350,6 +328,18 @@ impl Model {
                     body: i,
                     name,
                     parent: self.lambda[i],
+                });
+            }
+            let big = |x: &f64| x.is_finite() && x.abs() > MJ_MAXVAL;
+            let inertia = &self.inertia[i];
+            if big(&inertia.m) || inertia.h.iter().any(big) || inertia.ibar.iter().any(big) {
+                return Err(Error::BadInertia {
+                    body: i,
+                    name,
+                    why: format!(
+                        "mass {:e}, first moment or rotational inertia exceeds mjMAXVAL = 1e10",
+                        inertia.m
+                    ),
                 });
             }
             self.inertia[i].check_physical().map_err(|why| Error::BadInertia {
@@ -362,6 +352,26 @@ impl Model {
                     body: i,
                     name,
                     why: "X_tree is not finite".into(),
+                });
+            }
+            let e = &self.x_tree[i].e;
+            let off = (e.transpose() * e - crate::spatial::Mat3::identity()).amax();
+            if !(off <= 1e-6) || !(e.determinant() > 0.0) {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: format!(
+                        "X_tree's rotation is not a rotation (max |E^T E - 1| = {off:.3e}, det E = {:.3e})",
+                        e.determinant()
+                    ),
+                });
+            }
+            let (_, r) = self.x_tree[i].pose();
+            if r.iter().any(big) {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: format!("X_tree position {:?} exceeds mjMAXVAL = 1e10", r.as_slice()),
                 });
             }
             let j = &self.joints[i];
@@ -393,6 +403,19 @@ impl Model {
                     why: "anchor, pitch, stiffness and range must be finite".into(),
                 });
             }
+            let pitch = match j.jtype {
+                JointType::Helical { pitch, .. } => pitch,
+                _ => 0.0,
+            };
+            let params = [j.stiffness, j.damping, j.armature, j.frictionloss, pitch];
+            if j.pos.iter().any(big) || j.range.iter().any(big) || params.iter().any(big) {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name,
+                    why: "anchor, range, pitch, stiffness, damping, armature or frictionloss exceeds mjMAXVAL = 1e10"
+                        .into(),
+                });
+            }
             if matches!(j.jtype, JointType::Free) && self.lambda[i] != 0 {
                 return Err(Error::BadJoint {
                     body: i,
@@ -418,14 +441,116 @@ impl Model {
         for (k, lj) in self.loops.iter().enumerate() {
             lj.validate(self.nb, k)?;
         }
+        self.check_qpos(self.qpos0.as_slice()).map_err(|e| rename(e, "qpos0"))?;
         Ok(())
     }
 
-    /// Checks a state: `qpos` of length nq with unit-normable quaternions, `qvel` of length nv,
-    /// every entry finite.
+    /// The structural checks of [`Model::validate`], cheap enough (`O(nb + nv)`, no
+    /// arithmetic) for every checked entry to run through [`Model::check_state`]: the per-body
+    /// vectors have length nb + 1, `lambda(i) < i`, and `q_adr`, `v_adr`, `nq`, `nv`,
+    /// `dof_body`, `dof_parent` agree with the joints, so that every walk towards the root ends
+    /// and every slice the algorithms take is in range, even in a model edited by hand.
+    pub fn check_structure(&self) -> Result<()> {
+        let n1 = self.nb + 1;
+        for (what, len) in [
+            ("lambda", self.lambda.len()),
+            ("joints", self.joints.len()),
+            ("x_tree", self.x_tree.len()),
+            ("inertia", self.inertia.len()),
+            ("body_name", self.body_name.len()),
+        ] {
+            if len != n1 {
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got: len,
+                    expected: n1,
+                });
+            }
+        }
+        let (mut nq, mut nv) = (0, 0);
+        for i in 1..=self.nb {
+            if self.lambda[i] >= i {
+                return Err(Error::BadParent {
+                    body: i,
+                    name: self.body_name[i].clone(),
+                    parent: self.lambda[i],
+                });
+            }
+            let ok = self.q_adr.get(i) == Some(&nq) && self.v_adr.get(i) == Some(&nv);
+            if !ok {
+                return Err(Error::BadJoint {
+                    body: i,
+                    name: self.body_name[i].clone(),
+                    why: format!("q_adr / v_adr do not follow the joints (expected {nq} / {nv})"),
+                });
+            }
+            nq += self.joints[i].jtype.nq();
+            nv += self.joints[i].jtype.nv();
+        }
+        for (what, got, expected) in [
+            ("nq", self.nq, nq),
+            ("nv", self.nv, nv),
+            ("qpos0", self.qpos0.len(), nq),
+            ("dof_body", self.dof_body.len(), nv),
+            ("dof_parent", self.dof_parent.len(), nv),
+        ] {
+            if got != expected {
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got,
+                    expected,
+                });
+            }
+        }
+        for (d, p) in self.dof_parent.iter().enumerate() {
+            if matches!(p, Some(p) if *p >= d) || self.dof_body[d] > self.nb {
+                return Err(Error::BadParent {
+                    body: self.dof_body[d].min(self.nb),
+                    name: format!("dof {d}"),
+                    parent: p.unwrap_or(0),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The options' checks of [`Model::validate`]: timestep in (0, mjMAXVAL], gravity finite and
+    /// at most mjMAXVAL in magnitude.
+    fn check_options(&self) -> Result<()> {
+        let h = self.opt.timestep;
+        if !(h > 0.0 && h <= MJ_MAXVAL) {
+            return Err(Error::BadOption {
+                option: "timestep".into(),
+                why: format!("{h:e} must be positive, finite and at most mjMAXVAL = 1e10"),
+            });
+        }
+        if !self.opt.gravity.iter().all(|g| g.abs() <= MJ_MAXVAL) {
+            return Err(Error::BadOption {
+                option: "gravity".into(),
+                why: format!(
+                    "{:?} must be finite and at most mjMAXVAL = 1e10",
+                    self.opt.gravity.as_slice()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks a state the way MuJoCo's `mj_checkPos` / `mj_checkVel` do, and more: `qpos` of
+    /// length nq and `qvel` of length nv, every entry finite and at most `mjMAXVAL` = 1e10 in
+    /// magnitude ([`Error::TooLarge`] names the entry), and every quaternion of norm in
+    /// `(1e-12, mjMAXVAL]` (it is normalized where used).
     pub fn check_state(&self, q: &[f64], qd: &[f64]) -> Result<()> {
-        check_vector("qpos", q, self.nq)?;
+        self.check_qpos(q)?;
         check_vector("qvel", qd, self.nv)?;
+        check_magnitude("qvel", qd)
+    }
+
+    /// The `qpos` half of [`Model::check_state`].
+    pub fn check_qpos(&self, q: &[f64]) -> Result<()> {
+        self.check_structure()?;
+        check_vector("qpos", q, self.nq)?;
+        check_magnitude("qpos", q)?;
         for i in 1..=self.nb {
             let start = match self.joints[i].jtype {
                 JointType::Spherical => self.q_adr[i],
@@ -444,26 +569,51 @@ impl Model {
         Ok(())
     }
 
-    /// Integrates positions: `q <- q (+) h qd` joint by joint (MuJoCo's `mj_integratePos`).
-    ///
-    /// # Panics
-    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
-    /// integrators, called on vectors the caller sized from the model. States that come from
-    /// outside (files, the command line) are checked by [`Model::check_state`] first.
-    pub fn integrate(&self, q: &mut [f64], qd: &[f64], h: f64) {
+    /// Integrates positions: `q <- q (+) h qd` joint by joint (MuJoCo's `mj_integratePos`),
+    /// after checking `q` ([`Model::check_qpos`]), `qd` (length nv, entries finite and at most
+    /// mjMAXVAL) and `h` (finite). Fails if the result is not a state [`Model::check_state`]
+    /// accepts (an entry non-finite or above mjMAXVAL); `q` is then left unchanged.
+    pub fn integrate(&self, q: &mut [f64], qd: &[f64], h: f64) -> Result<()> {
+        self.check_qpos(q)?;
+        check_vector("qd", qd, self.nv)?;
+        check_magnitude("qd", qd)?;
+        if !h.is_finite() {
+            return Err(Error::InvalidArgument {
+                what: "h".into(),
+                why: format!("{h} is not finite"),
+            });
+        }
+        let mut out = q.to_vec();
+        self.integrate_with(&mut out, qd, h);
+        check_magnitude("integrated qpos", &out)?;
+        q.copy_from_slice(&out);
+        Ok(())
+    }
+
+    /// The kernel of [`Model::integrate`], for integrators' inner loops: neither checks nor
+    /// allocates; inputs are assumed valid (`q` of length nq, `qd` of length nv, as a checked
+    /// entry sized them). Panics if a slice is shorter.
+    pub fn integrate_with(&self, q: &mut [f64], qd: &[f64], h: f64) {
         for i in 1..=self.nb {
             let (qs, vs) = (self.qs(i), self.dofs(i));
             integrate_joint(&self.joints[i].jtype, &mut q[qs], &qd[vs], h);
         }
     }
 
-    /// The velocity taking `q1` to `q2` in unit time (MuJoCo's `mj_differentiatePos`, h = 1).
-    ///
-    /// # Panics
-    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
-    /// integrators, called on vectors the caller sized from the model. States that come from
-    /// outside (files, the command line) are checked by [`Model::check_state`] first.
-    pub fn difference(&self, q1: &[f64], q2: &[f64]) -> DVector<f64> {
+    /// The velocity taking `q1` to `q2` in unit time (MuJoCo's `mj_differentiatePos`, h = 1),
+    /// after checking both with [`Model::check_qpos`]. Fails with [`Error::Overflow`] if the
+    /// difference is not finite.
+    pub fn difference(&self, q1: &[f64], q2: &[f64]) -> Result<DVector<f64>> {
+        self.check_qpos(q1).map_err(|e| rename(e, "q1"))?;
+        self.check_qpos(q2).map_err(|e| rename(e, "q2"))?;
+        let out = self.difference_with(q1, q2);
+        crate::error::check_output("difference", out.as_slice())?;
+        Ok(out)
+    }
+
+    /// The kernel of [`Model::difference`]: inputs are assumed valid (both of length nq).
+    /// Panics if a slice is shorter.
+    pub fn difference_with(&self, q1: &[f64], q2: &[f64]) -> DVector<f64> {
         let mut out = DVector::zeros(self.nv);
         for i in 1..=self.nb {
             let (qs, vs) = (self.qs(i), self.dofs(i));
@@ -477,13 +627,17 @@ impl Model {
         out
     }
 
-    /// Normalizes the quaternions in `q` in place.
-    ///
-    /// # Panics
-    /// If a slice is shorter than the model's `nq` / `nv`: these are the inner-loop helpers of
-    /// integrators, called on vectors the caller sized from the model. States that come from
-    /// outside (files, the command line) are checked by [`Model::check_state`] first.
-    pub fn normalize_quaternions(&self, q: &mut [f64]) {
+    /// Normalizes the quaternions in `q` in place, after checking it with [`Model::check_qpos`]
+    /// (so every quaternion has a positive finite norm).
+    pub fn normalize_quaternions(&self, q: &mut [f64]) -> Result<()> {
+        self.check_qpos(q)?;
+        self.normalize_quaternions_with(q);
+        Ok(())
+    }
+
+    /// The kernel of [`Model::normalize_quaternions`]: inputs are assumed valid (`q` of length
+    /// nq); a quaternion of zero or non-finite norm is left as it is. Panics if `q` is shorter.
+    pub fn normalize_quaternions_with(&self, q: &mut [f64]) {
         for i in 1..=self.nb {
             let start = match self.joints[i].jtype {
                 JointType::Spherical => self.q_adr[i],
@@ -495,5 +649,32 @@ impl Model {
                 q[start..start + 4].copy_from_slice(&quat);
             }
         }
+    }
+}
+
+/// An error about `qpos` renamed to the argument `name` (for functions taking two positions).
+fn rename(e: Error, name: &str) -> Error {
+    match e {
+        Error::BadLength { got, expected, .. } => Error::BadLength {
+            what: name.into(),
+            got,
+            expected,
+        },
+        Error::NonFinite { index, value, .. } => Error::NonFinite {
+            what: name.into(),
+            index,
+            value,
+        },
+        Error::TooLarge { index, value, .. } => Error::TooLarge {
+            what: name.into(),
+            index,
+            value,
+        },
+        Error::BadQuaternion { joint, index, .. } => Error::BadQuaternion {
+            what: name.into(),
+            joint,
+            index,
+        },
+        other => other,
     }
 }

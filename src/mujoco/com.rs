@@ -12,6 +12,7 @@
 
 use super::Data;
 use crate::error::Result;
+use crate::model::constants::MJ_MINVAL;
 use crate::model::{jcalc, JointType, Model};
 use crate::sparse::{ancestors, MjLayout};
 use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xform};
@@ -83,7 +84,7 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
         mass[p] += mi;
     }
     for i in 0..=nb {
-        d.subtree_com_fb[i] = if mass[i] < 1e-15 {
+        d.subtree_com_fb[i] = if mass[i] < MJ_MINVAL {
             if i == 0 {
                 Vec3::zeros()
             } else {

@@ -203,7 +203,7 @@ mod tests {
         ] {
             let mut q = model.qpos0.clone();
             let v: Vec<f64> = (0..model.nv).map(|k| 0.4 * (k as f64 * 1.7 + 0.3).sin()).collect();
-            model.integrate(q.as_mut_slice(), &v, 1.0);
+            model.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
             let d = forward_smooth(&model, q.as_slice(), &v).unwrap();
             let h = crba(&model, q.as_slice()).unwrap();
             assert_relative_eq!(d.layout.to_dense(&d.qm), h, epsilon = 1e-12 * h.amax());

@@ -154,8 +154,8 @@ pub struct FactorI {
     pub warnings: Vec<String>,
 }
 
-/// MuJoCo's smallest allowed pivot (`mjMINVAL`).
-pub const MJ_MINVAL: f64 = 1e-15;
+/// MuJoCo's smallest allowed pivot (`mjMINVAL`), from [`crate::model::constants`].
+pub use crate::model::constants::MJ_MINVAL;
 
 // ANCHOR: factor_i
 /// MuJoCo's `mj_factorI`: `M = L^T D L` in place on the legacy layout, from the last dof to the
@@ -232,7 +232,10 @@ pub fn factor_i_in_place(
 }
 // ANCHOR_END: factor_i
 
-/// [`factor_i_in_place`] on a copy of `qm`, returning every factor array (MuJoCo's `qLD`,
+/// [`factor_i_in_place`] on a copy of `qm` (checked: finite entries, and a finite factor or
+/// [`Error::Overflow`]: with [`PivotPolicy::ClampAndWarn`] a clamped pivot scales its ancestors'
+/// rows by up to `1/mjMINVAL` = 1e15, and a chain of clamps overflows where MuJoCo would go on
+/// with `inf`), returning every factor array (MuJoCo's `qLD`,
 /// `qLDiagInv`, `qLDiagSqrtInv`) and the warnings.
 pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut OpCount) -> Result<FactorI> {
     if qm.len() != layout.nm {
@@ -242,10 +245,12 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut Op
             expected: layout.nm,
         });
     }
+    crate::error::check_vector("qM", qm, layout.nm)?;
     let mut qld = qm.to_vec();
     let mut qld_diag_inv = vec![0.0; layout.nv];
     let mut warnings = Vec::new();
     factor_i_in_place(layout, &mut qld, &mut qld_diag_inv, policy, &mut warnings, ops)?;
+    crate::error::check_output("qLD", &qld)?;
     let qld_diag_sqrt_inv = qld_diag_inv.iter().map(|d| d.sqrt()).collect();
     Ok(FactorI {
         qld,
@@ -301,7 +306,7 @@ pub fn solve_ld(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f
         x[i] = acc;
         ops.madd += layout.dof_depth[i];
     }
-    Ok(())
+    crate::error::check_output("x = M^-1 x", x)
 }
 // ANCHOR_END: solve_ld
 
@@ -318,7 +323,7 @@ mod tests {
         let m = canned::floating_base_ball_arms();
         let mut q = m.qpos0.clone();
         let v: Vec<f64> = (0..m.nv).map(|k| 0.2 * (k as f64 * 0.9).cos()).collect();
-        m.integrate(q.as_mut_slice(), &v, 1.0);
+        m.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
         let h = crba(&m, q.as_slice()).unwrap();
         let lay = MjLayout::new(&m.dof_parent).unwrap();
         let qm = lay.from_dense(&h);

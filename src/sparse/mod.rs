@@ -20,15 +20,23 @@
 //! |---|---|
 //! | [`etree`] | elimination tree, postorder, symbolic factorization, orderings of a symmetric pattern |
 //! | [`block`] | block `L D L^T` without pivoting as a value ([`BlockSymbolic`] + [`BlockLdlt`]): Baraff's block-tree factorization and the banded ladder factorization of Featherstone 8.13 |
+//!
+//! The dense references they are held against live here too, one home each: the root-first
+//! Cholesky [`cholesky_dense`] and the SVD pseudo-inverse solve [`pinv_solve_dense`].
 
 pub mod block;
+mod dense;
 pub mod etree;
 mod layout;
 
 pub use block::{BlockLdlt, BlockSymbolic};
+pub use dense::{
+    cholesky_dense, cholesky_dense_in_place, cholesky_solve_dense, cholesky_solve_dense_with, pinv_solve_dense,
+    SVD_MAX_ITERATIONS,
+};
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
-use crate::error::{Error, Result};
+use crate::error::{check_output, Error, Result};
 use nalgebra::{DMatrix, DVector};
 
 /// Counts of floating-point operations, for comparing the factorizations' costs with the
@@ -70,23 +78,77 @@ pub fn check_parent(parent: &[Option<usize>]) -> Result<()> {
     Ok(())
 }
 
-/// Depth of every dof: its number of proper ancestors (MuJoCo's row length minus one).
+/// The parent of dof `i` if it keeps the order `parent[i] < i`; `None` at a root, for an entry
+/// that breaks the order, and for `i` out of range. Every walk towards the root goes through
+/// this, so it ends after at most `i` steps whatever the array holds.
+#[inline]
+fn parent_of(parent: &[Option<usize>], i: usize) -> Option<usize> {
+    match parent.get(i) {
+        Some(&Some(p)) if p < i => Some(p),
+        _ => None,
+    }
+}
+
+/// Depth of every dof: its number of proper ancestors (MuJoCo's row length minus one). An entry
+/// that breaks `parent[i] < i` (see [`check_parent`]) ends the walk there, as a root would.
 pub fn depths(parent: &[Option<usize>]) -> Vec<usize> {
     let mut d = vec![0; parent.len()];
     for i in 0..parent.len() {
-        d[i] = parent[i].map_or(0, |p| d[p] + 1);
+        d[i] = parent_of(parent, i).map_or(0, |p| d[p] + 1);
     }
     d
 }
 
-/// Iterator over the proper ancestors of a dof, nearest first.
+/// Iterator over the proper ancestors of a dof, nearest first. It stops at an entry that breaks
+/// `parent[i] < i` (see [`check_parent`]) and is empty for `i` out of range, so it always ends.
 pub fn ancestors(parent: &[Option<usize>], i: usize) -> impl Iterator<Item = usize> + '_ {
-    std::iter::successors(parent[i], move |&j| parent[j])
+    std::iter::successors(parent_of(parent, i), move |&j| parent_of(parent, j))
 }
 
 /// Whether `j` is `i` or an ancestor of `i`.
 pub fn is_ancestor_or_self(parent: &[Option<usize>], j: usize, i: usize) -> bool {
     i == j || ancestors(parent, i).any(|a| a == j)
+}
+
+/// The first entry on the ancestor pattern of `parent` (diagonal included) that is not finite, as
+/// (row, column, value). Entries off the pattern are never read and may hold anything.
+fn pattern_non_finite(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Option<(usize, usize, f64)> {
+    (0..parent.len())
+        .flat_map(|i| std::iter::once(i).chain(ancestors(parent, i)).map(move |j| (i, j)))
+        .map(|(i, j)| (i, j, h[(i, j)]))
+        .find(|(_, _, v)| !v.is_finite())
+}
+
+/// The door and exit checks of [`ltdl`] and [`ltl`]: `h` finite on the pattern before, the factor
+/// finite on the pattern after ([`Error::Overflow`] naming the entry).
+fn check_pattern(what: &str, h: &DMatrix<f64>, parent: &[Option<usize>], after: bool) -> Result<()> {
+    match pattern_non_finite(h, parent) {
+        None => Ok(()),
+        Some((i, j, value)) if after => Err(Error::Overflow {
+            what: format!("{what} factor (row {i})"),
+            index: j,
+            value,
+        }),
+        Some((i, j, value)) => Err(Error::NonFinite {
+            what: format!("H (row {i})"),
+            index: j,
+            value,
+        }),
+    }
+}
+
+/// The door of the triangular solves: `parent` keeps `parent[i] < i`, and the factor is square
+/// with one row per entry of `x` and of `parent`.
+fn check_solve(l: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64]) -> Result<()> {
+    check_square(l, parent)?;
+    if x.len() != parent.len() {
+        return Err(Error::BadLength {
+            what: "x (right-hand side)".into(),
+            got: x.len(),
+            expected: parent.len(),
+        });
+    }
+    Ok(())
 }
 
 fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
@@ -105,9 +167,11 @@ fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
 /// strict lower triangle of `h` holds L (unit diagonal implied) on the ancestor pattern and the
 /// diagonal holds D. Only entries `(i, j)` with j an ancestor of i are read or written.
 ///
-/// A pivot `H[k][k] <= 0` is an error naming the dof.
+/// A pivot `H[k][k] <= 0` is an error naming the dof; a non-finite entry on the pattern, before
+/// or after, is an error naming it.
 pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
     check_square(h, parent)?;
+    check_pattern("LTDL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
             return Err(Error::NotPositiveDefinite {
@@ -130,7 +194,7 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
             i = parent[ii];
         }
     }
-    Ok(())
+    check_pattern("LTDL", h, parent, true)
 }
 // ANCHOR_END: ltdl
 
@@ -139,6 +203,7 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
 /// triangle of `h` (diagonal included) holds L on the ancestor pattern.
 pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
     check_square(h, parent)?;
+    check_pattern("LTL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
         if !(h[(k, k)] > 0.0) {
             return Err(Error::NotPositiveDefinite {
@@ -166,13 +231,24 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
             i = parent[ii];
         }
     }
-    Ok(())
+    check_pattern("LTL", h, parent, true)
 }
 // ANCHOR_END: ltl
 
 // ANCHOR: solves
 /// `x <- L^-T x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) {
+///
+/// Every solve here checks at the door that `parent` keeps `parent[i] < i` and that the sizes
+/// agree ([`Error::BadParent`], [`Error::BadLength`]), and fails with [`Error::Overflow`] if
+/// the result is not finite.
+pub fn solve_lt(
+    l: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    unit: bool,
+    x: &mut [f64],
+    ops: &mut OpCount,
+) -> Result<()> {
+    check_solve(l, parent, x)?;
     for i in (0..x.len()).rev() {
         if !unit {
             x[i] /= l[(i, i)];
@@ -185,10 +261,12 @@ pub fn solve_lt(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut 
             j = parent[jj];
         }
     }
+    check_output("x", x)
 }
 
 /// `x <- L^-1 x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    check_solve(l, parent, x)?;
     for i in 0..x.len() {
         let mut j = parent[i];
         while let Some(jj) = j {
@@ -201,35 +279,39 @@ pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [
             ops.div += 1;
         }
     }
+    check_output("x", x)
 }
 
 /// `x <- D^-1 x` with D the diagonal of the [`ltdl`] factor.
-pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) {
+pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+    check_solve(ld, &vec![None; x.len()], x)?;
     for i in 0..x.len() {
         x[i] /= ld[(i, i)];
         ops.div += 1;
     }
+    check_output("x", x)
 }
 
 /// Solves `H x = b` given the [`ltdl`] factor: `x = L^-1 D^-1 L^-T b`.
-pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
-    solve_lt(ld, parent, true, &mut x, ops);
-    solve_d(ld, &mut x, ops);
-    solve_l(ld, parent, true, &mut x, ops);
-    DVector::from_vec(x)
+    solve_lt(ld, parent, true, &mut x, ops)?;
+    solve_d(ld, &mut x, ops)?;
+    solve_l(ld, parent, true, &mut x, ops)?;
+    Ok(DVector::from_vec(x))
 }
 
 /// Solves `H x = b` given the [`ltl`] factor: `x = L^-1 L^-T b`.
-pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
-    solve_lt(l, parent, false, &mut x, ops);
-    solve_l(l, parent, false, &mut x, ops);
-    DVector::from_vec(x)
+    solve_lt(l, parent, false, &mut x, ops)?;
+    solve_l(l, parent, false, &mut x, ops)?;
+    Ok(DVector::from_vec(x))
 }
 
 /// `y = H x` using only the lower triangle of H on the ancestor pattern (Featherstone's `mpyH`).
-pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut OpCount) -> DVector<f64> {
+pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
+    check_solve(h, parent, x)?;
     let n = x.len();
     let mut y = DVector::zeros(n);
     for i in 0..n {
@@ -244,13 +326,16 @@ pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut Op
             j = parent[jj];
         }
     }
-    y
+    check_output("y = H x", y.as_slice())?;
+    Ok(y)
 }
 // ANCHOR_END: solves
 
 /// The L and D of an [`ltdl`] result as separate dense matrices (L unit lower-triangular).
+///
+/// Only the first `min(n, parent.len())` rows take entries below the diagonal.
 pub fn split_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>]) -> (DMatrix<f64>, DVector<f64>) {
-    let n = ld.nrows();
+    let n = ld.nrows().min(ld.ncols());
     let mut l = DMatrix::identity(n, n);
     for i in 0..n {
         for j in ancestors(parent, i) {
@@ -261,8 +346,10 @@ pub fn split_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>]) -> (DMatrix<f64>,
 }
 
 /// The L of an [`ltl`] result as a dense lower-triangular matrix (entries off the pattern zeroed).
+///
+/// Only the first `min(n, parent.len())` rows take entries below the diagonal.
 pub fn lower_ltl(l_in: &DMatrix<f64>, parent: &[Option<usize>]) -> DMatrix<f64> {
-    let n = l_in.nrows();
+    let n = l_in.nrows().min(l_in.ncols());
     let mut l = DMatrix::zeros(n, n);
     for i in 0..n {
         l[(i, i)] = l_in[(i, i)];
@@ -317,17 +404,6 @@ pub fn llt_fill_in(parent: &[Option<usize>]) -> usize {
     fill
 }
 
-/// Dense reference: Cholesky `H = L L^T` by nalgebra (root-first, fills in on branched trees).
-pub fn dense_cholesky(h: &DMatrix<f64>) -> Result<DMatrix<f64>> {
-    nalgebra::Cholesky::new(h.clone())
-        .map(|c| c.l())
-        .ok_or_else(|| Error::NotPositiveDefinite {
-            what: "dense Cholesky".into(),
-            dof: 0,
-            value: f64::NAN,
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,7 +415,7 @@ mod tests {
         let m = canned::floating_base_ball_arms();
         let mut q = m.qpos0.clone();
         let v: Vec<f64> = (0..m.nv).map(|k| 0.3 * (k as f64 + 1.0).sin()).collect();
-        m.integrate(q.as_mut_slice(), &v, 1.0);
+        m.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
         (crba(&m, q.as_slice()).unwrap(), m.dof_parent.clone())
     }
 
@@ -363,7 +439,7 @@ mod tests {
         let x_ref = h.clone().lu().solve(&DVector::from_column_slice(&b)).unwrap();
         let mut o = OpCount::default();
         assert_relative_eq!(
-            solve_ltdl(&ld, &parent, &b, &mut o),
+            solve_ltdl(&ld, &parent, &b, &mut o).unwrap(),
             x_ref,
             epsilon = 1e-9 * x_ref.amax()
         );
@@ -371,13 +447,13 @@ mod tests {
         let mut l2full = h.clone();
         ltl(&mut l2full, &parent, &mut o).unwrap();
         assert_relative_eq!(
-            solve_ltl(&l2full, &parent, &b, &mut o),
+            solve_ltl(&l2full, &parent, &b, &mut o).unwrap(),
             x_ref,
             epsilon = 1e-9 * x_ref.amax()
         );
         let mut o = OpCount::default();
         assert_relative_eq!(
-            mpy_h(&h, &parent, &b, &mut o),
+            mpy_h(&h, &parent, &b, &mut o).unwrap(),
             &h * DVector::from_column_slice(&b),
             epsilon = 1e-12 * h.amax()
         );

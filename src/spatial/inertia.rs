@@ -136,7 +136,10 @@ impl SpatialInertia {
         if (ic - ic.transpose()).abs().max() > 1e-9 * scale {
             return Err("rotational inertia is not symmetric".into());
         }
-        let ev = nalgebra::SymmetricEigen::new(ic).eigenvalues;
+        // bounded iterations (the unbounded `SymmetricEigen::new` never returns on some inputs)
+        let ev = nalgebra::SymmetricEigen::try_new(ic, f64::EPSILON, 1000)
+            .ok_or("the eigenvalues of the rotational inertia did not converge")?
+            .eigenvalues;
         let (a, b, c) = (ev[0], ev[1], ev[2]);
         let tol = 1e-9 * scale;
         if a < -tol || b < -tol || c < -tol {

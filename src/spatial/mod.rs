@@ -11,6 +11,7 @@ mod xform;
 pub use inertia::SpatialInertia;
 pub use xform::{rotx, roty, rotz, xlt, Xform};
 
+use crate::error::{Error, Result};
 use nalgebra::{Matrix3, Matrix6, UnitQuaternion, Vector3, Vector6};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -225,12 +226,75 @@ pub fn quat_to_mat(q: &[f64; 4]) -> Mat3 {
     uq.to_rotation_matrix().into_inner()
 }
 
-/// Unit quaternion (w, x, y, z) of a rotation matrix, with w >= 0.
-pub fn mat_to_quat(r: &Mat3) -> [f64; 4] {
-    let uq = UnitQuaternion::from_matrix(r);
-    let q = uq.quaternion();
-    let s = if q.w < 0.0 { -1.0 } else { 1.0 };
-    [s * q.w, s * q.i, s * q.j, s * q.k]
+/// Unit quaternion (w, x, y, z) of a rotation matrix, with w >= 0, after checking that `r` is a
+/// rotation: finite, `max |R^T R - 1| <= 1e-6` and `det R > 0` ([`Error::InvalidArgument`]
+/// naming `r` otherwise). The conversion is [`mat_to_quat_with`].
+pub fn mat_to_quat(r: &Mat3) -> Result<[f64; 4]> {
+    let bad = |why: String| Error::InvalidArgument {
+        what: "r".into(),
+        why: format!("not a rotation matrix: {why}"),
+    };
+    if !r.iter().all(|x| x.is_finite()) {
+        return Err(bad("an entry is not finite".into()));
+    }
+    let off = (r.transpose() * r - Mat3::identity()).amax();
+    if !(off <= 1e-6) {
+        return Err(bad(format!("max |R^T R - 1| = {off:.3e} > 1e-6")));
+    }
+    if !(r.determinant() > 0.0) {
+        return Err(bad("det R < 0 (a reflection)".into()));
+    }
+    Ok(mat_to_quat_with(r))
+}
+
+/// The kernel of [`mat_to_quat`]: Shepperd's method (what MuJoCo's `mju_mat2Quat` does), a
+/// closed form with no iteration. Picks the largest of `4 w^2 = 1 + tr R` and
+/// `4 x^2 = 1 + 2 R_xx - tr R` (and likewise y, z), takes its square root, and reads the other
+/// three components from sums and differences of off-diagonal pairs; then normalizes and makes
+/// `w >= 0`. Inputs are assumed valid (`r` a rotation); otherwise the result is the
+/// quaternion of no particular matrix.
+pub fn mat_to_quat_with(r: &Mat3) -> [f64; 4] {
+    let tr = r[(0, 0)] + r[(1, 1)] + r[(2, 2)];
+    let mut q = if tr > 0.0 {
+        let s = 2.0 * (1.0 + tr).sqrt(); // 4 w
+        [
+            0.25 * s,
+            (r[(2, 1)] - r[(1, 2)]) / s,
+            (r[(0, 2)] - r[(2, 0)]) / s,
+            (r[(1, 0)] - r[(0, 1)]) / s,
+        ]
+    } else if r[(0, 0)] > r[(1, 1)] && r[(0, 0)] > r[(2, 2)] {
+        let s = 2.0 * (1.0 + r[(0, 0)] - r[(1, 1)] - r[(2, 2)]).sqrt(); // 4 x
+        [
+            (r[(2, 1)] - r[(1, 2)]) / s,
+            0.25 * s,
+            (r[(0, 1)] + r[(1, 0)]) / s,
+            (r[(0, 2)] + r[(2, 0)]) / s,
+        ]
+    } else if r[(1, 1)] > r[(2, 2)] {
+        let s = 2.0 * (1.0 - r[(0, 0)] + r[(1, 1)] - r[(2, 2)]).sqrt(); // 4 y
+        [
+            (r[(0, 2)] - r[(2, 0)]) / s,
+            (r[(0, 1)] + r[(1, 0)]) / s,
+            0.25 * s,
+            (r[(1, 2)] + r[(2, 1)]) / s,
+        ]
+    } else {
+        let s = 2.0 * (1.0 - r[(0, 0)] - r[(1, 1)] + r[(2, 2)]).sqrt(); // 4 z
+        [
+            (r[(1, 0)] - r[(0, 1)]) / s,
+            (r[(0, 2)] + r[(2, 0)]) / s,
+            (r[(1, 2)] + r[(2, 1)]) / s,
+            0.25 * s,
+        ]
+    };
+    quat_normalize(&mut q);
+    if q[0] < 0.0 {
+        for x in q.iter_mut() {
+            *x = -*x;
+        }
+    }
+    q
 }
 
 /// Hamilton product of two quaternions in (w, x, y, z) order.
@@ -358,7 +422,7 @@ mod tests {
         let axis = Vec3::new(1.0, 2.0, -0.5).normalize();
         let q = quat_from_axis_angle(&axis, 0.8);
         assert_relative_eq!(quat_to_mat(&q), axis_angle_mat(&axis, 0.8), epsilon = 1e-14);
-        let back = mat_to_quat(&quat_to_mat(&q));
+        let back = mat_to_quat(&quat_to_mat(&q)).unwrap();
         for k in 0..4 {
             assert_relative_eq!(back[k], q[k], epsilon = 1e-14);
         }

@@ -446,7 +446,7 @@ impl Stepper {
     /// ([`crate::sparse::dense_cholesky`]). Writes `v_next` and `lambda`.
     pub fn solve_schur(&mut self) -> Result<()> {
         let (s, b, v_free, w) = self.schur_system();
-        let l = crate::sparse::dense_cholesky(&s).map_err(|_| Error::Singular {
+        let l = crate::sparse::cholesky_dense(&s).map_err(|_| Error::Singular {
             what: "SPOOK Schur complement S = G M^-1 G^T + Sigma".into(),
             why: "not positive definite (redundant rows with epsilon = 0?)".into(),
         })?;

@@ -157,7 +157,7 @@ impl SpookSystem {
             };
             com[i] = c;
             let r = kin.rotation(i);
-            let mut body = Body::new(&model.body_name[i], mass, ic, kin.point(i, &c), mat_to_quat(&r));
+            let mut body = Body::new(&model.body_name[i], mass, ic, kin.point(i, &c), mat_to_quat(&r)?);
             // Featherstone body velocity: angular w and the velocity of the body origin, body axes
             body.omega = r * vel[i].w;
             body.nu = r * (vel[i].v + vel[i].w.cross(&c));

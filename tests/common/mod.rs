@@ -322,7 +322,7 @@ pub fn random_state(model: &Model, spec: &StateSpec) -> State {
     let take = |v: &[f64], s: f64| v[..nv].iter().map(|x| s * x).collect::<Vec<f64>>();
     let dq = take(&spec.dq, 2.0);
     let mut q = model.qpos0.as_slice().to_vec();
-    model.integrate(&mut q, &dq, 1.0);
+    model.integrate(&mut q, &dq, 1.0).unwrap();
     let mut f_ext = vec![Force::zero(); model.nb + 1];
     for (i, f) in f_ext.iter_mut().enumerate().skip(1) {
         *f = Force::from_vec6(&(mbd::spatial::Vec6::from(spec.f_ext[i]) * 3.0));
@@ -396,7 +396,7 @@ pub fn rk4_step(
     for k in 0..nv {
         v[k] += h / 6.0 * (k1v[k] + 2.0 * k2v[k] + 2.0 * k3v[k] + k4v[k]);
     }
-    model.normalize_quaternions(q);
+    model.normalize_quaternions(q).unwrap();
 }
 
 /// Total spatial momentum in base coordinates, `sum_i (iX_0)^T I_i v_i` (Featherstone eq.
