@@ -273,7 +273,7 @@ pub fn loop_report(model: &Model, q: &[f64]) -> Result<Option<LoopReport>> {
 /// `mbd inspect`: reads an MJCF model and, optionally, a state file, and computes
 /// [`Inspection`].
 pub fn inspect(model_path: &Path, state: Option<&Path>) -> Result<Inspection> {
-    let loaded = crate::model::mjcf::load(model_path)?;
+    let loaded = crate::mjcf::load(model_path)?;
     let state = match state {
         Some(p) => read_state(p, &loaded.model)?,
         None => State::reference(&loaded.model),

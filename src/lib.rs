@@ -7,7 +7,7 @@
 //! | book chapter | module | source |
 //! |---|---|---|
 //! | Spatial vectors | [`spatial`] | Featherstone ch. 2 |
-//! | Joint models and kinematic trees | [`model`], [`kinematics`], [`model::mjcf`] | Featherstone ch. 3-4, MuJoCo's MJCF |
+//! | Joint models and kinematic trees | [`model`], [`kinematics`], [`mjcf`] | Featherstone ch. 3-4, MuJoCo's MJCF |
 //! | Recursive Newton-Euler | [`dynamics::rnea`] | Featherstone ch. 5 |
 //! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
 //! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
@@ -20,6 +20,7 @@ pub mod figures;
 pub mod inspect;
 pub mod kinematics;
 pub mod loops;
+pub mod mjcf;
 pub mod model;
 pub mod mujoco;
 pub mod plot;

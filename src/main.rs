@@ -229,7 +229,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         Some(s) => Some(Integrator::parse(s).map_err(|e| Failure::Usage(format!("simulate: {e}")))?),
         None => None,
     };
-    let model = mbd::model::mjcf::load(&model_path)?.model;
+    let model = mbd::mjcf::load(&model_path)?.model;
     let integrator = match chosen {
         Some(i) => i,
         None => Integrator::parse(&model.opt.integrator).map_err(|e| {

@@ -2,7 +2,7 @@
 //! every bad input ends with one line on stderr starting with `mbd:`, a non-zero exit code and no
 //! panic.
 
-use mbd::model::mjcf;
+use mbd::mjcf;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -11,7 +11,7 @@
 //! variant, the line and that the message names the element and the attribute.
 
 use mbd::kinematics::{forward_kinematics, mj_body_poses};
-use mbd::model::mjcf::{load, parse};
+use mbd::mjcf::{load, parse};
 use mbd::model::{Equality, GeomType, JointType, Model};
 use mbd::spatial::{mat_to_quat, Xform};
 use mbd::Error;
@@ -86,8 +86,8 @@ fn joint_bodies(model: &Model) -> Vec<usize> {
         .collect()
 }
 
-fn load_fixture(rel: &str) -> mbd::model::mjcf::Loaded {
-    load(&fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+fn load_fixture(rel: &str) -> mbd::mjcf::Loaded {
+    load(fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
 /// Compares everything the reader produces for `rel` with MuJoCo's numbers.
@@ -701,7 +701,7 @@ fn non_physical_inertia() {
 
 #[test]
 fn missing_file() {
-    match load(&fixtures().join("mjcf/does_not_exist.xml")) {
+    match load(fixtures().join("mjcf/does_not_exist.xml")) {
         Err(Error::Io { path, why }) => {
             assert!(path.ends_with("does_not_exist.xml"));
             assert!(!why.is_empty());
@@ -770,4 +770,130 @@ fn classes_names_and_geometry_errors() {
         2,
         &["<option>", "timestep", "positive"],
     );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Bad input found by fuzzing: misplaced elements, multi-line messages, huge magnitudes
+// ------------------------------------------------------------------------------------------------
+
+#[test]
+fn elements_where_the_schema_allows_none_are_errors() {
+    // a body inside a geom used to vanish with its joints and mass
+    let hidden = "<body name=\"lost\"><joint/><geom size=\"0.1\"/></body>";
+    for (parent, line) in [
+        ("<geom size=\"0.1\">{}</geom>", 5),
+        ("<joint>{}</joint>", 5),
+        ("<inertial pos=\"0 0 0\" mass=\"1\">{}</inertial>", 5),
+        ("<site>{}</site>", 5),
+    ] {
+        let inner = parent.replace("{}", &format!("\n{hidden}\n"));
+        let xml = format!("<mujoco>\n<worldbody>\n<body name=\"b\">\n<joint/><geom size=\"0.1\"/>{inner}</body>\n</worldbody>\n</mujoco>\n");
+        expect_error(&xml, line, &["<body name=\"lost\">", "not allowed inside"]);
+    }
+    expect_error(
+        "<mujoco>\n<worldbody>\n<body>\n<freejoint>\n<geom size=\"1\"/>\n</freejoint>\n</body>\n</worldbody>\n</mujoco>",
+        5,
+        &["<geom>", "not allowed inside <freejoint>"],
+    );
+    expect_error(
+        "<mujoco>\n<compiler>\n<body/>\n</compiler>\n</mujoco>",
+        3,
+        &["<body>", "not allowed inside <compiler>"],
+    );
+    let base = "<mujoco>\n<worldbody>\n<body name=\"a\">\n<joint name=\"j\"/>\n<geom size=\"0.1\"/>\n</body>\n</worldbody>\n<equality>\n";
+    for eq in ["<connect body1=\"a\" anchor=\"0 0 0\">", "<weld body1=\"a\">"] {
+        let tag = &eq[1..eq.find(' ').unwrap()];
+        expect_error(
+            &format!("{base}{eq}\n<body/>\n</{tag}>\n</equality>\n</mujoco>"),
+            10,
+            &["<body>", &format!("not allowed inside <{tag}>")],
+        );
+    }
+}
+
+#[test]
+fn every_error_is_one_line() {
+    // a newline inside an attribute value (&#10;) and a name with a tab are escaped
+    let err = parse(
+        &body_model("<joint damping=\"1&#10;2\"/>", "<geom size=\"0.1\"/>"),
+        "bad.xml",
+    )
+    .unwrap_err();
+    let shown = err.to_string();
+    assert!(!shown.contains('\n') && shown.contains("1\\n2"), "{shown}");
+    let err = parse(&body_model("<joint/>", "<geom name=\"a&#9;b\" size=\"x\"/>"), "bad.xml").unwrap_err();
+    let shown = err.to_string();
+    assert!(!shown.contains('\t') && shown.contains("a\\tb"), "{shown}");
+    // the XML parser's own message
+    let err = parse("<mujoco>\n<worldbody attr=\"&#10;\n</mujoco>", "bad.xml").unwrap_err();
+    assert!(!err.to_string().contains('\n'), "{err}");
+}
+
+#[test]
+fn magnitudes_beyond_mjmaxval_are_rejected() {
+    expect_error(
+        &body_model("<joint/>", "<geom size=\"0.1\" mass=\"1e308\"/>"),
+        5,
+        &["<geom>", "mass", "mjMAXVAL"],
+    );
+    expect_error(
+        &body_model("<joint/>", "<geom size=\"0.1\" pos=\"0 0 1e308\"/>"),
+        5,
+        &["<geom>", "pos", "mjMAXVAL"],
+    );
+    expect_error(
+        &body_model("<joint pos=\"1e308 0 0\"/>", "<geom size=\"0.1\"/>"),
+        4,
+        &["<joint>", "pos", "mjMAXVAL"],
+    );
+    expect_error(
+        "<mujoco>\n<option timestep=\"1e308\"/>\n</mujoco>",
+        2,
+        &["<option>", "timestep", "mjMAXVAL"],
+    );
+    // 1e10 itself is allowed
+    parse(&body_model("<joint/>", "<geom size=\"0.1\" mass=\"1e10\"/>"), "ok.xml").unwrap();
+}
+
+#[test]
+fn load_takes_any_path_like_and_text() {
+    let m = mbd::mjcf::load("tests/fixtures/mjcf/humanoid_mix.xml").unwrap().model;
+    let s = std::fs::read_to_string("tests/fixtures/mjcf/humanoid_mix.xml").unwrap();
+    assert_eq!(mbd::mjcf::load_str(&s).unwrap().model, m);
+}
+
+/// `n` bodies, each with a hinge and a sphere, either nested (a chain) or side by side.
+fn many_bodies(n: usize, nested: bool) -> String {
+    let mut s = String::with_capacity(n * 80);
+    s.push_str("<mujoco>\n<worldbody>\n");
+    for k in 0..n {
+        s.push_str(&format!(
+            "<body name=\"b{k}\" pos=\"0 0 0.1\"><joint axis=\"0 1 0\"/><geom size=\"0.05\"/>"
+        ));
+        if !nested {
+            s.push_str("</body>\n");
+        } else {
+            s.push('\n');
+        }
+    }
+    if nested {
+        for _ in 0..n {
+            s.push_str("</body>");
+        }
+    }
+    s.push_str("\n</worldbody>\n</mujoco>\n");
+    s
+}
+
+/// A chain nested 100,000 bodies deep and a flat tree of 100,000 bodies both load (the reader
+/// is iterative and linear; `benches/mjcf.rs` times them).
+#[test]
+fn hundred_thousand_bodies_load_as_chain_and_as_flat_tree() {
+    let n = 100_000;
+    for nested in [true, false] {
+        let m = parse(&many_bodies(n, nested), "big.xml").unwrap().model;
+        assert_eq!(m.nb, n);
+        assert_eq!(m.nv, n);
+        assert_eq!(m.lambda[n], if nested { n - 1 } else { 0 });
+    }
 }

@@ -1,5 +1,6 @@
-//! Kinematic trees (Featherstone chapters 3-4): the [`Model`], its builder, canned models and the
-//! MJCF reader.
+//! Kinematic trees (Featherstone chapters 3-4): the [`Model`], its builder, canned models and
+//! MuJoCo's constants ([`constants`]). The MJCF reader that fills a `Model` from a MuJoCo file is
+//! `crate::mjcf`, one layer up.
 //!
 //! Numbering follows the book: bodies are `1..=nb`, body 0 is the fixed base, and the parent
 //! array satisfies `lambda(i) < i`. Every per-body vector has length `nb + 1` and its entry 0
@@ -11,10 +12,10 @@
 
 mod builder;
 pub mod canned;
+pub mod constants;
 mod joint;
 mod loops;
 pub mod mechanisms;
-pub mod mjcf;
 
 pub use builder::ModelBuilder;
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
@@ -107,7 +108,7 @@ pub struct Geom {
 /// Body indices are Featherstone body indices: for a MuJoCo body, the last body of its chain
 /// ([`Model::mj_body_last`], whose frame is the MuJoCo body frame); 0 is the world. Joint
 /// indices are the Featherstone body carrying that joint. The MJCF reader fills these from
-/// `<connect>`, `<weld>` and `<joint>` (see [`mjcf`]).
+/// `<connect>`, `<weld>` and `<joint>` (the reader is `crate::mjcf`, a layer above this module).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Equality {
     /// Point-to-point: `anchor` (in body1's frame) coincides with a point of body2.
