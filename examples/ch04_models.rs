@@ -57,7 +57,7 @@ fn main() -> mbd::Result<()> {
     // A MuJoCo model whose right hip has three hinges: the reader turns that body into a chain
     // of three Featherstone bodies, the first two massless.
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mjcf/humanoid_mix.xml");
-    let loaded = mbd::model::mjcf::load(&file)?;
+    let loaded = mbd::mjcf::load(&file)?;
     let m = &loaded.model;
     println!(
         "{}: {} MuJoCo bodies (world included) -> {} Featherstone bodies, nq = {}, nv = {}",
