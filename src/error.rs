@@ -45,6 +45,10 @@ pub enum Error {
     /// A linear system is singular or inconsistent.
     #[error("{what}: {why}")]
     Singular { what: String, why: String },
+    /// A model feature that is read and stored but whose computation is not implemented yet,
+    /// reported when a quantity that needs it is asked for.
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
     /// Anything else, with a description.
     #[error("{0}")]
     Other(String),

@@ -460,7 +460,8 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         let name = match eq {
             crate::model::Equality::Connect { name, .. }
             | crate::model::Equality::Weld { name, .. }
-            | crate::model::Equality::Joint { name, .. } => name,
+            | crate::model::Equality::Joint { name, .. }
+            | crate::model::Equality::Tendon { name, .. } => name,
         };
         return Err(Error::Other(format!(
             "model '{}' has {} equality constraint(s) (first: '{name}'): constraints are not simulated yet",

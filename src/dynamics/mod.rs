@@ -10,14 +10,20 @@
 //!   that RNEA(q, qd, qdd) = H qdd + C exactly as MuJoCo's `M` and `qfrc_bias` relate.
 
 mod aba;
+mod actuation;
 mod crba;
 mod energy;
+mod passive;
 mod rnea;
+mod tendon;
 
 pub use aba::{aba, aba_with};
+pub use actuation::actuator_forces;
 pub use crba::{crba, crba_with, hand_c};
 pub use energy::{kinetic_energy, potential_energy};
+pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
+pub use tendon::{tendon_kinematics, TendonState};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{JointCalc, Model};
@@ -131,8 +137,10 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
     Ok(())
 }
 
-/// MuJoCo's passive forces `qfrc_passive`: joint damping `-damping * qdot` on every dof and joint
-/// springs `-stiffness * (q - qpos0)` on hinge and slide joints.
+/// MuJoCo's passive forces `qfrc_passive` (`mj_passive`): joint damping `-damping * qdot` on
+/// every dof, joint springs `-stiffness * (q - springref)` on hinge and slide joints, tendon
+/// springs and dampers ([`tendon_passive`]) and the inertia-box fluid forces
+/// ([`fluid_forces`], `mj_fluid`) when the model sets `density` or `viscosity`.
 pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
@@ -143,16 +151,34 @@ pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f6
         }
         if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
             let a = model.q_adr[i];
-            out[model.v_adr[i]] -= j.stiffness * (q[a] - model.qpos0[a]);
+            out[model.v_adr[i]] -= j.stiffness * (q[a] - j.springref);
         }
     }
+    if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
+        let ten = tendon_kinematics(model, q)?;
+        tendon_passive(model, &ten, qd, out.as_mut_slice());
+    }
+    fluid_forces(model, q, qd, out.as_mut_slice());
     Ok(out)
 }
 
-/// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive - qfrc_bias +
-/// qfrc_applied)`, computed with ABA (`tau = qfrc_passive + qfrc_applied`).
+/// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator -
+/// qfrc_bias + qfrc_applied)` at zero controls and activations (so `qfrc_actuator` holds only
+/// the bias forces of servos, e.g. `-kp q` of a position actuator), computed with ABA.
 pub fn qacc_smooth(model: &Model, q: &[f64], qd: &[f64], qfrc_applied: &[f64]) -> Result<DVector<f64>> {
     check_vector("qfrc_applied", qfrc_applied, model.nv)?;
-    let tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
+    let mut tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
+    if !model.actuators.is_empty() {
+        let ten = tendon_kinematics(model, q)?;
+        let na = model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != crate::model::DynType::None)
+            .count();
+        let act = actuator_forces(model, &ten, q, qd, &vec![0.0; model.actuators.len()], &vec![0.0; na])?;
+        for k in 0..model.nv {
+            tau[k] += act[k];
+        }
+    }
     aba(model, q, qd, tau.as_slice(), None)
 }

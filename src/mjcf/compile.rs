@@ -6,7 +6,7 @@ use super::reader::{GeomSpec, MassProps, Reader};
 use super::InertiaFromGeom;
 use crate::error::Result;
 use crate::model::constants::mjMINVAL;
-use crate::model::GeomType;
+use crate::model::{principal_axes, GeomType};
 use crate::spatial::{quat_to_mat, Mat3, Vec3};
 
 impl<'d> Reader<'d> {
@@ -33,6 +33,7 @@ impl<'d> Reader<'d> {
                 com: g.geom.pos,
                 inertia,
                 principal: g.diag,
+                iquat: g.geom.quat,
             });
         }
         let mass: f64 = sel.iter().map(|g| g.mass).sum();
@@ -50,13 +51,31 @@ impl<'d> Reader<'d> {
             inertia += r * Mat3::from_diagonal(&Vec3::from(g.diag)) * r.transpose()
                 + (Mat3::identity() * d.dot(&d) - d * d.transpose()) * g.mass;
         }
-        let ev = nalgebra::SymmetricEigen::new(inertia).eigenvalues;
+        let (iquat, ev) = principal_axes(&inertia);
         Ok(MassProps {
             mass,
             com,
             inertia,
             principal: [ev[0], ev[1], ev[2]],
+            iquat,
         })
+    }
+
+    /// MuJoCo's `settotalmass`: scales every body's mass and inertia so that they add up to
+    /// `total` (a non-positive `total` leaves them alone).
+    pub(crate) fn set_total_mass(&mut self, total: f64) {
+        let sum: f64 = self.bodies.iter().skip(1).map(|b| b.mass.mass).sum();
+        if total <= 0.0 || sum < mjMINVAL {
+            return;
+        }
+        let scale = total / sum;
+        for b in self.bodies.iter_mut().skip(1) {
+            b.mass.mass *= scale;
+            b.mass.inertia *= scale;
+            for p in &mut b.mass.principal {
+                *p *= scale;
+            }
+        }
     }
 
     /// MuJoCo's check that moving bodies have mass: a body with joints needs mass and principal
@@ -101,6 +120,7 @@ pub(crate) fn geom_volume(gtype: GeomType, s: &[f64; 3]) -> f64 {
         GeomType::Capsule => PI * (s[0] * s[0] * 2.0 * s[1] + 4.0 * s[0] * s[0] * s[0] / 3.0),
         GeomType::Cylinder => PI * s[0] * s[0] * 2.0 * s[1],
         GeomType::Box => 8.0 * s[0] * s[1] * s[2],
+        GeomType::Ellipsoid => 4.0 * PI * s[0] * s[1] * s[2] / 3.0,
         GeomType::Plane => 0.0,
     }
 }
@@ -128,6 +148,11 @@ pub(crate) fn geom_inertia(gtype: GeomType, s: &[f64; 3], mass: f64) -> [f64; 3]
             mass * (s[1] * s[1] + s[2] * s[2]) / 3.0,
             mass * (s[0] * s[0] + s[2] * s[2]) / 3.0,
             mass * (s[0] * s[0] + s[1] * s[1]) / 3.0,
+        ],
+        GeomType::Ellipsoid => [
+            mass * (s[1] * s[1] + s[2] * s[2]) / 5.0,
+            mass * (s[0] * s[0] + s[2] * s[2]) / 5.0,
+            mass * (s[0] * s[0] + s[1] * s[1]) / 5.0,
         ],
         GeomType::Plane => [0.0; 3],
     }

@@ -23,6 +23,14 @@ pub(crate) fn default_kind(tag: &str) -> Option<(&'static str, &'static [&'stati
     match tag {
         "joint" => Some(("joint", &super::reader::JOINT_ATTRS)),
         "geom" => Some(("geom", &super::reader::GEOM_ATTRS)),
+        "site" => Some(("site", &super::elements::SITE_ATTRS)),
+        "tendon" => Some(("tendon", &super::elements::TENDON_ATTRS)),
+        "equality" => Some(("equality", &super::elements::EQUALITY_ATTRS)),
+        "pair" => Some(("pair", &super::elements::PAIR_ATTRS)),
+        "general" => Some(("actuator:general", &super::elements::ACTUATOR_ATTRS)),
+        "motor" => Some(("actuator:motor", &super::elements::ACTUATOR_ATTRS)),
+        "position" => Some(("actuator:position", &super::elements::ACTUATOR_ATTRS)),
+        "velocity" => Some(("actuator:velocity", &super::elements::ACTUATOR_ATTRS)),
         _ => None,
     }
 }
@@ -120,28 +128,27 @@ impl<'d> Reader<'d> {
                 })
                 .collect();
             let cls = &mut self.classes[class];
-            match cls.items.iter_mut().find(|(k, _)| *k == kind) {
+            // actuator layers stay separate and ordered: each shortcut resets gains and biases
+            match cls
+                .items
+                .iter_mut()
+                .find(|(k, _)| *k == kind && !kind.starts_with("actuator:"))
+            {
                 Some((_, v)) => v.extend(attrs),
                 None => cls.items.push((kind, attrs)),
             }
             return Ok(None);
         }
         match tag {
-            "site" | "camera" | "light" | "mesh" | "material" | "texture" => {
+            "camera" | "light" | "mesh" | "material" | "texture" => {
                 self.skip_element(child, "defaults for visual elements")
             }
-            "motor" | "position" | "velocity" | "intvelocity" | "damper" | "cylinder" | "muscle" | "adhesion"
-            | "general" | "tendon" | "pair" => self.warn(
+            "intvelocity" | "damper" | "cylinder" | "muscle" | "adhesion" => self.warn(
                 "default of skipped or rejected element".into(),
                 child.file,
                 child.line,
-                format!("<{tag}> default skipped: the reader skips or rejects the elements it would apply to"),
+                format!("<{tag}> default skipped: the reader rejects the actuators it would apply to"),
             ),
-            "equality" => {
-                if !child.attrs.is_empty() {
-                    return Err(self.err_elem(child, "equality defaults (active, solref, solimp) are not supported"));
-                }
-            }
             other => {
                 return Err(self.err_elem(
                     child,

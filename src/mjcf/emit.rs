@@ -4,7 +4,7 @@
 
 use super::reader::Reader;
 use crate::error::Result;
-use crate::model::{Joint, JointType, Model, ModelBuilder};
+use crate::model::{jcalc, Joint, JointType, Model, ModelBuilder};
 use crate::spatial::{quat_to_mat, SpatialInertia, Xform};
 use std::collections::HashMap;
 
@@ -65,7 +65,13 @@ impl<'d> Reader<'d> {
                     format!("{}#{}", body.name, js.joint.name)
                 };
                 let free = matches!(js.joint.jtype, JointType::Free);
-                let x_tree = if jk == 0 && !free { x_body } else { Xform::identity() };
+                let mut x_tree = if jk == 0 && !free { x_body } else { Xform::identity() };
+                if js.reference != 0.0 {
+                    // MuJoCo moves a hinge or slide by q - ref (`mj_kinematics` uses
+                    // qpos - qpos0): fold X_J(-ref) into X_tree, so that X_J(q) X_tree' =
+                    // X_J(q - ref) X_tree (motions about one axis commute), and qpos0 = ref.
+                    x_tree = jcalc(&js.joint, &[-js.reference], &[0.0]).x_j.compose(&x_tree);
+                }
                 let i = b.add_body(
                     &fs_name,
                     parent,
@@ -73,6 +79,9 @@ impl<'d> Reader<'d> {
                     x_tree,
                     if last { inertia } else { SpatialInertia::zero() },
                 );
+                if js.reference != 0.0 {
+                    b.set_qpos0(i, &[js.reference]);
+                }
                 if free {
                     let p = body.pos;
                     let q = body.quat;
@@ -99,6 +108,11 @@ impl<'d> Reader<'d> {
         model.mj_body = mj_body;
         model.mj_body_last = mj_body_last;
         model.mj_body_name = self.bodies.iter().map(|b| b.name.clone()).collect();
+        for (k, body) in self.bodies.iter().enumerate().skip(1) {
+            let i = model.mj_body_last[k];
+            model.body_iquat[i] = body.mass.iquat;
+            model.body_inertia[i] = crate::spatial::Vec3::from(body.mass.principal);
+        }
         Ok((model, joint_fs))
     }
 }

@@ -103,6 +103,7 @@
 mod attrs;
 mod compile;
 mod defaults;
+mod elements;
 mod emit;
 mod orientation;
 mod reader;

@@ -13,7 +13,9 @@ use super::xml::{esc, model_error, one_line, Doc, Elem};
 use super::{Compiler, InertiaFromGeom};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjEPS, mjMINVAL};
-use crate::model::{Equality, Geom, GeomType, Joint, JointType, Model, Options};
+use crate::model::{
+    Equality, Geom, GeomType, Joint, JointType, Model, Options, SolverParams, SOLIMP_DEFAULT, SOLREF_DEFAULT,
+};
 use crate::spatial::{quat_to_mat, Mat3, Vec3};
 use std::collections::HashMap;
 
@@ -21,8 +23,15 @@ use std::collections::HashMap;
 // Attribute lists
 // ------------------------------------------------------------------------------------------------
 
-pub(crate) const JOINT_ATTRS: [&str; 9] = [
+pub(crate) const JOINT_ATTRS: [&str; 16] = [
     "type",
+    "ref",
+    "springref",
+    "margin",
+    "solreflimit",
+    "solimplimit",
+    "solreffriction",
+    "solimpfriction",
     "pos",
     "axis",
     "range",
@@ -32,8 +41,15 @@ pub(crate) const JOINT_ATTRS: [&str; 9] = [
     "frictionloss",
     "stiffness",
 ];
-pub(crate) const GEOM_ATTRS: [&str; 17] = [
+pub(crate) const GEOM_ATTRS: [&str; 24] = [
     "type",
+    "solref",
+    "solimp",
+    "solmix",
+    "priority",
+    "gap",
+    "hfield",
+    "mesh",
     "size",
     "pos",
     "quat",
@@ -67,6 +83,8 @@ pub(crate) struct MassProps {
     pub inertia: Mat3,
     /// Principal moments (what MuJoCo's checks look at).
     pub principal: [f64; 3],
+    /// The principal axes in the body frame (MuJoCo's `body_iquat`).
+    pub iquat: [f64; 4],
 }
 
 impl MassProps {
@@ -76,6 +94,7 @@ impl MassProps {
             com: Vec3::zeros(),
             inertia: Mat3::zeros(),
             principal: [0.0; 3],
+            iquat: [1.0, 0.0, 0.0, 0.0],
         }
     }
     pub fn big_enough(&self) -> bool {
@@ -97,6 +116,9 @@ pub(crate) struct GeomSpec {
 #[derive(Clone, Debug)]
 pub(crate) struct JointSpec {
     pub joint: Joint,
+    /// MuJoCo's `ref` (hinge, slide): the joint value at which the body has its XML pose; it
+    /// becomes the joint's `qpos0`.
+    pub reference: f64,
     pub file: usize,
     pub line: u32,
 }
@@ -115,6 +137,8 @@ pub(crate) struct BodySpec {
     pub mass: MassProps,
     /// True if neither this body nor any ancestor has a joint (MuJoCo's "weldid == 0").
     pub static_: bool,
+    /// Whether the body has an `<inertial>` element.
+    pub has_inertial: bool,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -143,6 +167,12 @@ pub(crate) struct Reader<'d> {
     pub body_index: HashMap<String, usize>,
     pub joint_names: HashMap<String, u32>,
     pub geom_names: HashMap<String, u32>,
+    /// `<compiler settotalmass>` (non-positive: off).
+    pub settotalmass: f64,
+    /// Sites as read: (MuJoCo body, name, position, orientation in the body frame).
+    pub sites: Vec<(usize, String, Vec3, [f64; 4])>,
+    pub site_index: HashMap<String, usize>,
+    pub tendon_index: HashMap<String, usize>,
 }
 
 impl<'d> Reader<'d> {
@@ -158,6 +188,10 @@ impl<'d> Reader<'d> {
             body_index: HashMap::new(),
             joint_names: HashMap::new(),
             geom_names: HashMap::new(),
+            settotalmass: -1.0,
+            sites: Vec::new(),
+            site_index: HashMap::new(),
+            tendon_index: HashMap::new(),
         }
     }
 
@@ -259,27 +293,17 @@ impl<'d> Reader<'d> {
         let model_name = root.attr("model").unwrap_or("MuJoCo Model").to_string();
 
         // Sections in MuJoCo's order of effect: the compiler settings first (they change how
-        // angles are read), then defaults, options, bodies and equality constraints.
+        // angles are read), then defaults, options, bodies, and what refers to bodies, joints,
+        // sites and tendons.
         for &c in &root.children {
             let child = &doc.elems[c];
             match child.tag.as_str() {
                 "compiler" => self.read_compiler(child)?,
-                "default" | "option" | "worldbody" | "equality" => {}
+                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
                 "visual" | "asset" | "statistic" => self.skip_element(child, "visualisation only"),
                 "size" => self.skip_element(child, "memory sizes only"),
                 "sensor" => self.skip_element(child, "sensors do not change the dynamics"),
-                "keyframe" => self.skip_element(child, "keyframes do not change qpos0 or the dynamics"),
                 "custom" => self.skip_element(child, "user data only"),
-                "actuator" => self.read_actuators(child)?,
-                "tendon" => {
-                    return Err(self.err_elem(child, "tendons are not supported (they add forces and constraints)"))
-                }
-                "contact" => {
-                    return Err(self.err_elem(
-                        child,
-                        "contact pairs and exclusions are not supported (they change which geoms collide)",
-                    ))
-                }
                 other => {
                     return Err(self.err_elem(
                         child,
@@ -305,24 +329,46 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_: true,
+            has_inertial: false,
         });
         self.body_index.insert("world".into(), 0);
         for child in self.sections("worldbody") {
             self.check_attrs(child, &[])?;
             self.read_body_tree(child)?;
         }
+        self.set_total_mass(self.settotalmass);
         self.check_moving_masses()?;
 
         let (mut model, joint_fs) = self.emit(model_name)?;
+        self.emit_sites(&mut model);
 
+        for child in self.sections("tendon") {
+            let t = self.read_tendons(child, &model, &joint_fs)?;
+            model.tendons.extend(t);
+        }
         let mut equality = Vec::new();
+        let mut eq_params = Vec::new();
         for child in self.sections("equality") {
             self.check_attrs(child, &[])?;
             for &eq in &child.children {
-                equality.push(self.read_equality(&doc.elems[eq], &model, &joint_fs)?);
+                let (e, p) = self.read_equality(&doc.elems[eq], &model, &joint_fs)?;
+                equality.push(e);
+                eq_params.push(p);
             }
         }
         model.equality = equality;
+        model.eq_params = eq_params;
+        for child in self.sections("actuator") {
+            let acts = self.read_actuators(child, &model, &joint_fs)?;
+            model.actuators.extend(acts);
+        }
+        for child in self.sections("contact") {
+            self.read_contact(child, &mut model)?;
+        }
+        for child in self.sections("keyframe") {
+            let keys = self.read_keyframes(child, &model)?;
+            model.keyframes.extend(keys);
+        }
         model.validate()?;
         Ok(model)
     }
@@ -344,6 +390,7 @@ impl<'d> Reader<'d> {
             e,
             &[
                 "angle",
+                "coordinate",
                 "eulerseq",
                 "inertiafromgeom",
                 "autolimits",
@@ -391,7 +438,12 @@ impl<'d> Reader<'d> {
             }
         }
         // Settings that would change masses or the body list: only their defaults are accepted.
-        for (k, default) in [("boundmass", 0.0), ("boundinertia", 0.0), ("settotalmass", -1.0)] {
+        // MuJoCo 4.0 only reads frames in local coordinates
+        a.keyword("coordinate", &["local"])?;
+        if let Some(t) = a.real("settotalmass")? {
+            self.settotalmass = t;
+        }
+        for (k, default) in [("boundmass", 0.0), ("boundinertia", 0.0)] {
             if let Some(v) = a.real(k)? {
                 if v != default {
                     return Err(a.err_attr(
@@ -433,6 +485,9 @@ impl<'d> Reader<'d> {
                 "iterations",
                 "tolerance",
                 "impratio",
+                "density",
+                "viscosity",
+                "wind",
                 "magnetic",
                 "jacobian",
             ],
@@ -467,25 +522,23 @@ impl<'d> Reader<'d> {
         if let Some(r) = a.real("impratio")? {
             self.opt.impratio = r;
         }
+        if let Some(x) = a.real("density")? {
+            self.opt.density = x;
+        }
+        if let Some(x) = a.real("viscosity")? {
+            if x < 0.0 {
+                return Err(a.err_key("viscosity", "must be >= 0"));
+            }
+            self.opt.viscosity = x;
+        }
+        if let Some(w) = a.vec::<3>("wind")? {
+            self.opt.wind = Vec3::from(w);
+        }
         for child in e.children.iter().map(|&c| &self.doc.elems[c]) {
             match child.tag.as_str() {
                 "flag" => {
                     check_leaf(self.doc, child)?;
-                    let list: Vec<String> = child
-                        .attrs
-                        .iter()
-                        .map(|x| format!("{}=\"{}\"", esc(&x.name), esc(&x.value)))
-                        .collect();
-                    self.warn(
-                        "element flag".into(),
-                        child.file,
-                        child.line,
-                        format!(
-                            "<flag {}> skipped: every flag keeps MuJoCo's default here (a disabled or enabled \
-                             flag would change the dynamics in MuJoCo)",
-                            list.join(" ")
-                        ),
-                    );
+                    self.read_flags(child)?;
                 }
                 other => {
                     return Err(self.err_elem(child, format!("element <{other}> inside <option> is not supported")))
@@ -495,44 +548,64 @@ impl<'d> Reader<'d> {
         Ok(())
     }
 
-    fn read_actuators(&mut self, e: &'d Elem) -> Result<()> {
-        self.check_attrs(e, &[])?;
-        const MOTOR_ATTRS: [&str; 13] = [
-            "name",
-            "class",
-            "joint",
-            "jointinparent",
-            "site",
-            "tendon",
-            "body",
-            "gear",
-            "ctrlrange",
-            "ctrllimited",
-            "forcerange",
-            "forcelimited",
-            "group",
+    /// `<flag>`: MuJoCo's `disableflags`/`enableflags`. A disabled gravity is applied (gravity
+    /// set to zero, as `mj_rne` then ignores it); disabling springs, dampers or actuation would
+    /// change the passive and actuator forces and is rejected; every other flag concerns stages
+    /// not computed here and is stored in [`Options::flags`] with a warning.
+    fn read_flags(&mut self, e: &'d Elem) -> Result<()> {
+        const FLAGS: [(&str, bool); 26] = [
+            ("constraint", true),
+            ("equality", true),
+            ("frictionloss", true),
+            ("limit", true),
+            ("contact", true),
+            ("spring", true),
+            ("damper", true),
+            ("gravity", true),
+            ("clampctrl", true),
+            ("warmstart", true),
+            ("filterparent", true),
+            ("actuation", true),
+            ("refsafe", true),
+            ("sensor", true),
+            ("midphase", true),
+            ("eulerdamp", true),
+            ("autoreset", true),
+            ("nativeccd", true),
+            ("island", true),
+            ("override", false),
+            ("energy", false),
+            ("fwdinv", false),
+            ("invdiscrete", false),
+            ("multiccd", false),
+            ("sleep", false),
+            ("passive", true),
         ];
-        for child in e.children.iter().map(|&c| &self.doc.elems[c]) {
-            match child.tag.as_str() {
-                "motor" => {
-                    check_leaf(self.doc, child)?;
-                    self.check_attrs(child, &MOTOR_ATTRS)?;
-                    self.warn(
-                        "element motor".into(),
-                        child.file,
-                        child.line,
-                        "<motor> skipped: a motor's force is gear * ctrl and this library has no controls, so \
-                         it exerts no force; the model has no actuators"
-                            .into(),
-                    );
-                }
-                other => {
-                    return Err(self.err_elem(
-                        child,
-                        format!("actuator <{other}> is not supported (it can exert force at zero control); only <motor> is skipped"),
-                    ))
-                }
+        let a = Attrs::direct(&self.doc.files, e);
+        for attr in &e.attrs {
+            let Some(&(name, default)) = FLAGS.iter().find(|(n, _)| *n == attr.name) else {
+                return Err(self.err_at(e.file, attr.line, format!("<flag>: unknown flag '{}'", esc(&attr.name))));
+            };
+            let on = a.keyword(name, &["enable", "disable"])? == Some("enable");
+            if on == default {
+                continue;
             }
+            match name {
+                "gravity" => self.opt.gravity = Vec3::zeros(),
+                "spring" | "damper" | "actuation" | "passive" => {
+                    return Err(a.err_key(name, "disabling passive or actuator forces is not implemented"))
+                }
+                _ => self.warn(
+                    format!("flag {name}"),
+                    e.file,
+                    attr.line,
+                    format!(
+                        "<flag {name}=\"{}\"> stored in Options::flags: it concerns a stage (constraints, contacts, integration, energy) not computed yet",
+                        if on { "enable" } else { "disable" }
+                    ),
+                ),
+            }
+            self.opt.flags.push((name.to_string(), on));
         }
         Ok(())
     }
@@ -593,7 +666,9 @@ impl<'d> Reader<'d> {
                 "geom" => {
                     check_leaf(doc, child)?;
                     let class = self.class_of(child, cc)?;
-                    let mut g = self.read_geom(child, class, me)?;
+                    let Some(mut g) = self.read_geom(child, class, me)? else {
+                        continue;
+                    };
                     if let Some(f) = frame {
                         let (p, q) = f.apply(&g.geom.pos, &g.geom.quat);
                         g.geom.pos = p;
@@ -627,7 +702,19 @@ impl<'d> Reader<'d> {
                     inertial_line = child.line;
                     inertial = Some(self.read_inertial(child)?);
                 }
-                "site" | "camera" | "light" => {
+                "site" => {
+                    check_leaf(doc, child)?;
+                    let class = self.class_of(child, cc)?;
+                    let (name, mut pos, mut quat) = self.read_site(child, class)?;
+                    if let Some(f) = frame {
+                        (pos, quat) = f.apply(&pos, &quat);
+                    }
+                    if !name.is_empty() {
+                        self.site_index.insert(name.clone(), self.sites.len());
+                    }
+                    self.sites.push((me, name, pos, quat));
+                }
+                "camera" | "light" => {
                     check_leaf(doc, child)?;
                     self.skip_element(child, "no effect on the dynamics")
                 }
@@ -742,6 +829,7 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_,
+            has_inertial: e.children.iter().any(|&c| doc.elems[c].tag == "inertial"),
         });
         Ok((idx, childclass))
     }
@@ -789,6 +877,19 @@ impl<'d> Reader<'d> {
         let armature = nonneg("armature")?;
         let frictionloss = nonneg("frictionloss")?;
         let stiffness = a.real("stiffness")?.unwrap_or(0.0);
+        let angular = jt == "hinge" && self.compiler.degree;
+        let to_unit = |x: f64| if angular { x / 180.0 * std::f64::consts::PI } else { x };
+        let reference = to_unit(a.real("ref")?.unwrap_or(0.0));
+        let springref = to_unit(a.real("springref")?.unwrap_or(0.0));
+        if (jt == "ball" || jt == "free") && stiffness != 0.0 {
+            return Err(a.err_key(
+                "stiffness",
+                "springs on ball and free joints are not implemented (only hinge and slide)",
+            ));
+        }
+        let margin = a.real("margin")?.unwrap_or(0.0);
+        let limit_params = solver_params(&a, "solreflimit", "solimplimit")?;
+        let friction_params = solver_params(&a, "solreffriction", "solimpfriction")?;
 
         let limited = match (jt, limited_kw) {
             ("free", _) => false,
@@ -839,12 +940,21 @@ impl<'d> Reader<'d> {
             stiffness,
             limited,
             range,
+            springref,
+            margin,
+            limit_params,
+            friction_params,
         };
         Ok(JointSpec {
             joint,
+            reference: if jt == "hinge" || jt == "slide" { reference } else { 0.0 },
             file: e.file,
             line: a.line,
         })
+    }
+
+    fn body_has_inertial(&self, body: usize) -> bool {
+        self.bodies[body].has_inertial
     }
 
     /// Joint and geom names must be unique (MuJoCo: "repeated name").
@@ -898,9 +1008,9 @@ impl<'d> Reader<'d> {
         if mass < 0.0 {
             return Err(a.err_attr("mass", a.last("mass").unwrap(), "mass cannot be negative"));
         }
-        let (inertia, principal) = if let Some(f) = a.vec::<6>("fullinertia")? {
+        let (inertia, principal, iquat) = if let Some(f) = a.vec::<6>("fullinertia")? {
             let m = Mat3::new(f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2]);
-            let ev = nalgebra::SymmetricEigen::new(m).eigenvalues;
+            let (iq, ev) = crate::model::principal_axes(&m);
             let p = [ev[0], ev[1], ev[2]];
             if p.iter().any(|&x| x < mjEPS) {
                 return Err(a.err_attr(
@@ -909,7 +1019,7 @@ impl<'d> Reader<'d> {
                     "inertia must have positive eigenvalues",
                 ));
             }
-            (m, p)
+            (m, p, iq)
         } else {
             let d = a.vec::<3>("diaginertia")?.unwrap_or([0.0; 3]);
             if d.iter().any(|&x| x < 0.0) {
@@ -921,7 +1031,7 @@ impl<'d> Reader<'d> {
             }
             let q = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
             let r = quat_to_mat(&q);
-            (r * Mat3::from_diagonal(&Vec3::from(d)) * r.transpose(), d)
+            (r * Mat3::from_diagonal(&Vec3::from(d)) * r.transpose(), d, q)
         };
         let [p0, p1, p2] = principal;
         if p0 + p1 < p2 || p0 + p2 < p1 || p1 + p2 < p0 {
@@ -934,10 +1044,13 @@ impl<'d> Reader<'d> {
             com: Vec3::from(pos),
             inertia,
             principal,
+            iquat,
         })
     }
 
-    fn read_geom(&mut self, e: &'d Elem, class: usize, body: usize) -> Result<GeomSpec> {
+    /// Reads a geom; `None` for a height field or mesh, which are skipped (with a warning) when
+    /// they carry no mass into a moving body.
+    fn read_geom(&mut self, e: &'d Elem, class: usize, body: usize) -> Result<Option<GeomSpec>> {
         let mut list: Vec<&str> = GEOM_ATTRS.to_vec();
         list.extend(["name", "class"]);
         self.check_attrs(e, &list)?;
@@ -966,6 +1079,33 @@ impl<'d> Reader<'d> {
             "capsule" => GeomType::Capsule,
             "cylinder" => GeomType::Cylinder,
             "box" => GeomType::Box,
+            "ellipsoid" => GeomType::Ellipsoid,
+            "hfield" | "mesh" => {
+                let b = &self.bodies[body];
+                let inertia_needed = !b.static_
+                    && a.real("mass")? != Some(0.0)
+                    && match self.compiler.inertia_from_geom {
+                        InertiaFromGeom::True => true,
+                        InertiaFromGeom::Auto => !self.body_has_inertial(body),
+                        InertiaFromGeom::False => false,
+                    };
+                if inertia_needed {
+                    return Err(a.err_key(
+                        "type",
+                        format!(
+                            "{tname} geom in moving body '{}' whose inertia comes from its geoms: {tname} volume and inertia are not implemented",
+                            esc(&b.name)
+                        ),
+                    ));
+                }
+                self.warn(
+                    format!("geom {tname}"),
+                    e.file,
+                    e.line,
+                    format!("<geom type=\"{tname}\"> skipped: {tname} geoms carry no mass here and collisions are not computed yet"),
+                );
+                return Ok(None);
+            }
             other => {
                 return Err(a.err_attr(
                     "type",
@@ -979,8 +1119,11 @@ impl<'d> Reader<'d> {
         let mut quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
         if let Some(ft) = a.vec::<6>("fromto")? {
             let src = a.last("fromto").unwrap();
-            if !matches!(gtype, GeomType::Capsule | GeomType::Cylinder | GeomType::Box) {
-                return Err(a.err_attr("fromto", src, "fromto needs a capsule, cylinder or box"));
+            if !matches!(
+                gtype,
+                GeomType::Capsule | GeomType::Cylinder | GeomType::Box | GeomType::Ellipsoid
+            ) {
+                return Err(a.err_attr("fromto", src, "fromto needs a capsule, cylinder, box or ellipsoid"));
             }
             if pos != Vec3::zeros() {
                 return Err(a.err("both 'pos' and 'fromto' are given"));
@@ -995,7 +1138,7 @@ impl<'d> Reader<'d> {
                 return Err(a.err_attr("fromto", src, "fromto points are too close"));
             }
             size[1] = half;
-            if gtype == GeomType::Box {
+            if matches!(gtype, GeomType::Box | GeomType::Ellipsoid) {
                 size[2] = size[1];
                 size[1] = size[0];
             }
@@ -1007,7 +1150,7 @@ impl<'d> Reader<'d> {
             GeomType::Plane => 0,
             GeomType::Sphere => 1,
             GeomType::Capsule | GeomType::Cylinder => 2,
-            GeomType::Box => 3,
+            GeomType::Box | GeomType::Ellipsoid => 3,
         };
         if gtype == GeomType::Plane && size[2] <= 0.0 {
             return Err(a.err(format!("plane size[2] must be positive (size = {size:?})")));
@@ -1028,6 +1171,10 @@ impl<'d> Reader<'d> {
         let contype = a.int("contype")?.unwrap_or(1);
         let conaffinity = a.int("conaffinity")?.unwrap_or(1);
         let margin = a.real("margin")?.unwrap_or(0.0);
+        let gap = a.real("gap")?.unwrap_or(0.0);
+        let solmix = a.real("solmix")?.unwrap_or(1.0);
+        let priority = a.int("priority")?.unwrap_or(0);
+        let params = solver_params(&a, "solref", "solimp")?;
         let group = a.int("group")?.unwrap_or(0);
         let density = a.real("density")?.unwrap_or(1000.0);
         if density < 0.0 {
@@ -1053,36 +1200,72 @@ impl<'d> Reader<'d> {
             contype: contype as u32,
             conaffinity: conaffinity as u32,
             margin,
+            gap,
+            params,
+            solmix,
+            priority,
         };
-        Ok(GeomSpec {
+        Ok(Some(GeomSpec {
             geom,
             mass,
             diag,
             group,
-        })
+        }))
     }
 
     // --------------------------------------------------------------------------------------------
     // Equality constraints
     // --------------------------------------------------------------------------------------------
 
-    fn read_equality(&mut self, e: &'d Elem, model: &Model, joint_fs: &HashMap<String, usize>) -> Result<Equality> {
+    fn read_equality(
+        &mut self,
+        e: &'d Elem,
+        model: &Model,
+        joint_fs: &HashMap<String, usize>,
+    ) -> Result<(Equality, SolverParams)> {
         check_leaf(self.doc, e)?;
         let tag = e.tag.as_str();
         let list: &[&str] = match tag {
-            "connect" => &["name", "class", "active", "body1", "body2", "anchor"],
-            "weld" => &["name", "class", "active", "body1", "body2", "anchor", "relpose"],
-            "joint" => &["name", "class", "active", "joint1", "joint2", "polycoef"],
+            "connect" => &[
+                "name", "class", "active", "body1", "body2", "anchor", "solref", "solimp",
+            ],
+            "weld" => &[
+                "name",
+                "class",
+                "active",
+                "body1",
+                "body2",
+                "anchor",
+                "relpose",
+                "solref",
+                "solimp",
+                "torquescale",
+            ],
+            "joint" => &[
+                "name", "class", "active", "joint1", "joint2", "polycoef", "solref", "solimp",
+            ],
+            "tendon" => &[
+                "name", "class", "active", "tendon1", "tendon2", "polycoef", "solref", "solimp",
+            ],
             other => {
                 return Err(self.err_elem(
                     e,
-                    format!("equality <{other}> is not supported (only connect, weld and joint)"),
+                    format!(
+                        "equality <{}> is not supported (only connect, weld, joint and tendon)",
+                        esc(other)
+                    ),
                 ))
             }
         };
         self.check_attrs(e, list)?;
-        let _ = self.class_of(e, 0)?;
-        let a = Attrs::direct(&self.doc.files, e);
+        let class = self.class_of(e, 0)?;
+        let a = self.resolved(e, "equality", class);
+        let params = solver_params(&a, "solref", "solimp")?;
+        if let Some(t) = a.real("torquescale")? {
+            if t != 1.0 {
+                return Err(a.err_key("torquescale", "only the default 1 is supported"));
+            }
+        }
         if a.boolean("active")? == Some(false) {
             return Err(a.err_attr(
                 "active",
@@ -1101,7 +1284,7 @@ impl<'d> Reader<'d> {
                 None => Ok(0),
             }
         };
-        Ok(match tag {
+        let eq = match tag {
             "connect" => {
                 let body1 = body("body1", true)?;
                 let body2 = body("body2", false)?;
@@ -1135,6 +1318,26 @@ impl<'d> Reader<'d> {
                     relpose,
                 }
             }
+            "tendon" => {
+                let tendon = |key: &str| -> Result<Option<usize>> {
+                    let Some(src) = a.last(key) else {
+                        return Ok(None);
+                    };
+                    match self.tendon_index.get(src.value.as_str()) {
+                        Some(&t) => Ok(Some(t)),
+                        None => Err(a.err_attr(key, src, "unknown tendon")),
+                    }
+                };
+                let Some(tendon1) = tendon("tendon1")? else {
+                    return Err(a.err("required attribute 'tendon1' is missing"));
+                };
+                Equality::Tendon {
+                    name,
+                    tendon1,
+                    tendon2: tendon("tendon2")?,
+                    polycoef: a.partial::<5>("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])?,
+                }
+            }
             _ => {
                 let joint = |key: &str| -> Result<Option<usize>> {
                     let Some(src) = a.last(key) else {
@@ -1163,7 +1366,8 @@ impl<'d> Reader<'d> {
                     polycoef,
                 }
             }
-        })
+        };
+        Ok((eq, params))
     }
 }
 
@@ -1202,4 +1406,13 @@ fn compose(outer: Option<Frame>, inner: Frame) -> Frame {
             Frame { pos, quat }
         }
     }
+}
+
+/// A constraint's `solref`/`solimp` pair (each may give fewer numbers than MuJoCo's `mjNREF`,
+/// `mjNIMP`; the rest keep MuJoCo's defaults), after the default classes.
+pub(crate) fn solver_params(a: &Attrs, ref_key: &str, imp_key: &str) -> Result<SolverParams> {
+    Ok(SolverParams {
+        solref: a.partial::<2>(ref_key, SOLREF_DEFAULT)?,
+        solimp: a.partial::<5>(imp_key, SOLIMP_DEFAULT)?,
+    })
 }

@@ -13,11 +13,17 @@
 mod builder;
 pub mod canned;
 pub mod constants;
+mod elements;
 mod joint;
 mod loops;
 pub mod mechanisms;
 
+pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
+pub use elements::{
+    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Site, SolverParams, Tendon, TendonKind, TendonWrap,
+    Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
+};
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
 pub use loops::LoopJoint;
 
@@ -44,6 +50,16 @@ pub struct Options {
     pub tolerance: f64,
     /// Ratio of frictional to normal constraint impedance.
     pub impratio: f64,
+    /// Density of the surrounding medium (MuJoCo's fluid model, `mj_fluid`).
+    pub density: f64,
+    /// Viscosity of the surrounding medium.
+    pub viscosity: f64,
+    /// Wind velocity in world coordinates.
+    pub wind: Vec3,
+    /// MuJoCo's `<flag>` settings that differ from the default, as (name, enabled), e.g.
+    /// `("contact", false)`. A disabled `gravity` flag is applied to [`Options::gravity`] (set
+    /// to zero) by the MJCF reader, as MuJoCo's `mj_rne` ignores gravity then.
+    pub flags: Vec<(String, bool)>,
 }
 
 impl Default for Options {
@@ -57,6 +73,10 @@ impl Default for Options {
             iterations: 100,
             tolerance: 1e-8,
             impratio: 1.0,
+            density: 0.0,
+            viscosity: 0.0,
+            wind: Vec3::zeros(),
+            flags: Vec::new(),
         }
     }
 }
@@ -74,6 +94,8 @@ pub enum GeomType {
     Cylinder,
     /// Box of half-sizes `size[0..3]`.
     Box,
+    /// Ellipsoid of semi-axes `size[0..3]`.
+    Ellipsoid,
 }
 
 /// A geom attached to a body.
@@ -101,6 +123,14 @@ pub struct Geom {
     pub conaffinity: u32,
     /// Contact margin.
     pub margin: f64,
+    /// Contact gap: contacts within `margin - gap` are included but inactive.
+    pub gap: f64,
+    /// Contact softness (`solref`, `solimp`).
+    pub params: SolverParams,
+    /// Weight of this geom's `solref`/`solimp` when mixed with another's (`solmix`).
+    pub solmix: f64,
+    /// Contact priority: the geom with the higher priority sets the contact's parameters.
+    pub priority: i32,
 }
 
 /// Equality constraints (MuJoCo's `<equality>`); they close kinematic loops.
@@ -141,6 +171,14 @@ pub enum Equality {
         name: String,
         joint1: usize,
         joint2: Option<usize>,
+        polycoef: [f64; 5],
+    },
+    /// Tendon coupling: `L1 - L1_0 = polycoef(L2 - L2_0)` with tendon lengths at qpos0, as for
+    /// [`Equality::Joint`]; indices into [`Model::tendons`].
+    Tendon {
+        name: String,
+        tendon1: usize,
+        tendon2: Option<usize>,
         polycoef: [f64; 5],
     },
 }
@@ -193,6 +231,26 @@ pub struct Model {
     /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
     /// for a tree. See [`crate::loops`].
     pub loops: Vec<LoopJoint>,
+    /// Softness of each equality constraint (`eq_solref`, `eq_solimp`), parallel to `equality`.
+    pub eq_params: Vec<SolverParams>,
+    /// Orientation of each body's principal axes of inertia in its frame (MuJoCo's
+    /// `body_iquat`), per Featherstone body.
+    pub body_iquat: Vec<[f64; 4]>,
+    /// Principal moments of inertia about the centre of mass (MuJoCo's `body_inertia`), per
+    /// Featherstone body, in the axes of `body_iquat`.
+    pub body_inertia: Vec<Vec3>,
+    /// Sites (MuJoCo's `site_*`).
+    pub sites: Vec<Site>,
+    /// Tendons (MuJoCo's `ten_*`).
+    pub tendons: Vec<Tendon>,
+    /// Actuators (MuJoCo's `actuator_*`).
+    pub actuators: Vec<Actuator>,
+    /// Named states (MuJoCo's `key_*`).
+    pub keyframes: Vec<Keyframe>,
+    /// Explicit contact pairs (MuJoCo's `pair_*`).
+    pub contact_pairs: Vec<ContactPair>,
+    /// Body pairs excluded from contact (MuJoCo's `exclude_signature`), Featherstone bodies.
+    pub contact_excludes: Vec<(usize, usize)>,
 }
 
 impl Model {
