@@ -26,7 +26,7 @@ pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{tendon_kinematics, TendonState};
 
 use crate::error::{check_vector, Error, Result};
-use crate::model::{JointCalc, Model};
+use crate::model::{difference_joint, JointCalc, JointType, Model};
 use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
 use nalgebra::DVector;
 
@@ -152,6 +152,20 @@ pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f6
         if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
             let a = model.q_adr[i];
             out[model.v_adr[i]] -= j.stiffness * (q[a] - j.springref);
+        } else if j.stiffness != 0.0 && matches!(j.jtype, JointType::Spherical | JointType::Free) {
+            // MuJoCo's ball and free springs pull towards qpos_spring = qpos0: the rotation
+            // vector q (-) qpos0 (`mju_subQuat`) and, for a free joint, the position difference.
+            let (qs, vs) = (model.qs(i), model.dofs(i));
+            let mut dif = [0.0; 6];
+            difference_joint(
+                &j.jtype,
+                &model.qpos0.as_slice()[qs.clone()],
+                &q[qs],
+                &mut dif[..vs.len()],
+            );
+            for (k, dof) in vs.enumerate() {
+                out[dof] -= j.stiffness * dif[k];
+            }
         }
     }
     if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {

@@ -34,8 +34,8 @@ pub fn tendon_passive(model: &Model, ten: &TendonState, qd: &[f64], qfrc: &mut [
 }
 
 // ANCHOR: inertia_box_fluid
-/// MuJoCo's inertia-box fluid model (`mj_inertiaBoxFluidModel`), for `density` or `viscosity`
-/// > 0. Each body with mass is replaced by the box with its mass and principal moments
+/// MuJoCo's inertia-box fluid model (`mj_inertiaBoxFluidModel`), when `density` or
+/// `viscosity` is positive. Each body with mass is replaced by the box with its mass and principal moments
 /// (`body_inertia`): side lengths `b_k = sqrt(6 (I_j + I_l - I_k) / m)`. With `w`
 /// and `v` the body's angular velocity and the velocity of its centre of mass relative to the
 /// wind, both in the principal axes (`body_iquat`), it feels
@@ -115,7 +115,7 @@ pub fn fluid_forces(model: &Model, q: &[f64], qd: &[f64], qfrc: &mut [f64]) {
         let p = model.lambda[i];
         if p != 0 {
             let fp = x_up[i].inv_apply_force(&f[i]);
-            f[p] = f[p] + fp;
+            f[p] += fp;
         }
     }
 }

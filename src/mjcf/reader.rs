@@ -881,12 +881,6 @@ impl<'d> Reader<'d> {
         let to_unit = |x: f64| if angular { x / 180.0 * std::f64::consts::PI } else { x };
         let reference = to_unit(a.real("ref")?.unwrap_or(0.0));
         let springref = to_unit(a.real("springref")?.unwrap_or(0.0));
-        if (jt == "ball" || jt == "free") && stiffness != 0.0 {
-            return Err(a.err_key(
-                "stiffness",
-                "springs on ball and free joints are not implemented (only hinge and slide)",
-            ));
-        }
         let margin = a.real("margin")?.unwrap_or(0.0);
         let limit_params = solver_params(&a, "solreflimit", "solimplimit")?;
         let friction_params = solver_params(&a, "solreffriction", "solimpfriction")?;
