@@ -137,6 +137,10 @@ pub struct Inspection {
     pub model: String,
     /// Sizes.
     pub sizes: Sizes,
+    /// Name of each MuJoCo body (`body_name`, index 0 = "world").
+    pub body_name: Vec<String>,
+    /// Name of each joint in MuJoCo's order (`jnt_name`; empty if unnamed).
+    pub jnt_name: Vec<String>,
     /// Parent of each MuJoCo body (`body_parentid`; the world is its own parent, 0).
     pub body_parentid: Vec<usize>,
     /// Parent dof of each dof, -1 at the root of a tree (`dof_parentid`).
@@ -273,10 +277,30 @@ pub fn loop_report(model: &Model, q: &[f64]) -> Result<Option<LoopReport>> {
 /// `mbd inspect`: reads an MJCF model and, optionally, a state file, and computes
 /// [`Inspection`].
 pub fn inspect(model_path: &Path, state: Option<&Path>) -> Result<Inspection> {
+    inspect_at(model_path, state, None)
+}
+
+/// [`inspect`] at a state file or at the model's keyframe named `key` (MuJoCo's
+/// `<keyframe><key name>`, its qpos and qvel); at most one of the two.
+pub fn inspect_at(model_path: &Path, state: Option<&Path>, key: Option<&str>) -> Result<Inspection> {
     let loaded = crate::mjcf::load(model_path)?;
-    let state = match state {
-        Some(p) => read_state(p, &loaded.model)?,
-        None => State::reference(&loaded.model),
+    let state = match (state, key) {
+        (Some(p), None) => read_state(p, &loaded.model)?,
+        (None, Some(k)) => {
+            let Some(kf) = loaded.model.keyframes.iter().find(|f| f.name == k) else {
+                return Err(Error::Unknown {
+                    kind: "keyframe".into(),
+                    name: k.into(),
+                });
+            };
+            State {
+                qpos: kf.qpos.clone(),
+                qvel: kf.qvel.clone(),
+                qfrc_applied: vec![0.0; loaded.model.nv],
+            }
+        }
+        (None, None) => State::reference(&loaded.model),
+        (Some(_), Some(_)) => return Err(Error::State("give a state file or a keyframe, not both".into())),
     };
     inspect_model(&loaded.model, &state, loaded.warnings)
 }
@@ -316,6 +340,11 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>) -> Res
             nbody: model.mj_nbody(),
             nb: model.nb,
         },
+        body_name: model.mj_body_name.clone(),
+        jnt_name: (1..=model.nb)
+            .filter(|&i| !matches!(model.joints[i].jtype, crate::model::JointType::Fixed))
+            .map(|i| model.joints[i].name.clone())
+            .collect(),
         body_parentid: body_parentid(model),
         dof_parentid: model.dof_parent.iter().map(|p| p.map_or(-1, |d| d as i64)).collect(),
         qpos: state.qpos.clone(),
@@ -344,6 +373,13 @@ impl Inspection {
             "model '{}': nq {}, nv {}, {} MuJoCo bodies incl. world ({} Featherstone bodies)\n",
             self.model, s.nq, s.nv, s.nbody, s.nb
         );
+        out += &format!("bodies: {}\n", self.body_name.join(", "));
+        let joints: Vec<&str> = self
+            .jnt_name
+            .iter()
+            .map(|n| if n.is_empty() { "(unnamed)" } else { n.as_str() })
+            .collect();
+        out += &format!("joints: {}\n", joints.join(", "));
         out += &format!(
             "energy: potential {:.6}, kinetic {:.6}\n",
             self.energy[0], self.energy[1]

@@ -17,9 +17,10 @@ USAGE:
         for missing includes, empty code blocks, broken links and unused figures.
         Needs the cargo feature `book`: cargo run --release --features book -- book
 
-    mbd inspect MODEL.xml [--state STATE.json] [--json]
-        Sizes, structure and the smooth dynamics at a state (M, qfrc_bias, qfrc_passive,
-        qacc_smooth, energy, xpos, xquat), named as MuJoCo names them. --json prints everything.
+    mbd inspect MODEL.xml [--state STATE.json | --key NAME] [--json]
+        Sizes, body and joint names and the smooth dynamics at a state (M, qfrc_bias,
+        qfrc_passive, qacc_smooth, energy, xpos, xquat), named as MuJoCo names them; --key uses
+        the model's <keyframe><key name=NAME>. --json prints everything.
 
     mbd simulate MODEL.xml --steps N [--integrator euler|rk4] [--state STATE.json] --out FILE.csv|FILE.json
         Step an unconstrained model with MuJoCo's semi-implicit Euler or RK4 (default: the
@@ -188,9 +189,12 @@ fn book(_args: &[String]) -> Result<(), Failure> {
 }
 
 fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--state"], &["--json"])?;
+    let o = Options::parse(args, &["--state", "--key"], &["--json"])?;
     let model = o.model("inspect")?;
-    let ins = inspect::inspect(&model, o.value("--state").map(Path::new))?;
+    if o.value("--state").is_some() && o.value("--key").is_some() {
+        return Err(Failure::Usage("inspect: give --state or --key, not both".into()));
+    }
+    let ins = inspect::inspect_at(&model, o.value("--state").map(Path::new), o.value("--key"))?;
     if o.switch("--json") {
         let text = serde_json::to_string_pretty(&ins).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         println!("{text}");
