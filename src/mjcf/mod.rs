@@ -20,7 +20,8 @@
 //! | attribute access and the schema of allowed children | `attrs.rs` | `xml_util.cc` (`ReadAttr`), `xml_native_reader.cc` (`MJCF[]`) |
 //! | default classes | `defaults.rs` | `mjsDefault`, `xml_native_reader.cc` (`Default`) |
 //! | orientation attributes | `orientation.rs` | `user_util.cc` (`mjuu_frame2quat`, ...) |
-//! | element readers: compiler, option, bodies (iterative), joints, geoms, inertials, equality | `reader.rs` | `xml_native_reader.cc` |
+//! | element readers: compiler, option, flags, bodies and frames (iterative), joints, geoms, inertials, equality | `reader.rs` | `xml_native_reader.cc` |
+//! | element readers: sites, tendons, actuators, keyframes, contact pairs and exclusions | `elements.rs` | `xml_native_reader.cc` |
 //! | the compile step: mass and inertia from geoms, mass checks | `compile.rs` | `user_model.cc`, `user_objects.cc` (`mjCBody::Compile`, `mjCGeom::SetInertia`) |
 //! | emitting the [`Model`] (one Featherstone body per joint) | `emit.rs` | `mjCModel::CopyObjects` |
 //!
@@ -29,19 +30,27 @@
 //! | element | attributes | notes |
 //! |---|---|---|
 //! | `<mujoco>` | `model` | |
-//! | `<compiler>` | `angle` (`degree` default, `radian`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange` | `boundmass`, `boundinertia`, `settotalmass`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir`, `texturedir`, `assetdir`, `strippath`, `usethread` are skipped with a warning |
-//! | `<option>` | `timestep`, `gravity`, `integrator`, `solver`, `cone`, `iterations`, `tolerance`, `impratio` | `magnetic` and `jacobian` skipped with a warning; the `<flag>` child is skipped with a warning (all flags keep MuJoCo's defaults) |
-//! | `<default>` | nested `<default class>` with `<joint>` and `<geom>` defaults | the top-level class is `main`; an element's `class` wins over the `childclass` of its enclosing bodies, which applies to the body's own joints and geoms and to all its descendants until another `childclass` |
-//! | `<worldbody>` | `<geom>`, `<body>` (no attributes) | several `<worldbody>` elements are concatenated, as MuJoCo does |
+//! | `<include>` | `file` | relative to the including file; the included `<mujoco>`'s children replace it; a file included twice is an error |
+//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass` | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir`, `texturedir`, `assetdir`, `strippath`, `usethread` are skipped with a warning |
+//! | `<option>` | `timestep`, `gravity`, `integrator`, `solver`, `cone`, `iterations`, `tolerance`, `impratio`, `density`, `viscosity`, `wind` | `magnetic` and `jacobian` skipped with a warning |
+//! | `<option><flag>` | every MuJoCo flag | `gravity="disable"` sets the gravity to zero (as `mj_rne` then ignores it); disabling `spring`, `damper`, `actuation` or `passive` is an error; the others are stored in [`Options::flags`](crate::model::Options::flags) with a warning (they concern stages not computed yet) |
+//! | `<default>` | nested `<default class>` with `<joint>`, `<geom>`, `<site>`, `<tendon>`, `<equality>`, `<pair>` and actuator (`<general>`, `<motor>`, `<position>`, `<velocity>`) defaults | the top-level class is `main`; an element's `class` wins over the `childclass` of its enclosing bodies and frames; actuator defaults apply layer by layer, each shortcut setting gains and biases as MuJoCo's `mjs_setTo*` do |
+//! | `<worldbody>` | `<geom>`, `<site>`, `<body>`, `<frame>` (no attributes) | several `<worldbody>` elements are concatenated, as MuJoCo does |
 //! | `<body>` | `name`, `pos`, `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`, `childclass` | `mocap="false"` and `gravcomp="0"` are accepted |
-//! | `<joint>` | `name`, `class`, `type` (`hinge`, `slide`, `ball`, `free`), `pos`, `axis`, `range`, `limited` (`true`, `false`, `auto`), `damping`, `armature`, `frictionloss`, `stiffness` | `<freejoint name>` too (it ignores defaults, as in MuJoCo) |
+//! | `<frame>` | `name`, `childclass`, `pos` and the orientations | its bodies, geoms, sites and frames are placed in it |
+//! | `<joint>` | `name`, `class`, `type` (`hinge`, `slide`, `ball`, `free`), `pos`, `axis`, `range`, `limited` (`true`, `false`, `auto`), `ref`, `springref`, `stiffness`, `damping`, `armature`, `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction` | `<freejoint name>` too (it ignores defaults, as in MuJoCo); `ref` becomes `qpos0` and is folded into `X_tree` (MuJoCo moves a hinge by `q - ref`); ball and free springs pull towards `qpos0` |
 //! | `<inertial>` | `pos`, `mass` (both required), `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`, `diaginertia`, `fullinertia` | |
-//! | `<geom>` | `name`, `class`, `type` (`plane`, `sphere`, `capsule`, `cylinder`, `box`), `size`, `pos`, `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`, `fromto` (capsule, cylinder, box), `friction`, `condim`, `contype`, `conaffinity`, `margin`, `mass`, `density`, `group` | |
-//! | `<equality>` | `<connect body1 body2 anchor>`, `<weld body1 body2 relpose anchor>`, `<joint joint1 joint2 polycoef>`, each with `name`, `class`, `active="true"` | |
+//! | `<geom>` | `name`, `class`, `type` (`plane`, `sphere`, `capsule`, `ellipsoid`, `cylinder`, `box`), `size`, `pos`, the orientations, `fromto` (capsule, cylinder, box, ellipsoid), `friction`, `condim`, `contype`, `conaffinity`, `margin`, `gap`, `solref`, `solimp`, `solmix`, `priority`, `mass`, `density`, `group` | `hfield` and `mesh` geoms are skipped with a warning where they carry no mass (static bodies, bodies with `<inertial>`); where their inertia would be needed they are an error naming them |
+//! | `<site>` | `name`, `class`, `type`, `size`, `pos`, the orientations, `fromto` | stored in [`Model::sites`](crate::model::Model::sites) |
+//! | `<tendon>` | `<fixed>` (`<joint joint coef>` on hinges and slides) and `<spatial>` (`<site>`, `<geom geom sidesite>`, `<pulley divisor>`), with `name`, `class`, `limited`, `range`, `stiffness`, `damping`, `springlength` (default: the length at `springref`), `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction`, `armature` (0 only) | lengths and moments in [`crate::dynamics::tendon_kinematics`]; wrapping around geoms is stored, and asking for the length of such a tendon is an [`Error::Unsupported`] |
+//! | `<actuator>` | `<general>` (`dyntype`, `gaintype`, `biastype`, `dynprm`, `gainprm`, `biasprm`), `<motor>`, `<position>` (`kp`, `kv`), `<velocity>` (`kv`), each with `name`, `class`, `joint` or `tendon`, `gear`, `ctrlrange`, `ctrllimited`, `forcerange`, `forcelimited`, `actrange`, `actlimited` | on hinge and slide joints and on tendons; forces in [`crate::dynamics::actuator_forces`]; `qacc_smooth` includes them at `ctrl = 0` |
+//! | `<equality>` | `<connect body1 body2 anchor>`, `<weld body1 body2 relpose anchor>`, `<joint joint1 joint2 polycoef>`, `<tendon tendon1 tendon2 polycoef>`, each with `name`, `class`, `active="true"`, `solref`, `solimp` | softness in [`Model::eq_params`](crate::model::Model::eq_params) |
+//! | `<contact>` | `<pair geom1 geom2 condim friction solref solreffriction solimp margin gap>`, `<exclude body1 body2>` | stored for the collision stage |
+//! | `<keyframe>` | `<key name time qpos qvel act ctrl>` | [`Model::keyframes`](crate::model::Model::keyframes); `mbd inspect --key NAME` |
 //!
-//! Angles (`euler`, `axisangle`, hinge and ball `range`) are in degrees unless
-//! `<compiler angle="radian"/>`. With `autolimits` (the default) a joint with `limited="auto"`
-//! is limited when `range[0] < range[1]`.
+//! Angles (`euler`, `axisangle`, hinge `range`, `ref`, `springref`) are in degrees unless
+//! `<compiler angle="radian"/>`. With `autolimits` (the default) a `limited="auto"` joint,
+//! tendon or actuator range is limited when it is given.
 //!
 //! # Bodies, joints and inertia
 //!
@@ -60,22 +69,20 @@
 //! centre of mass and inertia from its geoms whose `group` lies in `inertiagrouprange` (0 to 5
 //! by default): mass = `mass` if given, else `density` (default 1000) times the volume; planes
 //! have no volume; a capsule is a cylinder plus two hemispheres with MuJoCo's formula. The
-//! geoms' inertias are added about their common centre of mass. MuJoCo's checks follow: mass
-//! and principal moments must be non-negative and satisfy `A + B >= C`, and a body with joints
-//! needs mass and principal moments of at least `mjMINVAL` = 1e-15 unless one of its jointless
-//! children has them.
+//! geoms' inertias are added about their common centre of mass; the principal axes are kept as
+//! [`Model::body_iquat`] (the geom's own frame for a single geom, as MuJoCo does), which the
+//! inertia-box fluid model needs. `settotalmass` then scales all masses and inertias. MuJoCo's
+//! checks follow: mass and principal moments must be non-negative and satisfy `A + B >= C`,
+//! and a body with joints needs mass and principal moments of at least `mjMINVAL` = 1e-15
+//! unless one of its jointless children has them.
 //!
 //! # Skipped with a warning (no effect on the dynamics computed here)
 //!
-//! `<visual>`, `<asset>`, `<statistic>`, `<size>`, `<sensor>`, `<keyframe>` (it does not change
-//! `qpos0`), `<custom>`; `<site>`, `<camera>` and `<light>` inside bodies; default classes for
-//! those and for actuators, tendons and contact pairs; the visual-only attributes `rgba`,
-//! `material`, `group` (on joints) and `user`. One warning per kind (with its first line and a
-//! count), not one per occurrence.
-//!
-//! `<actuator>`: a `<motor>` produces `gain * ctrl`, which is zero since this library has no
-//! controls, so motors are skipped with a loud warning. Every other actuator kind (`position`,
-//! `velocity`, `general`, ...) can produce force at zero control (bias terms) and is an error.
+//! `<visual>`, `<asset>`, `<statistic>`, `<size>`, `<sensor>`, `<custom>`; `<camera>` and
+//! `<light>` inside bodies; defaults for visual elements and for the actuators rejected below;
+//! the visual-only attributes `rgba`, `material`, `group` (on joints) and `user`; the flags
+//! that concern later stages. One warning per kind (with its first line and a count), not one
+//! per occurrence.
 //!
 //! MuJoCo's XML parser accepts `--` inside comments (strict XML does not); such comments are
 //! accepted here too.
@@ -84,14 +91,15 @@
 //!
 //! Every element where MuJoCo's schema does not allow it (a `<body>` inside a `<geom>`, a
 //! `<site>` or a `<joint>`; anything inside `<joint>`, `<freejoint>`, `<geom>`, `<inertial>`,
-//! `<site>`, `<connect>`, `<weld>`, `<compiler>`); `<tendon>` and `<contact>` (pairs and
-//! exclusions change forces and collisions), `<include>`, `<frame>`, `<composite>`,
-//! `<flexcomp>`, meshes, height fields, ellipsoids, `ref`, `springref`, `solref`/`solimp` and
-//! every other attribute or element not listed above; numbers that do not parse, are not finite
-//! or exceed MuJoCo's `mjMAXVAL` = 1e10 in magnitude (`mass="1e308"`, `timestep="1e308"`);
-//! wrong counts of numbers; unknown keywords, classes, bodies or joints; repeated names;
-//! non-physical inertias; non-positive `timestep`; negative `damping`, `armature` or
-//! `frictionloss`.
+//! `<site>`, `<connect>`, `<weld>`, `<compiler>`, `<key>`, `<exclude>`, `<pair>`, an actuator);
+//! `<composite>`, `<flexcomp>`, `<deformable>`, `<extension>`; actuators other than the four
+//! above (`intvelocity`, `damper`, `cylinder`, `muscle`, `adhesion`) and transmissions other
+//! than joint and tendon; `hfield`/`mesh` geoms whose inertia is needed; `fluidshape`; tendon
+//! armature; and every other attribute or element not listed above; numbers that do not parse,
+//! are not finite or exceed MuJoCo's `mjMAXVAL` = 1e10 in magnitude (`mass="1e308"`,
+//! `timestep="1e308"`); wrong counts of numbers; unknown keywords, classes, bodies, joints,
+//! sites, tendons or geoms; repeated names; non-physical inertias; non-positive `timestep`;
+//! negative `damping`, `armature`, `frictionloss` or `stiffness` of tendons.
 //!
 //! # Scale
 //!
