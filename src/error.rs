@@ -45,6 +45,15 @@ pub enum Error {
     /// A linear system is singular or inconsistent.
     #[error("{what}: {why}")]
     Singular { what: String, why: String },
+    /// A site, tendon or actuator of a model refers to something that does not exist or has
+    /// non-finite or out-of-range parameters.
+    #[error("{kind} {index} ('{name}'): {why}")]
+    BadElement {
+        kind: String,
+        index: usize,
+        name: String,
+        why: String,
+    },
     /// A model feature that is read and stored but whose computation is not implemented yet,
     /// reported when a quantity that needs it is asked for.
     #[error("{what}: {why}")]

@@ -808,6 +808,11 @@ fn elements_where_the_schema_allows_none_are_errors() {
         &["<geom>", "not allowed inside <freejoint>"],
     );
     expect_error(
+        "<mujoco>\n<asset>\n<texture name=\"t\"/>\n<body name=\"lost\"/>\n</asset>\n</mujoco>",
+        4,
+        &["<body name=\"lost\">", "not allowed inside <asset>"],
+    );
+    expect_error(
         "<mujoco>\n<compiler>\n<body/>\n</compiler>\n</mujoco>",
         3,
         &["<body>", "not allowed inside <compiler>"],

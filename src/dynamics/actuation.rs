@@ -10,7 +10,8 @@ use crate::model::{BiasType, DynType, GainType, Model, Transmission};
 /// `qfrc_actuator` at controls `ctrl` (nu) and activations `act` (one per actuator with
 /// dynamics, in actuator order). Controls are clamped to `ctrlrange` (MuJoCo's default
 /// `clampctrl`), activations to `actrange`. Muscle gains and biases are an
-/// [`Error::Unsupported`].
+/// [`Error::Unsupported`]. `ten` are the tendon lengths and moments at `q`
+/// ([`tendon_kinematics`](super::tendon_kinematics)).
 pub fn actuator_forces(
     model: &Model,
     ten: &TendonState,
@@ -19,6 +20,7 @@ pub fn actuator_forces(
     ctrl: &[f64],
     act: &[f64],
 ) -> Result<Vec<f64>> {
+    model.check_state(q, qd)?;
     let nu = model.actuators.len();
     check_vector("ctrl", ctrl, nu)?;
     let na = model.actuators.iter().filter(|a| a.dyntype != DynType::None).count();

@@ -26,6 +26,7 @@ pub struct TendonState {
 /// MuJoCo's `mj_tendon` for fixed tendons and spatial tendons made of straight segments between
 /// sites (and pulleys).
 pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
+    crate::error::check_vector("qpos", q, model.nq)?;
     let nt = model.tendons.len();
     let mut length = vec![0.0; nt];
     let mut moment = DMatrix::zeros(nt, model.nv);

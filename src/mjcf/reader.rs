@@ -273,6 +273,40 @@ impl<'d> Reader<'d> {
         Ok(())
     }
 
+    /// A skipped section must not hide elements that build the model (a `<body>` inside
+    /// `<asset>` would vanish with its joints and mass): MuJoCo's schema allows none there.
+    fn check_skipped(&self, e: &'d Elem) -> Result<()> {
+        const MODEL_ELEMENTS: [&str; 11] = [
+            "body",
+            "worldbody",
+            "frame",
+            "joint",
+            "freejoint",
+            "geom",
+            "inertial",
+            "site",
+            "camera",
+            "light",
+            "default",
+        ];
+        let doc = self.doc;
+        let mut stack: Vec<usize> = e.children.clone();
+        while let Some(c) = stack.pop() {
+            let child = &doc.elems[c];
+            if MODEL_ELEMENTS.contains(&child.tag.as_str()) {
+                return Err(self.err_elem(
+                    child,
+                    format!(
+                        "element <{}> is not allowed inside <{}> (MuJoCo's schema)",
+                        child.tag, e.tag
+                    ),
+                ));
+            }
+            stack.extend(child.children.iter().copied());
+        }
+        Ok(())
+    }
+
     /// The children of the root with tag `tag`.
     fn sections(&self, tag: &str) -> Vec<&'d Elem> {
         let doc = self.doc;
@@ -300,10 +334,22 @@ impl<'d> Reader<'d> {
             match child.tag.as_str() {
                 "compiler" => self.read_compiler(child)?,
                 "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
-                "visual" | "asset" | "statistic" => self.skip_element(child, "visualisation only"),
-                "size" => self.skip_element(child, "memory sizes only"),
-                "sensor" => self.skip_element(child, "sensors do not change the dynamics"),
-                "custom" => self.skip_element(child, "user data only"),
+                "visual" | "asset" | "statistic" => {
+                    self.check_skipped(child)?;
+                    self.skip_element(child, "visualisation only")
+                }
+                "size" => {
+                    check_leaf(doc, child)?;
+                    self.skip_element(child, "memory sizes only")
+                }
+                "sensor" => {
+                    self.check_skipped(child)?;
+                    self.skip_element(child, "sensors do not change the dynamics")
+                }
+                "custom" => {
+                    self.check_skipped(child)?;
+                    self.skip_element(child, "user data only")
+                }
                 other => {
                     return Err(self.err_elem(
                         child,

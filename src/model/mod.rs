@@ -394,6 +394,95 @@ impl Model {
         for (k, lj) in self.loops.iter().enumerate() {
             lj.validate(self.nb, k)?;
         }
+        self.validate_elements()
+    }
+
+    /// Checks sites, tendons and actuators: indices in range, finite parameters.
+    fn validate_elements(&self) -> Result<()> {
+        let bad = |kind: &str, index: usize, name: &str, why: String| Error::BadElement {
+            kind: kind.into(),
+            index,
+            name: name.into(),
+            why,
+        };
+        let scalar_joint =
+            |j: usize| j >= 1 && j <= self.nb && self.joints[j].jtype.nq() == 1 && self.joints[j].jtype.nv() == 1;
+        for (k, s) in self.sites.iter().enumerate() {
+            if s.body > self.nb || !s.pos.iter().chain(s.quat.iter()).all(|x| x.is_finite()) {
+                return Err(bad(
+                    "site",
+                    k,
+                    &s.name,
+                    format!("body {} must be <= nb and the pose finite", s.body),
+                ));
+            }
+        }
+        for (k, t) in self.tendons.iter().enumerate() {
+            let params = [
+                t.stiffness,
+                t.damping,
+                t.springlength[0],
+                t.springlength[1],
+                t.armature,
+                t.range[0],
+                t.range[1],
+            ];
+            if !params.iter().all(|x| x.is_finite()) || t.stiffness < 0.0 || t.damping < 0.0 {
+                return Err(bad(
+                    "tendon",
+                    k,
+                    &t.name,
+                    "stiffness and damping must be finite and >= 0".into(),
+                ));
+            }
+            match &t.kind {
+                TendonKind::Fixed { joints } => {
+                    if let Some(&(j, _)) = joints.iter().find(|&&(j, c)| !scalar_joint(j) || !c.is_finite()) {
+                        return Err(bad(
+                            "tendon",
+                            k,
+                            &t.name,
+                            format!("joint {j} must be a hinge or slide with a finite coefficient"),
+                        ));
+                    }
+                }
+                TendonKind::Spatial { path } => {
+                    for w in path {
+                        let ok = match *w {
+                            TendonWrap::Site(s) => s < self.sites.len(),
+                            TendonWrap::Geom { geom, sidesite } => {
+                                geom < self.geoms.len() && sidesite.is_none_or(|s| s < self.sites.len())
+                            }
+                            TendonWrap::Pulley { divisor } => divisor > 0.0 && divisor.is_finite(),
+                        };
+                        if !ok {
+                            return Err(bad("tendon", k, &t.name, format!("path element {w:?} is out of range")));
+                        }
+                    }
+                }
+            }
+        }
+        for (k, a) in self.actuators.iter().enumerate() {
+            let trn_ok = match a.trn {
+                Transmission::Joint(j) => scalar_joint(j),
+                Transmission::Tendon(t) => t < self.tendons.len(),
+            };
+            let finite = a
+                .gear
+                .iter()
+                .chain(&a.gainprm)
+                .chain(&a.biasprm)
+                .chain(&a.dynprm)
+                .all(|x| x.is_finite());
+            if !trn_ok || !finite {
+                return Err(bad(
+                    "actuator",
+                    k,
+                    &a.name,
+                    "its transmission must be a hinge, slide or tendon of the model and its parameters finite".into(),
+                ));
+            }
+        }
         Ok(())
     }
 
