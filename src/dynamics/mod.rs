@@ -144,6 +144,17 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
 pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
+    passive_forces_with(model, q, qd, out.as_mut_slice())?;
+    Ok(out)
+}
+
+// ANCHOR: passive
+/// [`passive_forces`] into `out` (length nv); inputs are assumed valid. The joint terms neither
+/// check nor allocate; tendon springs and dampers need the tendon lengths
+/// ([`tendon_kinematics`], which allocates and fails with [`Error::Unsupported`] on a wrapping
+/// tendon), and the fluid forces allocate their per-body scratch.
+pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) -> Result<()> {
+    out.fill(0.0);
     for i in 1..=model.nb {
         let j = &model.joints[i];
         for dof in model.dofs(i) {
@@ -170,11 +181,12 @@ pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f6
     }
     if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
         let ten = tendon_kinematics(model, q)?;
-        tendon_passive(model, &ten, qd, out.as_mut_slice());
+        tendon_passive(model, &ten, qd, out);
     }
-    fluid_forces(model, q, qd, out.as_mut_slice());
-    Ok(out)
+    fluid_forces(model, q, qd, out);
+    Ok(())
 }
+// ANCHOR_END: passive
 
 /// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator -
 /// qfrc_bias + qfrc_applied)` at zero controls and activations (so `qfrc_actuator` holds only

@@ -645,6 +645,9 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
             return Err(a.err_key(key, "not implemented"));
         }
     }
+    if a.real("inheritrange")?.is_some_and(|x| x != 0.0) {
+        return Err(a.err_key("inheritrange", "inheriting the joint range is not implemented"));
+    }
     match tag {
         "general" => {
             if let Some(k) = a.keyword(

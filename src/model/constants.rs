@@ -38,3 +38,9 @@ pub const mjNGAIN: usize = 10;
 pub const mjNBIAS: usize = 10;
 /// MuJoCo's `mjNFLUID`: number of fluid-interaction parameters per geom.
 pub const mjNFLUID: usize = 12;
+
+/// [`mjMINVAL`] in Rust's constant case (the same value, for code that prefers it).
+pub const MJ_MINVAL: f64 = mjMINVAL;
+/// [`mjMAXVAL`] in Rust's constant case: also the largest magnitude `mj_checkPos`,
+/// `mj_checkVel` and `mj_checkAcc` accept in the state before declaring a simulation diverged.
+pub const MJ_MAXVAL: f64 = mjMAXVAL;
