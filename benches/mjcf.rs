@@ -1,7 +1,9 @@
 //! Timing of the MJCF reader on large generated models: a chain of 100,000 nested bodies and a
 //! flat tree of 100,000 bodies, each body with a hinge and a sphere. Reading is linear and
 //! iterative (line numbers by binary search in a table of line starts, an explicit stack over
-//! the body tree), so both take about the same time, about a second on one core.
+//! the body tree), so both shapes take about the same time and ten times the bodies take about
+//! ten times as long (measured: 0.16 s and 2.2 s for the 10,000- and 100,000-body chains on a
+//! shared two-core machine under load).
 //!
 //! ```text
 //! cargo bench --bench mjcf
