@@ -191,4 +191,28 @@ mod tests {
         assert_relative_eq!(closed[0], ixx, max_relative = 1e-8);
         assert_relative_eq!(closed[2], izz, max_relative = 1e-8);
     }
+
+    /// The ellipsoid's volume and moments against slicing it into thin elliptic disks.
+    #[test]
+    fn ellipsoid_inertia_matches_slicing() {
+        let size = [0.3f64, 0.2, 0.5];
+        let density = 700.0;
+        let mass = density * geom_volume(GeomType::Ellipsoid, &size);
+        let closed = geom_inertia(GeomType::Ellipsoid, &size, mass);
+        let (a, b, c) = (size[0], size[1], size[2]);
+        let n = 200_000;
+        let dz = 2.0 * c / n as f64;
+        let (mut m, mut ixx, mut izz) = (0.0, 0.0, 0.0);
+        for k in 0..n {
+            let z = -c + (k as f64 + 0.5) * dz;
+            let s2 = 1.0 - z * z / (c * c);
+            let dm = density * std::f64::consts::PI * a * b * s2 * dz;
+            m += dm;
+            ixx += dm * (b * b * s2 / 4.0 + z * z);
+            izz += dm * (a * a + b * b) * s2 / 4.0;
+        }
+        assert_relative_eq!(m, mass, max_relative = 1e-8);
+        assert_relative_eq!(closed[0], ixx, max_relative = 1e-8);
+        assert_relative_eq!(closed[2], izz, max_relative = 1e-8);
+    }
 }
