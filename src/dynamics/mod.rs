@@ -28,6 +28,7 @@ pub use tendon::{tendon_kinematics, TendonState};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};
 use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
+use crate::vector::AsVector;
 use nalgebra::DVector;
 
 /// Pre-allocated per-body storage shared by the recursive algorithms, so that repeated calls
@@ -141,7 +142,13 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
 /// every dof, joint springs `-stiffness * (q - springref)` on hinge and slide joints, tendon
 /// springs and dampers ([`tendon_passive`]) and the inertia-box fluid forces
 /// ([`fluid_forces`], `mj_fluid`) when the model sets `density` or `viscosity`.
-pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
+pub fn passive_forces(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
     passive_forces_with(model, q, qd, out.as_mut_slice())?;
@@ -191,7 +198,15 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
 /// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator -
 /// qfrc_bias + qfrc_applied)` at zero controls and activations (so `qfrc_actuator` holds only
 /// the bias forces of servos, e.g. `-kp q` of a position actuator), computed with ABA.
-pub fn qacc_smooth(model: &Model, q: &[f64], qd: &[f64], qfrc_applied: &[f64]) -> Result<DVector<f64>> {
+pub fn qacc_smooth(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    qfrc_applied: &(impl AsVector + ?Sized),
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
+    let qfrc_applied = qfrc_applied.as_vector();
     check_vector("qfrc_applied", qfrc_applied, model.nv)?;
     let mut tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
     if !model.actuators.is_empty() {
