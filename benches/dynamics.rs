@@ -18,7 +18,8 @@
 
 use criterion::Criterion;
 use mbd::dynamics::{aba_with, crba_with, rnea_with, Workspace};
-use mbd::model::{mjcf, JointType, Model};
+use mbd::mjcf;
+use mbd::model::{JointType, Model};
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::path::Path;

@@ -13,7 +13,7 @@
 
 use criterion::Criterion;
 use mbd::dynamics::crba;
-use mbd::model::mjcf;
+use mbd::mjcf;
 use mbd::sparse::{factor_i_in_place, ltdl, solve_ld, MjLayout, OpCount, PivotPolicy};
 use nalgebra::DMatrix;
 use std::hint::black_box;

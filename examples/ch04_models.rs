@@ -57,7 +57,7 @@ fn main() -> mbd::Result<()> {
     // A MuJoCo model whose right hip has three hinges: the reader turns that body into a chain
     // of three Featherstone bodies, the first two massless.
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mjcf/humanoid_mix.xml");
-    let loaded = mbd::model::mjcf::load(&file)?;
+    let loaded = mbd::mjcf::load(&file)?;
     let m = &loaded.model;
     println!(
         "{}: {} MuJoCo bodies (world included) -> {} Featherstone bodies, nq = {}, nv = {}",
@@ -82,5 +82,25 @@ fn main() -> mbd::Result<()> {
         println!("  warning: {w}");
     }
     // ANCHOR_END: mjcf
+
+    // ANCHOR: mjcf_public
+    // A model people train on: Gymnasium's hopper, as shipped in the `gymnasium` package.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/public/gymnasium/hopper.xml");
+    let hopper = mbd::mjcf::load(&file)?.model;
+    let joints: Vec<&str> = (1..=hopper.nb).map(|i| hopper.joints[i].name.as_str()).collect();
+    println!("hopper: nv = {}, joints {joints:?}", hopper.nv);
+    println!("  qpos0 = {:?} (rootz has ref = 1.25)", hopper.qpos0.as_slice());
+    let h = mbd::dynamics::crba(&hopper, hopper.qpos0.as_slice())?;
+    let diag: Vec<String> = (0..hopper.nv).map(|k| format!("{:.4}", h[(k, k)])).collect();
+    println!(
+        "  diag(M) at qpos0 = [{}] (armature 1 on the leg joints)",
+        diag.join(", ")
+    );
+    println!(
+        "  {} actuators, gear {:?}",
+        hopper.actuators.len(),
+        hopper.actuators.iter().map(|a| a.gear[0]).collect::<Vec<_>>()
+    );
+    // ANCHOR_END: mjcf_public
     Ok(())
 }

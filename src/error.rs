@@ -98,6 +98,15 @@ pub enum Error {
     /// The book cannot be configured or built, or its checks found problems.
     #[error("book {what}: {why}")]
     Book { what: String, why: String },
+    /// A site, tendon or actuator of a model refers to something that does not exist or has
+    /// non-finite or out-of-range parameters.
+    #[error("{kind} {index} ('{name}'): {why}")]
+    BadElement {
+        kind: String,
+        index: usize,
+        name: String,
+        why: String,
+    },
     /// A time step that is not positive and finite.
     #[error("time step h = {value} must be positive and finite")]
     BadTimestep { value: f64 },

@@ -13,7 +13,7 @@
 //!
 //! fn main() -> mbd::Result<()> {
 //!     // A double pendulum; any MuJoCo model loads the same way:
-//!     // let model = mbd::model::mjcf::load(std::path::Path::new("robot.xml"))?.model;
+//!     // let model = mbd::mjcf::load("robot.xml")?.model;
 //!     let model = canned::chain(2, false);
 //!     let (q, qd) = (vec![0.3, -0.2], vec![0.0, 0.5]);
 //!
@@ -46,13 +46,13 @@
 //!
 //! The layering (a module uses only modules on the rows above it in this list, never one
 //! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
-//! [`dynamics`], [`collision`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
+//! [`dynamics`], [`collision`], [`mjcf`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
 //!
 //! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`) |
 //! |---|---|---|---|
 //! | Introduction (`introduction.md`) | this page | | |
 //! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises_ch02`, `dynamics_props` |
-//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`model::mjcf`] | `ch04_models` | `exercises_ch04`, `mjcf` |
+//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models` | `exercises_ch04`, `mjcf`, `public_models` |
 //! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises_ch05`, `peers` |
 //! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises_ch06`, `peers` |
 //! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
@@ -74,6 +74,7 @@ pub mod figures;
 pub mod integrate;
 pub mod kinematics;
 pub mod loops;
+pub mod mjcf;
 pub mod model;
 pub mod mujoco;
 #[cfg(feature = "plot")]

@@ -20,10 +20,11 @@ USAGE:
         for missing includes, empty code blocks, broken links and unused figures.
         Needs the cargo feature `book`: cargo run --release --features book -- book
 
-    mbd inspect MODEL.xml [--state STATE.json] [--json] [--dense]
-        Sizes, structure and the smooth dynamics at a state (qM, qfrc_bias, qfrc_passive,
-        qacc_smooth, energy, xpos, xquat), named as MuJoCo names them. --json prints everything;
-        --dense adds the nv x nv matrices M and L.
+    mbd inspect MODEL.xml [--state STATE.json | --key NAME] [--json] [--dense]
+        Sizes, body and joint names and the smooth dynamics at a state (qM, qfrc_bias,
+        qfrc_passive, qacc_smooth, energy, xpos, xquat), named as MuJoCo names them; --key uses
+        the model's <keyframe><key name=NAME>. --json prints everything; --dense adds the
+        nv x nv matrices M and L.
 
     mbd simulate MODEL.xml --steps N [--every K] [--integrator euler|rk4] [--state STATE.json] --out FILE.csv|FILE.json|-
         Step an unconstrained model with MuJoCo's semi-implicit Euler or RK4 (default: the
@@ -209,9 +210,17 @@ fn book(_args: &[String]) -> Result<(), Failure> {
 }
 
 fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--state"], &["--json", "--dense"])?;
+    let o = Options::parse(args, &["--state", "--key"], &["--json", "--dense"])?;
     let model = o.model("inspect")?;
-    let ins = inspect::inspect(&model, o.value("--state").map(Path::new), o.switch("--dense"))?;
+    if o.value("--state").is_some() && o.value("--key").is_some() {
+        return Err(Failure::Usage("inspect: give --state or --key, not both".into()));
+    }
+    let ins = inspect::inspect_at(
+        &model,
+        o.value("--state").map(Path::new),
+        o.value("--key"),
+        o.switch("--dense"),
+    )?;
     if o.switch("--json") {
         let text = serde_json::to_string_pretty(&ins).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
         say(&text)

@@ -2,7 +2,7 @@
 //! every bad input ends with one line on stderr starting with `mbd:`, a non-zero exit code and no
 //! panic.
 
-use mbd::model::mjcf;
+use mbd::mjcf;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -653,4 +653,34 @@ fn stdout_errors_are_handled() {
         assert_eq!(o.status.code(), Some(1));
         assert!(stderr(&o).starts_with("mbd: cannot write"), "{}", stderr(&o));
     }
+}
+
+/// A public model: `mbd inspect` prints its body and joint names; `--key` reads a keyframe.
+#[test]
+fn inspect_prints_names_of_a_public_model_and_reads_keyframes() {
+    let hopper = model("public/gymnasium/hopper.xml");
+    let o = mbd(&["inspect", hopper.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("world, torso, thigh, leg, foot"), "{out}");
+    assert!(
+        out.contains("rootx, rootz, rooty, thigh_joint, leg_joint, foot_joint"),
+        "{out}"
+    );
+
+    let dir = scratch("keyframe");
+    let file = dir.join("key.xml");
+    fs::write(
+        &file,
+        "<mujoco><worldbody><body><joint name=\"j\"/><geom size=\"0.1\"/></body></worldbody>\
+         <keyframe><key name=\"tilted\" qpos=\"0.25\" qvel=\"1\"/></keyframe></mujoco>",
+    )
+    .unwrap();
+    let o = mbd(&["inspect", file.to_str().unwrap(), "--key", "tilted", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["qpos"][0].as_f64(), Some(0.25));
+    assert_eq!(v["qvel"][0].as_f64(), Some(1.0));
+    let err = fails(&["inspect", file.to_str().unwrap(), "--key", "nope"], 1);
+    assert!(err.contains("keyframe") && err.contains("nope"), "{err}");
 }

@@ -6,7 +6,8 @@
 
 use mbd::dynamics::{crba, kinetic_energy};
 use mbd::kinematics::{body_jacobian, forward_kinematics, point_jacobian};
-use mbd::model::{canned, mjcf, Model};
+use mbd::mjcf;
+use mbd::model::{canned, Model};
 use mbd::mujoco::{forward_smooth, Data};
 use mbd::spatial::{Mat3, Mat6, Motion, Vec3, Vec6};
 use nalgebra::DMatrix;

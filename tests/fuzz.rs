@@ -38,7 +38,7 @@ use std::time::Duration;
 
 /// The MJCF reader, called in one place (it moves from `mbd::model::mjcf` to `mbd::mjcf`).
 fn load_mjcf(xml: &str) -> mbd::Result<Model> {
-    mbd::model::mjcf::parse(xml, "fuzz.xml").map(|loaded| loaded.model)
+    mbd::mjcf::parse(xml, "fuzz.xml").map(|loaded| loaded.model)
 }
 
 /// The watchdog: a case that has not returned after this many seconds has hung.

@@ -1087,7 +1087,7 @@ fn load_fixture(file: &str) -> Model {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/models")
         .join(file);
-    mbd::model::mjcf::load(&path).unwrap().model
+    mbd::mjcf::load(&path).unwrap().model
 }
 
 #[test]

@@ -21,7 +21,8 @@
 
 mod common;
 use common::rel_err;
-use mbd::model::{mjcf, Model};
+use mbd::mjcf;
+use mbd::model::Model;
 use mbd::mujoco::{forward_smooth, Data};
 use mbd::sparse::MjLayout;
 use serde::Deserialize;

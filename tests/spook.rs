@@ -10,7 +10,8 @@ use mbd::error::Error;
 use mbd::integrate::{rk4_step, StepScratch, Trajectory};
 use mbd::kinematics::forward_kinematics;
 use mbd::loops::{self, Method, SimulateOptions};
-use mbd::model::{canned, mechanisms, mjcf, Integrator, Model};
+use mbd::mjcf;
+use mbd::model::{canned, mechanisms, Integrator, Model};
 use mbd::spatial::Vec3;
 use mbd::spook::{
     constraint_rows, g_row, joint_coordinate, run, scenes, simulate, violation, violation_decay_factor, Body,

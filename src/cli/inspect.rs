@@ -10,7 +10,7 @@
 
 use super::state::{read_state, State};
 use crate::dynamics::passive_forces_with;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kinematics::{mj_body_poses, Kinematics};
 use crate::model::Model;
 use crate::mujoco::collision::body_parentid;
@@ -163,10 +163,36 @@ pub fn loop_report(model: &Model, q: &[f64]) -> Result<Option<LoopReport>> {
 /// `mbd inspect`: reads an MJCF model and, optionally, a state file, and computes
 /// [`Inspection`] (dense matrices only when `dense`).
 pub fn inspect(model_path: impl AsRef<Path>, state: Option<&Path>, dense: bool) -> Result<Inspection> {
-    let loaded = crate::model::mjcf::load(model_path.as_ref())?;
-    let state = match state {
-        Some(p) => read_state(p, &loaded.model)?,
-        None => State::reference(&loaded.model),
+    inspect_at(model_path, state, None, dense)
+}
+
+/// [`inspect`] at a state file or at the model's keyframe named `key` (MuJoCo's
+/// `<keyframe><key name>`: its qpos and qvel); at most one of the two.
+pub fn inspect_at(
+    model_path: impl AsRef<Path>,
+    state: Option<&Path>,
+    key: Option<&str>,
+    dense: bool,
+) -> Result<Inspection> {
+    let loaded = crate::mjcf::load(model_path.as_ref())?;
+    let state = match (state, key) {
+        (Some(p), None) => read_state(p, &loaded.model)?,
+        (None, Some(k)) => {
+            let Some(kf) = loaded.model.keyframes.iter().find(|f| f.name == k) else {
+                return Err(Error::Unknown {
+                    kind: "keyframe".into(),
+                    name: k.into(),
+                });
+            };
+            State {
+                time: kf.time,
+                qpos: kf.qpos.clone(),
+                qvel: kf.qvel.clone(),
+                qfrc_applied: vec![0.0; loaded.model.nv],
+            }
+        }
+        (None, None) => State::reference(&loaded.model),
+        (Some(_), Some(_)) => return Err(Error::State("give a state file or a keyframe, not both".into())),
     };
     inspect_model(&loaded.model, &state, loaded.warnings, dense)
 }
@@ -198,10 +224,22 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     let mut qfrc_bias = vec![0.0; nv];
     crate::mujoco::com::mj_rne(model, &mut d, v, None, &mut qfrc_bias);
     let mut qfrc_passive = vec![0.0; nv];
-    passive_forces_with(model, q, v, &mut qfrc_passive);
-    // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_applied - qfrc_bias)
+    passive_forces_with(model, q, v, &mut qfrc_passive)?;
+    // actuation stage at ctrl = 0: the bias forces of servos (mj_fwdActuation)
+    let mut qfrc_actuator = vec![0.0; nv];
+    if !model.actuators.is_empty() {
+        let ten = crate::dynamics::tendon_kinematics(model, q)?;
+        let na = model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != crate::model::DynType::None)
+            .count();
+        let zeros = (vec![0.0; model.actuators.len()], vec![0.0; na]);
+        qfrc_actuator = crate::dynamics::actuator_forces(model, &ten, q, v, &zeros.0, &zeros.1)?;
+    }
+    // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias)
     let mut qacc_smooth: Vec<f64> = (0..nv)
-        .map(|k| qfrc_passive[k] + state.qfrc_applied[k] - qfrc_bias[k])
+        .map(|k| qfrc_passive[k] + qfrc_actuator[k] + state.qfrc_applied[k] - qfrc_bias[k])
         .collect();
     solve_ld(
         &layout,

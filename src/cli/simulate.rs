@@ -180,7 +180,7 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
             }
         }
     }
-    let model = crate::model::mjcf::load(&o.model)?.model;
+    let model = crate::mjcf::load(&o.model)?.model;
     let state = match &o.state {
         Some(p) => read_state(p, &model)?,
         None => State::reference(&model),

@@ -36,7 +36,7 @@ pub fn potential_energy(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<f
         let j = &model.joints[i];
         if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
             let a = model.q_adr[i];
-            let dq = q[a] - model.qpos0[a];
+            let dq = q[a] - j.springref;
             u += 0.5 * j.stiffness * dq * dq;
         }
     }

@@ -10,17 +10,23 @@
 //!   that RNEA(q, qd, qdd) = H qdd + C exactly as MuJoCo's `M` and `qfrc_bias` relate.
 
 mod aba;
+mod actuation;
 mod crba;
 mod energy;
+mod passive;
 mod rnea;
+mod tendon;
 
 pub use aba::{aba, aba_with};
+pub use actuation::actuator_forces;
 pub use crba::{crba, crba_with, hand_c};
 pub use energy::{kinetic_energy, potential_energy};
+pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
+pub use tendon::{tendon_kinematics, TendonState};
 
 use crate::error::{check_vector, Error, Result};
-use crate::model::{JointCalc, Model};
+use crate::model::{difference_joint, JointCalc, JointType, Model};
 use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
 use crate::vector::AsVector;
 use nalgebra::DVector;
@@ -132,8 +138,10 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
     Ok(())
 }
 
-/// MuJoCo's passive forces `qfrc_passive`: joint damping `-damping * qdot` on every dof and joint
-/// springs `-stiffness * (q - qpos0)` on hinge and slide joints.
+/// MuJoCo's passive forces `qfrc_passive` (`mj_passive`): joint damping `-damping * qdot` on
+/// every dof, joint springs `-stiffness * (q - springref)` on hinge and slide joints, tendon
+/// springs and dampers ([`tendon_passive`]) and the inertia-box fluid forces
+/// ([`fluid_forces`], `mj_fluid`) when the model sets `density` or `viscosity`.
 pub fn passive_forces(
     model: &Model,
     q: &(impl AsVector + ?Sized),
@@ -143,14 +151,17 @@ pub fn passive_forces(
     let qd = qd.as_vector();
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
-    passive_forces_with(model, q, qd, out.as_mut_slice());
+    passive_forces_with(model, q, qd, out.as_mut_slice())?;
     crate::error::check_output("qfrc_passive", out.as_slice())?;
     Ok(out)
 }
 
 // ANCHOR: passive
-/// [`passive_forces`] into `out` (length nv); inputs are assumed valid.
-pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) {
+/// [`passive_forces`] into `out` (length nv); inputs are assumed valid. The joint terms neither
+/// check nor allocate; tendon springs and dampers need the tendon lengths
+/// ([`tendon_kinematics`], which allocates and fails with [`Error::Unsupported`] on a wrapping
+/// tendon), and the fluid forces allocate their per-body scratch.
+pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) -> Result<()> {
     out.fill(0.0);
     for i in 1..=model.nb {
         let j = &model.joints[i];
@@ -159,14 +170,35 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
         }
         if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
             let a = model.q_adr[i];
-            out[model.v_adr[i]] -= j.stiffness * (q[a] - model.qpos0[a]);
+            out[model.v_adr[i]] -= j.stiffness * (q[a] - j.springref);
+        } else if j.stiffness != 0.0 && matches!(j.jtype, JointType::Spherical | JointType::Free) {
+            // MuJoCo's ball and free springs pull towards qpos_spring = qpos0: the rotation
+            // vector q (-) qpos0 (`mju_subQuat`) and, for a free joint, the position difference.
+            let (qs, vs) = (model.qs(i), model.dofs(i));
+            let mut dif = [0.0; 6];
+            difference_joint(
+                &j.jtype,
+                &model.qpos0.as_slice()[qs.clone()],
+                &q[qs],
+                &mut dif[..vs.len()],
+            );
+            for (k, dof) in vs.enumerate() {
+                out[dof] -= j.stiffness * dif[k];
+            }
         }
     }
+    if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
+        let ten = tendon_kinematics(model, q)?;
+        tendon_passive(model, &ten, qd, out);
+    }
+    fluid_forces(model, q, qd, out);
+    Ok(())
 }
 // ANCHOR_END: passive
 
-/// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive - qfrc_bias +
-/// qfrc_applied)`, computed with ABA (`tau = qfrc_passive + qfrc_applied`).
+/// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator -
+/// qfrc_bias + qfrc_applied)` at zero controls and activations (so `qfrc_actuator` holds only
+/// the bias forces of servos, e.g. `-kp q` of a position actuator), computed with ABA.
 pub fn qacc_smooth(
     model: &Model,
     q: &(impl AsVector + ?Sized),
@@ -177,6 +209,18 @@ pub fn qacc_smooth(
     let qd = qd.as_vector();
     let qfrc_applied = qfrc_applied.as_vector();
     check_vector("qfrc_applied", qfrc_applied, model.nv)?;
-    let tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
+    let mut tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
+    if !model.actuators.is_empty() {
+        let ten = tendon_kinematics(model, q)?;
+        let na = model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != crate::model::DynType::None)
+            .count();
+        let act = actuator_forces(model, &ten, q, qd, &vec![0.0; model.actuators.len()], &vec![0.0; na])?;
+        for k in 0..model.nv {
+            tau[k] += act[k];
+        }
+    }
     aba(model, q, qd, tau.as_slice(), None)
 }

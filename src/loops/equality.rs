@@ -94,7 +94,7 @@ pub fn loops_from_equality(model: &Model) -> Result<Vec<LoopJoint>> {
                     Xform::from_pose(&rot, &pos),
                 ));
             }
-            Equality::Joint { .. } => {}
+            Equality::Joint { .. } | Equality::Tendon { .. } => {}
         }
     }
     for (k, lj) in out.iter().enumerate() {

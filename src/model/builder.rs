@@ -2,7 +2,7 @@
 
 use super::{Joint, JointType, LoopJoint, Model, Options};
 use crate::error::{Error, Result};
-use crate::spatial::{SpatialInertia, Xform};
+use crate::spatial::{Mat3, SpatialInertia, Vec3, Xform};
 use nalgebra::DVector;
 
 /// Builds a [`Model`] one body at a time, in an order where every parent comes before its
@@ -150,6 +150,13 @@ impl ModelBuilder {
             }
             qpos0.rows_mut(q_adr[i], q.len()).copy_from_slice(&q);
         }
+        // principal axes of each body's rotational inertia about its centre of mass
+        let (mut body_iquat, mut body_inertia) = (Vec::with_capacity(nb + 1), Vec::with_capacity(nb + 1));
+        for si in &self.inertia {
+            let (q, d) = principal_axes(&si.inertia_at_com());
+            body_iquat.push(q);
+            body_inertia.push(d);
+        }
         let mut mj_body_name = self.body_name.clone();
         mj_body_name[0] = "world".into();
         let model = Model {
@@ -174,8 +181,35 @@ impl ModelBuilder {
             mj_body_last: (0..=nb).collect(),
             mj_body_name,
             loops: self.loops,
+            eq_params: Vec::new(),
+            body_iquat,
+            body_inertia,
+            sites: Vec::new(),
+            tendons: Vec::new(),
+            actuators: Vec::new(),
+            keyframes: Vec::new(),
+            contact_pairs: Vec::new(),
+            contact_excludes: Vec::new(),
         };
         model.validate()?;
         Ok(model)
     }
+}
+
+/// Principal moments and the quaternion of the principal axes of a rotational inertia (MuJoCo's
+/// `body_inertia` and `body_iquat`); identity and the diagonal if the matrix is not finite or
+/// the bounded eigen-iteration does not converge (the model's validation reports it).
+pub(crate) fn principal_axes(i: &Mat3) -> ([f64; 4], Vec3) {
+    let fallback = ([1.0, 0.0, 0.0, 0.0], i.diagonal());
+    if !i.iter().all(|x| x.is_finite()) {
+        return fallback;
+    }
+    let Some(eig) = nalgebra::SymmetricEigen::try_new(*i, f64::EPSILON, 1000) else {
+        return fallback;
+    };
+    let mut r = eig.eigenvectors;
+    if r.determinant() < 0.0 {
+        r.column_mut(2).neg_mut();
+    }
+    (crate::spatial::mat_to_quat_with(&r), eig.eigenvalues)
 }

@@ -1,5 +1,6 @@
 //! Joint models and `jcalc` (Featherstone chapter 4, table 4.1).
 
+use super::elements::SolverParams;
 use crate::spatial::{quat_to_mat, xlt, Motion, Vec3, Xform};
 use nalgebra::DMatrix;
 
@@ -97,6 +98,15 @@ pub struct Joint {
     pub limited: bool,
     /// Joint range [lo, hi] (radians or metres).
     pub range: [f64; 2],
+    /// Rest position of the spring of a hinge or slide joint (MuJoCo's `springref`, its
+    /// `qpos_spring`): the spring force is `-stiffness (q - springref)`.
+    pub springref: f64,
+    /// Limit margin (MuJoCo's `jnt_margin`).
+    pub margin: f64,
+    /// Softness of the limit constraint (`solreflimit`, `solimplimit`).
+    pub limit_params: SolverParams,
+    /// Softness of the friction-loss constraint (`solreffriction`, `solimpfriction`).
+    pub friction_params: SolverParams,
 }
 
 impl Joint {
@@ -112,6 +122,10 @@ impl Joint {
             stiffness: 0.0,
             limited: false,
             range: [0.0, 0.0],
+            springref: 0.0,
+            margin: 0.0,
+            limit_params: SolverParams::default(),
+            friction_params: SolverParams::default(),
         }
     }
     /// Revolute joint about `axis` (normalized here).

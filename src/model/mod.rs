@@ -1,5 +1,6 @@
-//! Kinematic trees (Featherstone chapters 3-4): the [`Model`], its builder, canned models and the
-//! MJCF reader.
+//! Kinematic trees (Featherstone chapters 3-4): the [`Model`], its builder, canned models and
+//! MuJoCo's constants ([`constants`]). The MJCF reader that fills a `Model` from a MuJoCo file is
+//! `crate::mjcf`, one layer up.
 //!
 //! Numbering follows the book: bodies are `1..=nb`, body 0 is the fixed base, and the parent
 //! array satisfies `lambda(i) < i`. Every per-body vector has length `nb + 1` and its entry 0
@@ -12,14 +13,19 @@
 mod builder;
 pub mod canned;
 pub mod constants;
+mod elements;
 mod joint;
 pub mod loop_models;
 mod loops;
 pub mod mechanisms;
-pub mod mjcf;
 
+pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
 pub use constants::{MJ_MAXVAL, MJ_MINVAL};
+pub use elements::{
+    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Site, SolverParams, Tendon, TendonKind, TendonWrap,
+    Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
+};
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
 pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
@@ -126,6 +132,16 @@ pub struct Options {
     pub tolerance: f64,
     /// Ratio of frictional to normal constraint impedance.
     pub impratio: f64,
+    /// Density of the surrounding medium (MuJoCo's fluid model, `mj_fluid`).
+    pub density: f64,
+    /// Viscosity of the surrounding medium.
+    pub viscosity: f64,
+    /// Wind velocity in world coordinates.
+    pub wind: Vec3,
+    /// MuJoCo's `<flag>` settings that differ from the default, as (name, enabled), e.g.
+    /// `("contact", false)`. A disabled `gravity` flag is applied to [`Options::gravity`] (set
+    /// to zero) by the MJCF reader, as MuJoCo's `mj_rne` ignores gravity then.
+    pub flags: Vec<(String, bool)>,
 }
 
 impl Default for Options {
@@ -139,6 +155,10 @@ impl Default for Options {
             iterations: 100,
             tolerance: 1e-8,
             impratio: 1.0,
+            density: 0.0,
+            viscosity: 0.0,
+            wind: Vec3::zeros(),
+            flags: Vec::new(),
         }
     }
 }
@@ -156,6 +176,8 @@ pub enum GeomType {
     Cylinder,
     /// Box of half-sizes `size[0..3]`.
     Box,
+    /// Ellipsoid of semi-axes `size[0..3]`.
+    Ellipsoid,
 }
 
 /// A geom attached to a body.
@@ -183,6 +205,14 @@ pub struct Geom {
     pub conaffinity: u32,
     /// Contact margin.
     pub margin: f64,
+    /// Contact gap: contacts within `margin - gap` are included but inactive.
+    pub gap: f64,
+    /// Contact softness (`solref`, `solimp`).
+    pub params: SolverParams,
+    /// Weight of this geom's `solref`/`solimp` when mixed with another's (`solmix`).
+    pub solmix: f64,
+    /// Contact priority: the geom with the higher priority sets the contact's parameters.
+    pub priority: i32,
 }
 
 /// Equality constraints (MuJoCo's `<equality>`); they close kinematic loops.
@@ -190,7 +220,7 @@ pub struct Geom {
 /// Body indices are Featherstone body indices: for a MuJoCo body, the last body of its chain
 /// ([`Model::mj_body_last`], whose frame is the MuJoCo body frame); 0 is the world. Joint
 /// indices are the Featherstone body carrying that joint. The MJCF reader fills these from
-/// `<connect>`, `<weld>` and `<joint>` (see [`mjcf`]).
+/// `<connect>`, `<weld>` and `<joint>` (the reader is `crate::mjcf`, a layer above this module).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Equality {
     /// Point-to-point: `anchor` (in body1's frame) coincides with a point of body2.
@@ -223,6 +253,14 @@ pub enum Equality {
         name: String,
         joint1: usize,
         joint2: Option<usize>,
+        polycoef: [f64; 5],
+    },
+    /// Tendon coupling: `L1 - L1_0 = polycoef(L2 - L2_0)` with tendon lengths at qpos0, as for
+    /// [`Equality::Joint`]; indices into [`Model::tendons`].
+    Tendon {
+        name: String,
+        tendon1: usize,
+        tendon2: Option<usize>,
         polycoef: [f64; 5],
     },
 }
@@ -275,6 +313,26 @@ pub struct Model {
     /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
     /// for a tree. See [`crate::loops`].
     pub loops: Vec<LoopJoint>,
+    /// Softness of each equality constraint (`eq_solref`, `eq_solimp`), parallel to `equality`.
+    pub eq_params: Vec<SolverParams>,
+    /// Orientation of each body's principal axes of inertia in its frame (MuJoCo's
+    /// `body_iquat`), per Featherstone body.
+    pub body_iquat: Vec<[f64; 4]>,
+    /// Principal moments of inertia about the centre of mass (MuJoCo's `body_inertia`), per
+    /// Featherstone body, in the axes of `body_iquat`.
+    pub body_inertia: Vec<Vec3>,
+    /// Sites (MuJoCo's `site_*`).
+    pub sites: Vec<Site>,
+    /// Tendons (MuJoCo's `ten_*`).
+    pub tendons: Vec<Tendon>,
+    /// Actuators (MuJoCo's `actuator_*`).
+    pub actuators: Vec<Actuator>,
+    /// Named states (MuJoCo's `key_*`).
+    pub keyframes: Vec<Keyframe>,
+    /// Explicit contact pairs (MuJoCo's `pair_*`).
+    pub contact_pairs: Vec<ContactPair>,
+    /// Body pairs excluded from contact (MuJoCo's `exclude_signature`), Featherstone bodies.
+    pub contact_excludes: Vec<(usize, usize)>,
 }
 
 impl Model {
@@ -442,6 +500,95 @@ impl Model {
             lj.validate(self.nb, k)?;
         }
         self.check_qpos(self.qpos0.as_slice()).map_err(|e| rename(e, "qpos0"))?;
+        self.validate_elements()
+    }
+
+    /// Checks sites, tendons and actuators: indices in range, finite parameters.
+    fn validate_elements(&self) -> Result<()> {
+        let bad = |kind: &str, index: usize, name: &str, why: String| Error::BadElement {
+            kind: kind.into(),
+            index,
+            name: name.into(),
+            why,
+        };
+        let scalar_joint =
+            |j: usize| j >= 1 && j <= self.nb && self.joints[j].jtype.nq() == 1 && self.joints[j].jtype.nv() == 1;
+        for (k, s) in self.sites.iter().enumerate() {
+            if s.body > self.nb || !s.pos.iter().chain(s.quat.iter()).all(|x| x.is_finite()) {
+                return Err(bad(
+                    "site",
+                    k,
+                    &s.name,
+                    format!("body {} must be <= nb and the pose finite", s.body),
+                ));
+            }
+        }
+        for (k, t) in self.tendons.iter().enumerate() {
+            let params = [
+                t.stiffness,
+                t.damping,
+                t.springlength[0],
+                t.springlength[1],
+                t.armature,
+                t.range[0],
+                t.range[1],
+            ];
+            if !params.iter().all(|x| x.is_finite()) || t.stiffness < 0.0 || t.damping < 0.0 {
+                return Err(bad(
+                    "tendon",
+                    k,
+                    &t.name,
+                    "stiffness and damping must be finite and >= 0".into(),
+                ));
+            }
+            match &t.kind {
+                TendonKind::Fixed { joints } => {
+                    if let Some(&(j, _)) = joints.iter().find(|&&(j, c)| !scalar_joint(j) || !c.is_finite()) {
+                        return Err(bad(
+                            "tendon",
+                            k,
+                            &t.name,
+                            format!("joint {j} must be a hinge or slide with a finite coefficient"),
+                        ));
+                    }
+                }
+                TendonKind::Spatial { path } => {
+                    for w in path {
+                        let ok = match *w {
+                            TendonWrap::Site(s) => s < self.sites.len(),
+                            TendonWrap::Geom { geom, sidesite } => {
+                                geom < self.geoms.len() && sidesite.is_none_or(|s| s < self.sites.len())
+                            }
+                            TendonWrap::Pulley { divisor } => divisor > 0.0 && divisor.is_finite(),
+                        };
+                        if !ok {
+                            return Err(bad("tendon", k, &t.name, format!("path element {w:?} is out of range")));
+                        }
+                    }
+                }
+            }
+        }
+        for (k, a) in self.actuators.iter().enumerate() {
+            let trn_ok = match a.trn {
+                Transmission::Joint(j) => scalar_joint(j),
+                Transmission::Tendon(t) => t < self.tendons.len(),
+            };
+            let finite = a
+                .gear
+                .iter()
+                .chain(&a.gainprm)
+                .chain(&a.biasprm)
+                .chain(&a.dynprm)
+                .all(|x| x.is_finite());
+            if !trn_ok || !finite {
+                return Err(bad(
+                    "actuator",
+                    k,
+                    &a.name,
+                    "its transmission must be a hinge, slide or tendon of the model and its parameters finite".into(),
+                ));
+            }
+        }
         Ok(())
     }
 

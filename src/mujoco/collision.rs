@@ -76,6 +76,10 @@ mod tests {
             contype,
             conaffinity,
             margin: 0.0,
+            gap: 0.0,
+            params: Default::default(),
+            solmix: 1.0,
+            priority: 0,
         }
     }
 

@@ -84,7 +84,10 @@ pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &
 pub fn check_unconstrained(model: &Model) -> Result<()> {
     if let Some(eq) = model.equality.first() {
         let name = match eq {
-            Equality::Connect { name, .. } | Equality::Weld { name, .. } | Equality::Joint { name, .. } => name,
+            Equality::Connect { name, .. }
+            | Equality::Weld { name, .. }
+            | Equality::Joint { name, .. }
+            | Equality::Tendon { name, .. } => name,
         };
         return Err(Error::Unsupported {
             what: format!("equality constraint '{name}'"),
@@ -141,7 +144,7 @@ pub struct DampedAcceleration<'a> {
 impl Acceleration for DampedAcceleration<'_> {
     fn qacc(&mut self, qpos: &[f64], qvel: &[f64], qacc: &mut [f64]) -> Result<()> {
         let model = self.model;
-        passive_forces_with(model, qpos, qvel, self.f);
+        passive_forces_with(model, qpos, qvel, self.f)?;
         for (f, a) in self.f.iter_mut().zip(self.qfrc_applied) {
             *f += a;
         }

@@ -282,10 +282,10 @@ impl SpookSystem {
                         tau,
                     ));
                 }
-                Equality::Joint { name, .. } => {
+                Equality::Joint { name, .. } | Equality::Tendon { name, .. } => {
                     return Err(Error::Unsupported {
                         what: format!("equality '{name}'"),
-                        why: "joint-coupling equalities act on reduced coordinates; SPOOK has none".into(),
+                        why: "joint and tendon couplings act on reduced coordinates; SPOOK has none".into(),
                     })
                 }
             }

@@ -1,0 +1,217 @@
+//! MuJoCo model elements beyond the kinematic tree, as MuJoCo stores them in `mjModel`: sites,
+//! tendons (`ten_*`, `wrap_*`), actuators (`actuator_*`), keyframes (`key_*`), contact pairs and
+//! exclusions, and the solver parameters (`solref`, `solimp`) that the constraint stage will use.
+//!
+//! Body indices here are Featherstone bodies: for a MuJoCo body, the last body of its chain
+//! ([`Model::mj_body_last`](super::Model::mj_body_last)); 0 is the world. A joint is named by
+//! the Featherstone body that carries it.
+
+use crate::spatial::Vec3;
+
+/// MuJoCo's default `solref` (time constant, damping ratio).
+pub const SOLREF_DEFAULT: [f64; 2] = [0.02, 1.0];
+/// MuJoCo's default `solimp` (d0, d_width, width, midpoint, power).
+pub const SOLIMP_DEFAULT: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
+
+/// A constraint's softness (MuJoCo's `solref` and `solimp`), stored for the constraint stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverParams {
+    /// `solref`: (timeconst, dampratio), or (-stiffness, -damping) when both are negative.
+    pub solref: [f64; 2],
+    /// `solimp`: (d0, d_width, width, midpoint, power).
+    pub solimp: [f64; 5],
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        SolverParams {
+            solref: SOLREF_DEFAULT,
+            solimp: SOLIMP_DEFAULT,
+        }
+    }
+}
+
+/// A site: a named frame on a body (MuJoCo's `site_bodyid`, `site_pos`, `site_quat`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    /// Name (empty if none).
+    pub name: String,
+    /// Featherstone body it is attached to.
+    pub body: usize,
+    /// Position in the body frame.
+    pub pos: Vec3,
+    /// Orientation in the body frame (w, x, y, z).
+    pub quat: [f64; 4],
+}
+
+/// One element of a spatial tendon's path (MuJoCo's `wrap_type`, `wrap_objid`, `wrap_prm`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TendonWrap {
+    /// A site the tendon passes through (index into [`Model::sites`](super::Model::sites)).
+    Site(usize),
+    /// A sphere or cylinder geom the tendon wraps around, with its optional side site.
+    Geom { geom: usize, sidesite: Option<usize> },
+    /// A pulley: the path restarts, later segments are divided by `divisor`.
+    Pulley { divisor: f64 },
+}
+
+/// What a tendon is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TendonKind {
+    /// `<fixed>`: length = sum of `coef * q` over hinge and slide joints (joint = Featherstone
+    /// body carrying it).
+    Fixed { joints: Vec<(usize, f64)> },
+    /// `<spatial>`: a path through sites, around geoms and over pulleys.
+    Spatial { path: Vec<TendonWrap> },
+}
+
+/// A tendon (MuJoCo's `ten_*` arrays).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tendon {
+    /// Name (empty if none).
+    pub name: String,
+    /// Fixed or spatial, with its path.
+    pub kind: TendonKind,
+    /// Whether `range` is enforced by a limit constraint.
+    pub limited: bool,
+    /// Length range.
+    pub range: [f64; 2],
+    /// Spring stiffness (`ten_stiffness`).
+    pub stiffness: f64,
+    /// Damping (`ten_damping`).
+    pub damping: f64,
+    /// Spring rest length range (`ten_lengthspring`): no spring force between the two.
+    pub springlength: [f64; 2],
+    /// Armature (`ten_armature`): inertia added along the tendon, `M += armature J^T J`.
+    pub armature: f64,
+    /// Dry friction loss.
+    pub frictionloss: f64,
+    /// Limit margin.
+    pub margin: f64,
+    /// Limit softness (`solreflimit`, `solimplimit`).
+    pub limit: SolverParams,
+    /// Friction-loss softness (`solreffriction`, `solimpfriction`).
+    pub friction: SolverParams,
+}
+
+/// An actuator's transmission (MuJoCo's `actuator_trntype` and `actuator_trnid`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transmission {
+    /// A joint (the Featherstone body carrying it).
+    Joint(usize),
+    /// A tendon (index into [`Model::tendons`](super::Model::tendons)).
+    Tendon(usize),
+}
+
+/// Activation dynamics (MuJoCo's `mjtDyn`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DynType {
+    /// No internal state: the force uses `ctrl`.
+    None,
+    /// `act_dot = ctrl`.
+    Integrator,
+    /// `act_dot = (ctrl - act) / dynprm[0]`.
+    Filter,
+    /// Filter integrated exactly.
+    FilterExact,
+    /// Muscle activation dynamics.
+    Muscle,
+}
+
+/// Gain type (MuJoCo's `mjtGain`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GainType {
+    /// `gain = gainprm[0]`.
+    Fixed,
+    /// `gain = gainprm[0] + gainprm[1] length + gainprm[2] velocity`.
+    Affine,
+    /// Muscle gain.
+    Muscle,
+}
+
+/// Bias type (MuJoCo's `mjtBias`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BiasType {
+    /// No bias.
+    None,
+    /// `bias = biasprm[0] + biasprm[1] length + biasprm[2] velocity`.
+    Affine,
+    /// Muscle bias.
+    Muscle,
+}
+
+/// An actuator (MuJoCo's `actuator_*` arrays): force = `gain * (act or ctrl) + bias`, applied
+/// through the transmission with `gear`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Actuator {
+    /// Name (empty if none).
+    pub name: String,
+    /// The joint or tendon it drives.
+    pub trn: Transmission,
+    /// Gear (only `gear[0]` acts on a joint or tendon).
+    pub gear: [f64; 6],
+    /// Activation dynamics and its parameters.
+    pub dyntype: DynType,
+    /// `dynprm`.
+    pub dynprm: [f64; 10],
+    /// Gain type and parameters.
+    pub gaintype: GainType,
+    /// `gainprm`.
+    pub gainprm: [f64; 10],
+    /// Bias type and parameters.
+    pub biastype: BiasType,
+    /// `biasprm`.
+    pub biasprm: [f64; 10],
+    /// Whether `ctrl` is clamped to `ctrlrange`.
+    pub ctrllimited: bool,
+    /// Control range.
+    pub ctrlrange: [f64; 2],
+    /// Whether the force is clamped to `forcerange`.
+    pub forcelimited: bool,
+    /// Force range.
+    pub forcerange: [f64; 2],
+    /// Whether the activation is clamped to `actrange`.
+    pub actlimited: bool,
+    /// Activation range.
+    pub actrange: [f64; 2],
+}
+
+/// A named state (MuJoCo's `<keyframe><key>`): what `mj_resetDataKeyframe` loads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keyframe {
+    /// Name (empty if none).
+    pub name: String,
+    /// Simulation time.
+    pub time: f64,
+    /// Positions (nq).
+    pub qpos: Vec<f64>,
+    /// Velocities (nv).
+    pub qvel: Vec<f64>,
+    /// Actuator activations (one per actuator with dynamics).
+    pub act: Vec<f64>,
+    /// Controls (nu).
+    pub ctrl: Vec<f64>,
+}
+
+/// An explicit contact pair (MuJoCo's `<contact><pair>`), geoms by index into `Model::geoms`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactPair {
+    /// Name (empty if none).
+    pub name: String,
+    /// The two geoms.
+    pub geom1: usize,
+    /// Second geom.
+    pub geom2: usize,
+    /// Contact dimensionality.
+    pub condim: usize,
+    /// Friction (tangent 1, tangent 2, torsion, rolling 1, rolling 2).
+    pub friction: [f64; 5],
+    /// Softness of the normal direction.
+    pub params: SolverParams,
+    /// `solreffriction` (zeros: use `solref`).
+    pub solreffriction: [f64; 2],
+    /// Margin and gap.
+    pub margin: f64,
+    /// Gap.
+    pub gap: f64,
+}
