@@ -236,7 +236,7 @@ fn motion6(m: &crate::spatial::Motion) -> [f64; 6] {
 /// The com-based part of [`Inspection`].
 pub fn com_based(model: &Model, q: &[f64], qd: &[f64]) -> Result<ComBased> {
     let d = crate::mujoco::forward_smooth(model, q, qd)?;
-    let (l, dd) = d.layout.unpack_ld(&d.qld);
+    let (l, dd) = model.mj_layout.unpack_ld(&d.qld);
     Ok(ComBased {
         subtree_com: d.subtree_com(model).iter().map(|p| [p.x, p.y, p.z]).collect(),
         cinert: d.cinert(model),
@@ -244,7 +244,7 @@ pub fn com_based(model: &Model, q: &[f64], qd: &[f64]) -> Result<ComBased> {
         cdof: d.cdof.iter().map(motion6).collect(),
         cdof_dot: d.cdof_dot.iter().map(motion6).collect(),
         cvel: d.cvel(model).iter().map(motion6).collect(),
-        dof_madr: d.layout.dof_madr.clone(),
+        dof_madr: model.mj_layout.dof_madr.clone(),
         qm: d.qm.clone(),
         qld: d.qld.clone(),
         qld_diag_inv: d.qld_diag_inv.clone(),

@@ -9,6 +9,7 @@ pub mod ch06;
 pub mod ch07;
 pub mod com;
 pub mod loops;
+pub mod perf;
 pub mod sparse;
 
 use crate::error::Result;
@@ -25,5 +26,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
     out.extend(loops::run(dir)?);
+    out.extend(perf::run(dir)?);
     Ok(out)
 }

@@ -2,6 +2,7 @@
 
 use super::{Joint, JointType, LoopJoint, Model, Options};
 use crate::error::{Error, Result};
+use crate::sparse::MjLayout;
 use crate::spatial::{SpatialInertia, Xform};
 use nalgebra::DVector;
 
@@ -132,6 +133,8 @@ impl ModelBuilder {
             }
             qpos0.rows_mut(q_adr[i], q.len()).copy_from_slice(&q);
         }
+        let subtree_dofs = super::subtree_dofs(&self.lambda, &v_adr, &self.joints);
+        let mj_layout = MjLayout::new(&dof_parent)?;
         let mut mj_body_name = self.body_name.clone();
         mj_body_name[0] = "world".into();
         let model = Model {
@@ -148,6 +151,8 @@ impl ModelBuilder {
             v_adr,
             dof_body,
             dof_parent,
+            subtree_dofs,
+            mj_layout,
             qpos0,
             opt: self.opt,
             geoms: Vec::new(),

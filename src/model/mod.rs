@@ -21,6 +21,7 @@ pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, Joi
 pub use loops::LoopJoint;
 
 use crate::error::{check_vector, Error, Result};
+use crate::sparse::MjLayout;
 use crate::spatial::{SpatialInertia, Vec3, Xform};
 use nalgebra::DVector;
 
@@ -174,6 +175,14 @@ pub struct Model {
     /// The dof-level parent array ("expandLambda", Featherstone 6.5): parent dof of each dof,
     /// `None` at a root. Equal to MuJoCo's `dof_parentid`.
     pub dof_parent: Vec<Option<usize>>,
+    /// For each body, the dofs of its subtree (its own and its descendants'), ascending; entry 0
+    /// (the base) lists every dof. These are the columns of `F` that CRBA carries through the
+    /// body. Derived from `lambda` and the joints when the model is built.
+    pub subtree_dofs: Vec<Vec<usize>>,
+    /// MuJoCo's sparse layout of the inertia matrix for this dof tree (`dof_Madr`, the column of
+    /// every slot, CSR arrays): what `mj_crb`, `mj_factorI` and `mj_solveLD` index with. Derived
+    /// from `dof_parent` when the model is built.
+    pub mj_layout: MjLayout,
     /// The reference configuration (MuJoCo's `qpos0`).
     pub qpos0: DVector<f64>,
     /// Options.
@@ -192,6 +201,28 @@ pub struct Model {
     /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
     /// for a tree. See [`crate::loops`].
     pub loops: Vec<LoopJoint>,
+}
+
+/// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending, from
+/// the parent array and the dof addresses.
+pub(crate) fn subtree_dofs(lambda: &[usize], v_adr: &[usize], joints: &[Joint]) -> Vec<Vec<usize>> {
+    let nb = lambda.len() - 1;
+    let mut out = vec![Vec::new(); nb + 1];
+    for b in 1..=nb {
+        let dofs = v_adr[b]..v_adr[b] + joints[b].jtype.nv();
+        let mut j = b;
+        loop {
+            out[j].extend(dofs.clone());
+            if j == 0 {
+                break;
+            }
+            j = lambda[j];
+        }
+    }
+    for list in &mut out {
+        list.sort_unstable();
+    }
+    out
 }
 
 impl Model {
