@@ -2,8 +2,10 @@
 """The speed comparison of the book's Performance chapter: mbd against Pinocchio 4.1.0 and
 MuJoCo 4.0.0, interleaved in rounds on one machine. From the repository root:
 
-    bash tools/peers/setup.sh && bash tools/peers/build.sh      # once: the venv and the drivers
-    python3 tools/peers/compare.py                              # about 8 minutes
+    python3 tools/peers/compare.py [--stat min]
+
+(the first run also runs tools/peers/build.sh, which runs tools/peers/setup.sh: the venv with
+mujoco==4.0.0 and pin==4.1.0, and the two drivers; a few minutes).
 
 Each round runs, model by model, mbd's benchmark in peer mode (`MBD_BENCH_PEERS`, see
 benches/dynamics.rs), then bench_pinocchio, then bench_mujoco, so all three engines see the same
@@ -68,9 +70,10 @@ def main():
     ap.add_argument("--jsonl", default="/tmp/mbd_compare.jsonl")
     ap.add_argument("--out", default=os.path.join(ROOT, "book", "src", "generated", "performance_peers.md"))
     a = ap.parse_args()
-    for exe in ("bench_pinocchio", "bench_mujoco"):
-        if not os.access(os.path.join(a.peers_build, exe), os.X_OK):
-            sys.exit(f"compare.py: {a.peers_build}/{exe} missing: run `bash tools/peers/build.sh` first")
+    if not all(os.access(os.path.join(a.peers_build, exe), os.X_OK) for exe in ("bench_pinocchio", "bench_mujoco")):
+        # the drivers are missing: make the venv (if needed) and build them
+        subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "build.sh")], check=True,
+                       env=dict(os.environ, PEERS_BUILD=a.peers_build))
     mbd = bench_binary()
     rows = []  # every JSON line, with "round"
     loads = [load()]
