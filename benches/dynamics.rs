@@ -1,32 +1,41 @@
-//! Timing of the three recursive algorithms (RNEA, CRBA, ABA) on the test models, for the
-//! book's "Performance" chapter, where they are set beside Pinocchio 4.1.0 and MuJoCo 4.0.0.
+//! Timing of the kernels that the book's "Performance" chapter sets beside Pinocchio 4.1.0 and
+//! MuJoCo 4.0.0, on the test models:
+//! - `rnea`, `crba`, `aba`: the recursive algorithms (against Pinocchio's `rnea`, `crba`, `aba`;
+//!   `aba` also against MuJoCo's whole `mj_forward`, which finds no constraints in these models);
+//! - `factor_i`, `solve_ld`: MuJoCo's sparse factorization and solve (against `mj_factorM` and
+//!   `mj_solveM`);
+//! - `smooth`: the com-based pipeline `mj_kinematics`, `mj_comPos`, `mj_comVel`, `mj_crb`,
+//!   `mj_factorM`, `mj_rne` ([`forward_smooth_with`], against the same six MuJoCo calls).
 //!
 //! ```text
-//! cargo bench --bench dynamics                  # criterion, every case (about 35 s)
+//! cargo bench --bench dynamics                  # criterion, every case
 //! cargo bench --bench dynamics -- crba/panda    # criterion, cases whose name contains this
-//! MBD_BENCH_PEERS=21:20 cargo bench --bench dynamics [-- panda]
-//!     # one JSON line per model, timed the way shared/peers/bench/bench_pinocchio.cpp times
+//! MBD_BENCH_PEERS=11:20 cargo bench --bench dynamics [-- panda]
+//!     # one JSON line per model, timed by the rule of tools/peers/timing.h
 //! MBD_BENCH_LOOP=crba/panda:2000 cargo bench --bench dynamics
 //!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind
 //! ```
+//! `python3 tools/peers/compare.py` runs the peer mode and the peers' drivers in rounds.
 //!
-//! The state is drawn the way `bench_pinocchio.cpp` draws it: `q = integrate(neutral, u)` with
-//! `u ~ U(-1, 1)^nv`, and `v`, `a`, `tau ~ U(-1, 1)^nv` (another generator, so other numbers; the
-//! cost does not depend on them). Every call uses the allocation-free `*_with` variant on one
-//! [`Workspace`] per model, which is what Pinocchio's `Data` is to its algorithms. Our CRBA fills
-//! all of H, Pinocchio's the upper triangle; both include the forward kinematics they need.
+//! The state is drawn the way `tools/peers/bench_pinocchio.cpp` draws it: `q = integrate(neutral,
+//! u)` with `u ~ U(-1, 1)^nv`, and `v`, `a`, `tau ~ U(-1, 1)^nv` (another generator, so other
+//! numbers; the cost does not depend on them). Every call uses the allocation-free `*_with`
+//! variant on one [`Workspace`] (or [`Data`]) per model, which is what Pinocchio's `Data` and
+//! MuJoCo's `mjData` are to their functions. Our CRBA fills the lower triangle of H on the tree's
+//! pattern, Pinocchio's the upper triangle; both include the forward kinematics they need.
 
 use criterion::Criterion;
-use mbd::dynamics::{aba_with, crba_with, rnea_with, Workspace};
+use mbd::dynamics::{aba_with, crba, crba_with, rnea_with, Workspace};
 use mbd::mjcf;
 use mbd::model::{JointType, Model};
+use mbd::mujoco::{forward_smooth_with, Data};
+use mbd::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The benchmarked models: (label, file in `tests/fixtures/models`). The labels are those of
-/// `shared/peers/bench/run.sh`.
+/// The benchmarked models: (label, file in `tests/fixtures/models`).
 const MODELS: [(&str, &str); 5] = [
     ("chain_7_spatial", "chain_7_spatial.xml"),
     ("chain_30_spatial", "chain_30_spatial.xml"),
@@ -41,8 +50,18 @@ enum Algo {
     Rnea,
     Crba,
     Aba,
+    FactorI,
+    SolveLd,
+    Smooth,
 }
-const ALGORITHMS: [Algo; 3] = [Algo::Rnea, Algo::Crba, Algo::Aba];
+const ALGORITHMS: [Algo; 6] = [
+    Algo::Rnea,
+    Algo::Crba,
+    Algo::Aba,
+    Algo::FactorI,
+    Algo::SolveLd,
+    Algo::Smooth,
+];
 
 impl Algo {
     fn name(self) -> &'static str {
@@ -50,6 +69,9 @@ impl Algo {
             Algo::Rnea => "rnea",
             Algo::Crba => "crba",
             Algo::Aba => "aba",
+            Algo::FactorI => "factor_i",
+            Algo::SolveLd => "solve_ld",
+            Algo::Smooth => "smooth",
         }
     }
 }
@@ -84,6 +106,15 @@ struct Case {
     ws: Workspace,
     out: DVector<f64>,
     h: DMatrix<f64>,
+    /// MuJoCo's storage for the com-based pipeline.
+    data: Data,
+    /// `qM` at `q` (legacy layout), the input of every `factor_i` call.
+    qm: Vec<f64>,
+    /// `qLD` and `1/D`: the factor of `qm`, the input of every `solve_ld` call.
+    qld: Vec<f64>,
+    diag_inv: Vec<f64>,
+    /// `solve_ld`'s right-hand side and result.
+    x: Vec<f64>,
 }
 
 impl Case {
@@ -105,10 +136,29 @@ impl Case {
         let u = rng.vector(model.nv);
         model.integrate(q.as_mut_slice(), u.as_slice(), 1.0).unwrap();
         let (v, a, tau) = (rng.vector(model.nv), rng.vector(model.nv), rng.vector(model.nv));
+        let qm = model
+            .mj_layout()
+            .from_dense(&crba(&model, q.as_slice()).expect("H of a test model"));
+        let mut qld = qm.clone();
+        let mut diag_inv = vec![0.0; model.nv];
+        factor_i_in_place(
+            model.mj_layout(),
+            &mut qld,
+            &mut diag_inv,
+            PivotPolicy::Error,
+            &mut Vec::new(),
+            &mut NoCount,
+        )
+        .expect("factor of a test model");
         Case {
             ws: Workspace::new(&model),
             out: DVector::zeros(model.nv),
             h: DMatrix::zeros(model.nv, model.nv),
+            data: Data::new(&model).expect("storage"),
+            x: tau.as_slice().to_vec(),
+            qm,
+            qld,
+            diag_inv,
             model,
             q,
             v,
@@ -135,8 +185,27 @@ impl Case {
                 self.out.as_mut_slice(),
             )
             .expect("ABA on a test model"),
+            Algo::FactorI => {
+                // mj_factorM too starts by copying M into qLD
+                self.qld.copy_from_slice(black_box(&self.qm));
+                factor_i_in_place(
+                    m.mj_layout(),
+                    &mut self.qld,
+                    &mut self.diag_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut NoCount,
+                )
+                .expect("factor of a test model");
+            }
+            Algo::SolveLd => {
+                // mj_solveM too copies its right-hand side into the result first
+                self.x.copy_from_slice(black_box(self.tau.as_slice()));
+                solve_ld(m.mj_layout(), &self.qld, &self.diag_inv, &mut self.x, &mut NoCount).expect("sizes");
+            }
+            Algo::Smooth => forward_smooth_with(m, &mut self.data, q, v).expect("smooth dynamics of a test model"),
         }
-        black_box((&self.out, &self.h));
+        black_box((&self.out, &self.h, &self.qld, &self.x, &self.data.qfrc_bias));
     }
 
     fn describe(&self, label: &str) {
@@ -179,9 +248,9 @@ fn fixed_loop(spec: &str) {
     }
 }
 
-/// Median ns per call measured the way `bench_pinocchio.cpp` measures: calibrate `n`
+/// (median, min, max) ns per call measured by the rule of `tools/peers/timing.h`: calibrate `n`
 /// back-to-back calls to about `target_ms`, then time `repeats` such batches.
-fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> f64 {
+fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> (f64, f64, f64) {
     let mut n: u64 = 1;
     loop {
         let t0 = Instant::now();
@@ -206,15 +275,16 @@ fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> f6
         .collect();
     samples.sort_by(f64::total_cmp);
     let m = samples.len() / 2;
-    if samples.len() % 2 == 1 {
+    let median = if samples.len() % 2 == 1 {
         samples[m]
     } else {
         0.5 * (samples[m - 1] + samples[m])
-    }
+    };
+    (median, samples[0], samples[samples.len() - 1])
 }
 
 /// `MBD_BENCH_PEERS=REPEATS[:TARGET_MS]`: one JSON line per model with the median ns per call of
-/// rnea, crba and aba, in the format of the peers' benchmarks (engine "mbd"), so that the three
+/// every algorithm, in the format of the peers' drivers (engine "mbd"), so that the three
 /// engines can be run back to back on the same footing.
 fn peers_style(spec: &str, only: Option<&str>) {
     let usage = "MBD_BENCH_PEERS=REPEATS[:TARGET_MS]";
@@ -229,8 +299,11 @@ fn peers_style(spec: &str, only: Option<&str>) {
         let times: Vec<String> = ALGORITHMS
             .iter()
             .map(|&algo| {
-                let ns = peers_style_median(repeats, target_ms, || case.run(algo));
-                format!("\"{}\":{{\"median_ns\":{ns:.1}}}", algo.name())
+                let (med, lo, hi) = peers_style_median(repeats, target_ms, || case.run(algo));
+                format!(
+                    "\"{}\":{{\"median_ns\":{med:.1},\"min_ns\":{lo:.1},\"max_ns\":{hi:.1}}}",
+                    algo.name()
+                )
             })
             .collect();
         println!(

@@ -1,7 +1,8 @@
 //! Timing of the sparse factorizations of H (chapter "Sparse factorization of the joint-space
 //! inertia"): Featherstone's LTDL on dense storage, MuJoCo's `mj_factorI` on the legacy compact
-//! layout, `mj_solveLD`, and nalgebra's dense Cholesky, on the models MuJoCo's and Pinocchio's
-//! native benchmarks use (`shared/peers/bench`: `factorM`, `cholesky`).
+//! layout, `mj_solveLD`, and nalgebra's dense Cholesky, on three of the models the Performance
+//! chapter compares with MuJoCo (`benches/dynamics.rs` times `factor_i` and `solve_ld` against
+//! MuJoCo's own; this benchmark sets them beside the dense-storage and dense-matrix methods).
 //!
 //! ```text
 //! cargo bench --bench sparse
@@ -14,7 +15,7 @@
 use criterion::Criterion;
 use mbd::dynamics::crba;
 use mbd::mjcf;
-use mbd::sparse::{factor_i_in_place, ltdl, solve_ld, MjLayout, OpCount, PivotPolicy};
+use mbd::sparse::{factor_i_in_place, ltdl, solve_ld, NoCount, PivotPolicy};
 use nalgebra::DMatrix;
 use std::hint::black_box;
 use std::path::Path;
@@ -36,7 +37,7 @@ fn benches(c: &mut Criterion) {
     for name in MODELS {
         let (model, h) = setup(name);
         let parent = model.dof_parent.clone();
-        let layout = MjLayout::new(&parent).unwrap();
+        let layout = model.mj_layout();
         let qm = layout.from_dense(&h);
         let mut qld = qm.clone();
         let mut diag_inv = vec![0.0; model.nv];
@@ -44,14 +45,13 @@ fn benches(c: &mut Criterion) {
         c.bench_function(&format!("factor_i/{name}"), |b| {
             b.iter(|| {
                 qld.copy_from_slice(&qm);
-                let mut ops = OpCount::default();
                 factor_i_in_place(
-                    &layout,
+                    layout,
                     &mut qld,
                     &mut diag_inv,
                     PivotPolicy::Error,
                     &mut warnings,
-                    &mut ops,
+                    &mut NoCount,
                 )
                 .unwrap();
                 black_box(&qld);
@@ -62,7 +62,7 @@ fn benches(c: &mut Criterion) {
         c.bench_function(&format!("solve_ld/{name}"), |b| {
             b.iter(|| {
                 x.copy_from_slice(&x0);
-                solve_ld(&layout, &qld, &diag_inv, &mut x, &mut OpCount::default()).unwrap();
+                solve_ld(layout, &qld, &diag_inv, &mut x, &mut NoCount).unwrap();
                 black_box(&x);
             })
         });
@@ -70,7 +70,7 @@ fn benches(c: &mut Criterion) {
         c.bench_function(&format!("ltdl/{name}"), |b| {
             b.iter(|| {
                 work.copy_from(&h);
-                ltdl(&mut work, &parent, &mut OpCount::default()).unwrap();
+                ltdl(&mut work, &parent, &mut NoCount).unwrap();
                 black_box(&work);
             })
         });

@@ -35,7 +35,7 @@ fn main() -> mbd::Result<()> {
     }
 
     let h = crba(&model, &q)?;
-    let m = d.layout.to_dense(&d.qm);
+    let m = model.mj_layout().to_dense(&d.qm);
     println!(
         "max |M (mj_crb) - H (CRBA)| = {:.1e} (max |H| = {:.2})",
         (&m - &h).amax(),

@@ -341,8 +341,8 @@ fn rk4_conserves_the_energy_of_an_undamped_double_pendulum() {
 }
 
 /// MuJoCo 4.0.0's state after 200 steps (0.4 s) of floating.xml from qpos0 with the qvel below,
-/// made by `reference.py rollout models/floating.xml --qvel <QVEL> --steps 200 --integrator I`
-/// (../shared/peers; the last row of `qpos` and `qvel`).
+/// made by `/tmp/peers/bin/python tools/peers/rollout.py tests/fixtures/models/floating.xml
+/// --qvel <QVEL> --steps 200 --integrator I` (I = RK4, Euler; venv of `tools/peers/setup.sh`).
 const QVEL0: [f64; 16] = [
     0.1, -0.2, 0.3, 1.0, -2.0, 0.5, 0.3, -0.4, 0.2, 0.5, 0.1, -0.3, 0.4, -0.6, 0.7, 0.2,
 ];

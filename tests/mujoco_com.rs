@@ -177,7 +177,7 @@ fn compare_state(name: &str, model: &Model, fx: &Fixture, st: &State, worst: &mu
     let reference: Vec<f64> = rows.iter().zip(&s.M_colind).map(|(&i, &j)| st.M_dense[i][j]).collect();
     check("M (legacy qM via mapM2M)", rel_err(&ours, &reference));
     // ... and the whole dense matrix (slots MuJoCo leaves out of its CSR are zero in M_dense)
-    let ours_dense = d.layout.to_dense(&d.qm);
+    let ours_dense = model.mj_layout().to_dense(&d.qm);
     let ours: Vec<f64> = (0..fx.sizes.nv)
         .flat_map(|i| (0..fx.sizes.nv).map(move |j| (i, j)))
         .map(|(i, j)| ours_dense[(i, j)])

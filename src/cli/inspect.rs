@@ -207,12 +207,12 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     let mut d = Data::new(model)?;
     // position stage: mj_kinematics + mj_comPos, mj_crb, mj_factorM
     crate::mujoco::com::mj_com_pos(model, &mut d, q)?;
-    let layout = d.layout.clone();
-    crate::mujoco::com::mj_crb(model, &layout, &mut d);
+    let layout = model.mj_layout();
+    crate::mujoco::com::mj_crb(model, layout, &mut d);
     d.qld.copy_from_slice(&d.qm);
     let mut factor_warnings = vec![];
     factor_i_in_place(
-        &layout,
+        layout,
         &mut d.qld,
         &mut d.qld_diag_inv,
         PivotPolicy::Error,
@@ -242,14 +242,14 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
         .map(|k| qfrc_passive[k] + qfrc_actuator[k] + state.qfrc_applied[k] - qfrc_bias[k])
         .collect();
     solve_ld(
-        &layout,
+        layout,
         &d.qld,
         &d.qld_diag_inv,
         &mut qacc_smooth,
         &mut OpCount::default(),
     )?;
     // energy: potential from the body centres of mass, kinetic 1/2 v' M v from qM
-    let mv = mul_m(&layout, &d.qm, v);
+    let mv = mul_m(layout, &d.qm, v);
     let kinetic = 0.5 * (0..nv).map(|k| v[k] * mv[k]).sum::<f64>();
     let mut potential = 0.0;
     for i in 1..=model.nb {

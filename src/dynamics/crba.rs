@@ -1,6 +1,6 @@
 //! The composite-rigid-body algorithm (Featherstone 6.2, table 6.2).
 
-use super::{rnea_with, Workspace};
+use super::{coordinate_axis, rnea_with, Workspace};
 use crate::error::Result;
 use crate::model::{jcalc_into, Model};
 use crate::spatial::Force;
@@ -8,15 +8,29 @@ use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
 /// The joint-space inertia matrix `H(q)` by CRBA, including armature on the diagonal
-/// (MuJoCo's `M`).
+/// (MuJoCo's `M`); both triangles are filled.
 pub fn crba(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<DMatrix<f64>> {
     let q = q.as_vector();
     model.check_state(q, &vec![0.0; model.nv])?;
     let mut ws = Workspace::new(model);
     let mut h = DMatrix::zeros(model.nv, model.nv);
     crba_with(model, &mut ws, q, &mut h);
+    fill_upper(model, &mut h);
     crate::error::check_output("H", h.as_slice())?;
     Ok(h)
+}
+
+/// Copies the lower triangle of H on the tree's pattern, as [`crba_with`] leaves it, into the
+/// upper triangle, so that `h` holds the whole symmetric matrix.
+pub fn fill_upper(model: &Model, h: &mut DMatrix<f64>) {
+    for i in 1..=model.nb {
+        let sub = &model.subtree_dofs()[i];
+        for (l, dof) in model.dofs(i).enumerate() {
+            for &col in &sub[l + 1..] {
+                h[(dof, col)] = h[(col, dof)];
+            }
+        }
+    }
 }
 
 // ANCHOR: hand_c
@@ -36,6 +50,7 @@ pub fn hand_c(
     rnea_with(model, &mut ws, q, qd, &vec![0.0; model.nv], f_ext, c.as_mut_slice());
     let mut h = DMatrix::zeros(model.nv, model.nv);
     crba_with(model, &mut ws, q, &mut h);
+    fill_upper(model, &mut h);
     crate::error::check_output("H", h.as_slice())?;
     crate::error::check_output("C", c.as_slice())?;
     Ok((h, c))
@@ -49,12 +64,19 @@ pub fn hand_c(
 /// - `F = I^c_i S_i`, `H_ii = S_i^T F`, and for every ancestor j of i, after `F = lambda_X_j* F`,
 ///   `H_ij = F^T S_j = H_ji^T`.
 ///
+/// H is symmetric, so only its lower triangle is computed, and only on the tree's pattern:
+/// `H[(r, c)]` for dof c and each dof r of c's subtree (r >= c). Entries above the diagonal and
+/// entries between unrelated dofs are not touched: pass a matrix that is zero there (a new
+/// `DMatrix::zeros`, or one this function filled before for the same model); [`fill_upper`]
+/// mirrors the result when the whole matrix is wanted. Clearing a dense n x n matrix on every
+/// call would cost O(n^2), more than the algorithm itself on a large branched tree.
+///
 /// Table 6.2 carries body i's `F` up to the root before it starts on body i - 1. Here the loops
-/// are interchanged: the columns of `F` of all of body i's subtree are kept in `ws.f_cols`, in
-/// body i's coordinates, and move up one level together when body i is done. Every column still
-/// meets the same transforms and the same `S_j`, so the arithmetic is the same; the columns are
-/// independent of each other, which lets the processor overlap their transforms instead of
-/// waiting on one chain of dependent products per column.
+/// are interchanged: the columns of `F` of all of body i's subtree (`model.subtree_dofs()[i]`)
+/// are kept in `ws.f_cols`, in body i's coordinates, and move up one level together when body i
+/// is done. Every column still meets the same transforms and the same `S_j`, so the arithmetic
+/// is the same; the columns are independent of each other, which lets the processor overlap
+/// their transforms instead of waiting on one chain of dependent products per column.
 pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>) {
     let zeros = [0.0; 6];
     for i in 1..=model.nb {
@@ -63,28 +85,43 @@ pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f
         ws.x_up[i] = ws.jc[i].x_j.compose(&model.x_tree[i]);
         ws.ic[i] = model.inertia[i];
     }
-    h.as_mut_slice().fill(0.0); // (a plain memset; `DMatrix::fill` walks the entries)
+    let nv = model.nv;
+    let h = h.as_mut_slice(); // column-major: H[(r, c)] is h[c * nv + r]
     for i in (1..=model.nb).rev() {
         // I^c_i is complete: its children have larger numbers and were done already.
+        let s = &ws.jc[i].s;
+        let subtree = &model.subtree_dofs()[i]; // i's own dofs first, then its descendants'
         for (k, dof) in model.dofs(i).enumerate() {
-            ws.f_cols[dof] = ws.ic[i].mul_motion(&ws.jc[i].s.cols[k]); // F = I^c_i S_i
+            ws.f_cols[dof] = ws.ic[i].mul_motion(&s.cols[k]); // F = I^c_i S_i
         }
         for (l, dof) in model.dofs(i).enumerate() {
-            let s_l = ws.jc[i].s.cols[l];
-            for &col in &ws.subtree_dofs[i] {
-                let h_ij = s_l.dot(&ws.f_cols[col]); // S_i^T F: table 6.2's H_ji = H_ij^T
-                h[(col, dof)] = h_ij;
-                h[(dof, col)] = h_ij;
+            // column `dof` of H, rows `dof` and below: S_i^T F for this dof and the later ones
+            // (table 6.2's H_ji = H_ij^T)
+            let h_col = &mut h[dof * nv..(dof + 1) * nv];
+            let rows = &subtree[l..];
+            match coordinate_axis(&s.cols[l]) {
+                // a rotation about coordinate axis k: S^T F is F's k-th moment component
+                Some(k) => {
+                    for &r in rows {
+                        h_col[r] = ws.f_cols[r].n[k];
+                    }
+                }
+                None => {
+                    let s_l = s.cols[l];
+                    for &r in rows {
+                        h_col[r] = s_l.dot(&ws.f_cols[r]);
+                    }
+                }
             }
-            h[(dof, dof)] += model.joints[i].armature;
+            h_col[dof] += model.joints[i].armature;
         }
         let p = model.lambda[i];
         if p != 0 {
             let x = ws.x_up[i];
             let back = ws.ic[i].transform_back(&x);
             ws.ic[p] += back;
-            for &col in &ws.subtree_dofs[i] {
-                ws.f_cols[col] = x.inv_apply_force(&ws.f_cols[col]); // F = lambda_X_i* F
+            for &r in subtree {
+                ws.f_cols[r] = x.inv_apply_force(&ws.f_cols[r]); // F = lambda_X_i* F
             }
         }
     }

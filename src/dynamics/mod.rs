@@ -19,7 +19,7 @@ mod tendon;
 
 pub use aba::{aba, aba_with};
 pub use actuation::actuator_forces;
-pub use crba::{crba, crba_with, hand_c};
+pub use crba::{crba, crba_with, fill_upper, hand_c};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
@@ -27,7 +27,7 @@ pub use tendon::{tendon_kinematics, TendonState};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};
-use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
+use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::DVector;
 
@@ -62,9 +62,6 @@ pub struct Workspace {
     pub u: Vec<[f64; 6]>,
     /// The columns of CRBA's `F`, one force per dof (CRBA).
     pub f_cols: Vec<Force>,
-    /// For each body, the dofs of its subtree (its own and its descendants'), ascending: the
-    /// columns of `F` that CRBA carries through that body. Depends on the model only.
-    pub subtree_dofs: Vec<Vec<usize>>,
 }
 
 impl Workspace {
@@ -85,25 +82,28 @@ impl Workspace {
             d_inv: vec![Mat6::zeros(); n],
             u: vec![[0.0; 6]; n],
             f_cols: vec![Force::zero(); model.nv],
-            subtree_dofs: subtree_dofs(model),
         }
     }
 }
 
-/// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending.
-fn subtree_dofs(model: &Model) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); model.nb + 1];
-    for b in 1..=model.nb {
-        let mut j = b;
-        loop {
-            out[j].extend(model.dofs(b));
-            if j == 0 {
-                break;
-            }
-            j = model.lambda[j];
-        }
+/// `Some(k)` if the motion `s` is a unit rotation about coordinate axis k (`s = e_k`, the
+/// revolute joints `Rx`, `Ry`, `Rz` of Featherstone's table 4.1 without an anchor offset): then
+/// `s . f = f.n[k]`, one number instead of a six-term dot product.
+#[inline]
+pub(crate) fn coordinate_axis(s: &Motion) -> Option<usize> {
+    if s.v != Vec3::zeros() {
+        return None;
     }
-    out
+    [Vec3::x(), Vec3::y(), Vec3::z()].iter().position(|e| s.w == *e)
+}
+
+/// `s . f`, read off `f` when `axis` (from [`coordinate_axis`]) says `s` is a coordinate axis.
+#[inline]
+pub(crate) fn axis_dot(axis: Option<usize>, s: &Motion, f: &Force) -> f64 {
+    match axis {
+        Some(k) => f.n[k],
+        None => s.dot(f),
+    }
 }
 
 // ANCHOR: base_acceleration

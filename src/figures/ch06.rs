@@ -142,6 +142,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
 
     // Figure 3: cost of CRBA vs H from n RNEA calls.
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut ratios = Vec::new(); // column method / CRBA at the largest size: chain, then tree
     let models: Vec<(&str, Vec<Model>)> = vec![
         ("chain", CHAIN_SIZES.iter().map(|&n| canned::chain(n, true)).collect()),
         ("tree", TREE_DEPTHS.iter().map(|&d| canned::binary_tree(d)).collect()),
@@ -178,9 +179,18 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             last(&cols_pts).1,
             last(&cols_pts).1 / last(&crba_pts).1
         );
+        ratios.push(last(&cols_pts).1 / last(&crba_pts).1);
         series.push((format!("CRBA, {kind}"), crba_pts));
         series.push((format!("n RNEA calls (6.1), {kind}"), cols_pts));
     }
+    super::ch05::write_snippet(
+        dir,
+        "ch06_cost.md",
+        &format!(
+            "{:.0} times longer than CRBA on the chain and {:.0} times longer on the tree",
+            ratios[0], ratios[1]
+        ),
+    )?;
     let xs = [1.0, 256.0];
     let (x0, y0) = series[0].1[series[0].1.len() - 1];
     let (x1, y1) = series[2].1[series[2].1.len() - 1];

@@ -95,7 +95,7 @@ pub fn rounding_errors(model: &Model) -> Result<Vec<(f64, f64, f64, f64)>> {
         let q = shifted_configuration(model, offset);
         let body = rel(&crba(model, &q)?, &h_ref);
         let d = forward_smooth(model, &q, &vec![0.0; model.nv])?;
-        let com = rel(&d.layout.to_dense(&d.qm), &h_ref);
+        let com = rel(&model.mj_layout().to_dense(&d.qm), &h_ref);
         let world = rel(&h_about_point(model, &q, &Vec3::zeros())?, &h_ref);
         rows.push((offset, body, com, world));
     }
@@ -192,7 +192,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "  {} ({} dofs): |M_com - H_CRBA| / |H| = {:.1e}, |bias_com - C_RNEA| / |C| = {:.1e}",
         model.name,
         model.nv,
-        rel(&d.layout.to_dense(&d.qm), &h),
+        rel(&model.mj_layout().to_dense(&d.qm), &h),
         bias_err
     );
 

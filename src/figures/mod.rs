@@ -10,6 +10,7 @@ pub mod ch07;
 pub mod com;
 pub mod loops;
 pub mod loops2;
+pub mod perf;
 pub mod sparse;
 pub mod spook;
 
@@ -29,5 +30,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
+    out.extend(perf::run(dir)?);
     Ok(out)
 }

@@ -157,6 +157,7 @@ impl ModelBuilder {
             body_iquat.push(q);
             body_inertia.push(d);
         }
+        crate::sparse::check_parent(&dof_parent)?;
         let mut mj_body_name = self.body_name.clone();
         mj_body_name[0] = "world".into();
         let model = Model {
@@ -173,6 +174,8 @@ impl ModelBuilder {
             v_adr,
             dof_body,
             dof_parent,
+            subtree_dofs_cache: Default::default(),
+            mj_layout_cache: Default::default(),
             qpos0,
             opt: self.opt,
             geoms: Vec::new(),

@@ -31,6 +31,7 @@ pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
 
 use crate::error::{check_magnitude, check_vector, Error, Result};
+use crate::sparse::MjLayout;
 use crate::spatial::{SpatialInertia, Vec3, Xform};
 use nalgebra::DVector;
 
@@ -295,6 +296,10 @@ pub struct Model {
     /// The dof-level parent array ("expandLambda", Featherstone 6.5): parent dof of each dof,
     /// `None` at a root. Equal to MuJoCo's `dof_parentid`.
     pub dof_parent: Vec<Option<usize>>,
+    /// Cache of [`Model::subtree_dofs`], filled on first use.
+    pub subtree_dofs_cache: Derived<Vec<Vec<usize>>>,
+    /// Cache of [`Model::mj_layout`], filled on first use.
+    pub mj_layout_cache: Derived<MjLayout>,
     /// The reference configuration (MuJoCo's `qpos0`).
     pub qpos0: DVector<f64>,
     /// Options.
@@ -335,7 +340,71 @@ pub struct Model {
     pub contact_excludes: Vec<(usize, usize)>,
 }
 
+/// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending, from
+/// the parent array and the dof addresses.
+pub(crate) fn subtree_dofs(lambda: &[usize], v_adr: &[usize], joints: &[Joint]) -> Vec<Vec<usize>> {
+    let nb = lambda.len() - 1;
+    let mut out = vec![Vec::new(); nb + 1];
+    for b in 1..=nb {
+        let dofs = v_adr[b]..v_adr[b] + joints[b].jtype.nv();
+        let mut j = b;
+        loop {
+            out[j].extend(dofs.clone());
+            if j == 0 {
+                break;
+            }
+            j = lambda[j];
+        }
+    }
+    for list in &mut out {
+        list.sort_unstable();
+    }
+    out
+}
+
+/// Per-model data derived from the rest of the model and computed once, on first use: never by
+/// a call that does not need it (a 100,000-body chain loads without building the `O(n d)`
+/// structures of the inertia matrix that only CRBA and MuJoCo's sparse factorization read).
+/// Equal for equal models, so it takes no part in `==`. A model whose tree is edited after the
+/// first use must be rebuilt.
+#[derive(Clone, Debug)]
+pub struct Derived<T>(std::sync::OnceLock<T>);
+
+impl<T> Default for Derived<T> {
+    fn default() -> Self {
+        Derived(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 impl Model {
+    /// For each body, the dofs of its subtree (its own and its descendants'), ascending; entry 0
+    /// (the base) lists every dof. These are the columns of `F` that CRBA carries through the
+    /// body. Derived from `lambda` and the joints on first use.
+    pub fn subtree_dofs(&self) -> &Vec<Vec<usize>> {
+        self.subtree_dofs_cache
+            .0
+            .get_or_init(|| subtree_dofs(&self.lambda, &self.v_adr, &self.joints))
+    }
+
+    /// MuJoCo's sparse layout of the inertia matrix for this dof tree (`dof_Madr`, the column of
+    /// every slot, CSR arrays): what `mj_crb`, `mj_factorI` and `mj_solveLD` index with. Derived
+    /// from `dof_parent` on first use.
+    ///
+    /// # Panics
+    /// Only for a model whose `dof_parent` was corrupted by hand after it was built (every
+    /// checked entry rejects such a model first, through [`Model::check_structure`]).
+    pub fn mj_layout(&self) -> &MjLayout {
+        self.mj_layout_cache
+            .0
+            .get_or_init(|| MjLayout::new(&self.dof_parent).expect("dof_parent was checked when the model was built"))
+    }
+
     /// Number of MuJoCo bodies including the world body.
     pub fn mj_nbody(&self) -> usize {
         self.mj_body_last.len()

@@ -13,8 +13,8 @@
 use super::Data;
 use crate::error::Result;
 use crate::model::constants::MJ_MINVAL;
-use crate::model::{jcalc, JointType, Model};
-use crate::sparse::{ancestors, MjLayout};
+use crate::model::{jcalc_into, JointType, Model};
+use crate::sparse::MjLayout;
 use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xform};
 
 /// The ten numbers MuJoCo stores for a com-based inertia: `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz,
@@ -60,17 +60,20 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     let zeros = [0.0; 6];
     // mj_kinematics: i_X_0 for every Featherstone body
     for i in 1..=nb {
-        let jc = jcalc(
+        let jc = &mut d.jc;
+        jcalc_into(
             &model.joints[i],
             &qpos[model.qs(i)],
             &zeros[..model.joints[i].jtype.nv()],
+            jc,
         );
         let x_up = jc.x_j.compose(&model.x_tree[i]);
         d.x_0[i] = x_up.compose(&d.x_0[model.lambda[i]]);
     }
-    // world centre of mass of each body and the subtree sums
-    let mut s = vec![Vec3::zeros(); nb + 1];
-    let mut mass = vec![0.0; nb + 1];
+    // world centre of mass of each body and the subtree sums (m_b xipos_b and m_b)
+    let (s, mass) = (&mut d.subtree_moment_fb, &mut d.subtree_mass_fb);
+    s[0] = Vec3::zeros();
+    mass[0] = 0.0;
     for i in 1..=nb {
         let inertia = &model.inertia[i];
         d.xipos_fb[i] = d.x_0[i].r + d.x_0[i].e.tr_mul(&inertia.com());
@@ -141,9 +144,9 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
             JointType::Fixed => {}
             JointType::Helical { .. } | JointType::Cylindrical { .. } | JointType::Planar => {
                 let q = &qpos[model.qs(i)];
-                let jc = jcalc(j, q, &zeros[..j.jtype.nv()]);
-                for k in 0..jc.s.n {
-                    d.cdof[base + k] = to_c.apply_motion(&jc.s.cols[k]);
+                jcalc_into(j, q, &zeros[..j.jtype.nv()], &mut d.jc);
+                for k in 0..d.jc.s.n {
+                    d.cdof[base + k] = to_c.apply_motion(&d.jc.s.cols[k]);
                 }
             }
         }
@@ -228,8 +231,10 @@ pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
         let buf: Force = d.crb_fb[b].mul_motion(&d.cdof[i]);
         let adr = layout.dof_madr[i];
         d.qm[adr] = d.cdof[i].dot(&buf) + model.joints[b].armature;
-        for (k, j) in ancestors(&model.dof_parent, i).enumerate() {
-            d.qm[adr + k + 1] = d.cdof[j].dot(&buf);
+        // the rest of row i: its ancestors j, nearest first (`layout.col` names them)
+        let row = adr + 1..adr + 1 + layout.dof_depth[i];
+        for (m, &j) in d.qm[row.clone()].iter_mut().zip(&layout.col[row]) {
+            *m = d.cdof[j].dot(&buf);
         }
     }
 }

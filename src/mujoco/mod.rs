@@ -8,8 +8,8 @@ pub mod integrator;
 pub mod limits;
 
 use crate::error::Result;
-use crate::model::Model;
-use crate::sparse::{factor_i, MjLayout, OpCount, PivotPolicy};
+use crate::model::{JointCalc, Model};
+use crate::sparse::{factor_i_in_place, NoCount, PivotPolicy};
 use crate::spatial::{Force, Motion, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 
@@ -50,15 +50,19 @@ pub struct Data {
     pub qld_diag_sqrt_inv: Vec<f64>,
     /// Bias forces (`qfrc_bias`).
     pub qfrc_bias: Vec<f64>,
-    /// The sparse layout (`dof_Madr`, CSR pattern).
-    pub layout: MjLayout,
+    /// Scratch of `mj_comPos`: `sum m_b xipos_b` over each Featherstone body's subtree.
+    pub subtree_moment_fb: Vec<Vec3>,
+    /// Scratch of `mj_comPos`: the mass of each Featherstone body's subtree.
+    pub subtree_mass_fb: Vec<f64>,
+    /// Scratch of `mj_comPos`: one joint's `jcalc`, filled in place.
+    pub jc: JointCalc,
 }
 
 impl Data {
     /// Zeroed storage for `model`.
     pub fn new(model: &Model) -> Result<Self> {
         let n = model.nb + 1;
-        let layout = MjLayout::new(&model.dof_parent)?;
+        let layout = model.mj_layout();
         Ok(Data {
             x_0: vec![Xform::identity(); n],
             xipos_fb: vec![Vec3::zeros(); n],
@@ -76,7 +80,9 @@ impl Data {
             qld_diag_inv: vec![0.0; model.nv],
             qld_diag_sqrt_inv: vec![0.0; model.nv],
             qfrc_bias: vec![0.0; model.nv],
-            layout,
+            subtree_moment_fb: vec![Vec3::zeros(); n],
+            subtree_mass_fb: vec![0.0; n],
+            jc: JointCalc::default(),
         })
     }
 
@@ -143,17 +149,36 @@ pub fn forward_smooth(model: &Model, qpos: &(impl AsVector + ?Sized), qvel: &(im
     let mut d = Data::new(model)?;
     com::mj_com_pos(model, &mut d, qpos)?;
     com::mj_com_vel(model, &mut d, qvel);
-    let layout = d.layout.clone();
-    com::mj_crb(model, &layout, &mut d);
-    let f = factor_i(&layout, &d.qm, PivotPolicy::Error, &mut OpCount::default())?;
-    d.qld = f.qld;
-    d.qld_diag_inv = f.qld_diag_inv;
-    d.qld_diag_sqrt_inv = f.qld_diag_sqrt_inv;
-    let mut bias = vec![0.0; model.nv];
-    com::mj_rne(model, &mut d, qvel, None, &mut bias);
-    d.qfrc_bias = bias;
+    forward_smooth_with(model, &mut d, qpos, qvel)?;
     Ok(d)
 }
+
+// ANCHOR: forward_smooth_with
+/// [`forward_smooth`] on storage made once by [`Data::new`]; inputs are assumed valid (lengths
+/// and unit quaternions, see [`Model::check_state`]). Allocates nothing: this is the pipeline
+/// the Performance chapter times against MuJoCo's own.
+pub fn forward_smooth_with(model: &Model, d: &mut Data, qpos: &[f64], qvel: &[f64]) -> Result<()> {
+    com::mj_com_pos(model, d, qpos)?;
+    com::mj_com_vel(model, d, qvel);
+    com::mj_crb(model, model.mj_layout(), d);
+    d.qld.copy_from_slice(&d.qm);
+    factor_i_in_place(
+        model.mj_layout(),
+        &mut d.qld,
+        &mut d.qld_diag_inv,
+        PivotPolicy::Error,
+        &mut Vec::new(),
+        &mut NoCount,
+    )?;
+    for (s, inv) in d.qld_diag_sqrt_inv.iter_mut().zip(&d.qld_diag_inv) {
+        *s = inv.sqrt();
+    }
+    let mut bias = std::mem::take(&mut d.qfrc_bias);
+    com::mj_rne(model, d, qvel, None, &mut bias);
+    d.qfrc_bias = bias;
+    Ok(())
+}
+// ANCHOR_END: forward_smooth_with
 
 #[cfg(test)]
 mod tests {
@@ -206,7 +231,7 @@ mod tests {
             model.integrate(q.as_mut_slice(), &v, 1.0).unwrap();
             let d = forward_smooth(&model, q.as_slice(), &v).unwrap();
             let h = crba(&model, q.as_slice()).unwrap();
-            assert_relative_eq!(d.layout.to_dense(&d.qm), h, epsilon = 1e-12 * h.amax());
+            assert_relative_eq!(model.mj_layout().to_dense(&d.qm), h, epsilon = 1e-12 * h.amax());
             let c = bias_forces(&model, q.as_slice(), &v).unwrap();
             for k in 0..model.nv {
                 assert_relative_eq!(d.qfrc_bias[k], c[k], epsilon = 1e-11 * c.amax().max(1.0));

@@ -36,6 +36,58 @@ pub use dense::{
 };
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
 
+// ANCHOR: counter
+/// Where a kernel reports the floating-point operations it performs. The kernels of this module
+/// take `ops: &mut impl Counter` and call it beside the arithmetic it counts: [`OpCount`] adds
+/// the numbers up (for comparing with the formulas of Featherstone 6.5), [`NoCount`] does
+/// nothing, and since its methods are empty and inlined, the compiler removes the calls and the
+/// counting costs nothing in the timed code.
+pub trait Counter {
+    /// `n` divisions (or reciprocals).
+    fn div(&mut self, n: usize);
+    /// `n` multiply-adds (one multiplication and one addition or subtraction).
+    fn madd(&mut self, n: usize);
+    /// `n` multiplications without an addition.
+    fn mul(&mut self, n: usize);
+    /// `n` square roots.
+    fn sqrt(&mut self, n: usize);
+}
+// ANCHOR_END: counter
+
+/// The counter that counts nothing: pass `&mut NoCount` where only the result matters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoCount;
+
+impl Counter for NoCount {
+    #[inline(always)]
+    fn div(&mut self, _: usize) {}
+    #[inline(always)]
+    fn madd(&mut self, _: usize) {}
+    #[inline(always)]
+    fn mul(&mut self, _: usize) {}
+    #[inline(always)]
+    fn sqrt(&mut self, _: usize) {}
+}
+
+impl Counter for OpCount {
+    #[inline]
+    fn div(&mut self, n: usize) {
+        self.div += n;
+    }
+    #[inline]
+    fn madd(&mut self, n: usize) {
+        self.madd += n;
+    }
+    #[inline]
+    fn mul(&mut self, n: usize) {
+        self.mul += n;
+    }
+    #[inline]
+    fn sqrt(&mut self, n: usize) {
+        self.sqrt += n;
+    }
+}
+
 use crate::error::{check_output, Error, Result};
 use nalgebra::{DMatrix, DVector};
 
@@ -49,6 +101,9 @@ pub struct OpCount {
     pub madd: usize,
     /// Square roots.
     pub sqrt: usize,
+    /// Multiplications without an addition (`factor_i`'s `M(k, i) / D_k`, done as a product with
+    /// one reciprocal per row).
+    pub mul: usize,
 }
 
 impl std::ops::Add for OpCount {
@@ -58,6 +113,7 @@ impl std::ops::Add for OpCount {
             div: self.div + o.div,
             madd: self.madd + o.madd,
             sqrt: self.sqrt + o.sqrt,
+            mul: self.mul + o.mul,
         }
     }
 }
@@ -169,7 +225,7 @@ fn check_square(h: &DMatrix<f64>, parent: &[Option<usize>]) -> Result<()> {
 ///
 /// A pivot `H[k][k] <= 0` is an error naming the dof; a non-finite entry on the pattern, before
 /// or after, is an error naming it.
-pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
+pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut impl Counter) -> Result<()> {
     check_square(h, parent)?;
     check_pattern("LTDL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
@@ -183,11 +239,11 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
         let mut i = parent[k];
         while let Some(ii) = i {
             let a = h[(k, ii)] / h[(k, k)];
-            ops.div += 1;
+            ops.div(1);
             let mut j = Some(ii);
             while let Some(jj) = j {
                 h[(ii, jj)] -= a * h[(k, jj)];
-                ops.madd += 1;
+                ops.madd(1);
                 j = parent[jj];
             }
             h[(k, ii)] = a;
@@ -201,7 +257,7 @@ pub fn ltdl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -
 // ANCHOR: ltl
 /// `H = L^T L` in place, leaves to root (Featherstone 6.5, table 6.3's LTL): on return the lower
 /// triangle of `h` (diagonal included) holds L on the ancestor pattern.
-pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) -> Result<()> {
+pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut impl Counter) -> Result<()> {
     check_square(h, parent)?;
     check_pattern("LTL", h, parent, false)?;
     for k in (0..h.nrows()).rev() {
@@ -213,11 +269,11 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
             });
         }
         h[(k, k)] = h[(k, k)].sqrt();
-        ops.sqrt += 1;
+        ops.sqrt(1);
         let mut i = parent[k];
         while let Some(ii) = i {
             h[(k, ii)] /= h[(k, k)];
-            ops.div += 1;
+            ops.div(1);
             i = parent[ii];
         }
         let mut i = parent[k];
@@ -225,7 +281,7 @@ pub fn ltl(h: &mut DMatrix<f64>, parent: &[Option<usize>], ops: &mut OpCount) ->
             let mut j = Some(ii);
             while let Some(jj) = j {
                 h[(ii, jj)] -= h[(k, ii)] * h[(k, jj)];
-                ops.madd += 1;
+                ops.madd(1);
                 j = parent[jj];
             }
             i = parent[ii];
@@ -246,18 +302,18 @@ pub fn solve_lt(
     parent: &[Option<usize>],
     unit: bool,
     x: &mut [f64],
-    ops: &mut OpCount,
+    ops: &mut impl Counter,
 ) -> Result<()> {
     check_solve(l, parent, x)?;
     for i in (0..x.len()).rev() {
         if !unit {
             x[i] /= l[(i, i)];
-            ops.div += 1;
+            ops.div(1);
         }
         let mut j = parent[i];
         while let Some(jj) = j {
             x[jj] -= l[(i, jj)] * x[i];
-            ops.madd += 1;
+            ops.madd(1);
             j = parent[jj];
         }
     }
@@ -265,35 +321,46 @@ pub fn solve_lt(
 }
 
 /// `x <- L^-1 x` for the factor of [`ltl`] (general diagonal) or [`ltdl`] (`unit = true`).
-pub fn solve_l(l: &DMatrix<f64>, parent: &[Option<usize>], unit: bool, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+pub fn solve_l(
+    l: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    unit: bool,
+    x: &mut [f64],
+    ops: &mut impl Counter,
+) -> Result<()> {
     check_solve(l, parent, x)?;
     for i in 0..x.len() {
         let mut j = parent[i];
         while let Some(jj) = j {
             x[i] -= l[(i, jj)] * x[jj];
-            ops.madd += 1;
+            ops.madd(1);
             j = parent[jj];
         }
         if !unit {
             x[i] /= l[(i, i)];
-            ops.div += 1;
+            ops.div(1);
         }
     }
     check_output("x", x)
 }
 
 /// `x <- D^-1 x` with D the diagonal of the [`ltdl`] factor.
-pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut OpCount) -> Result<()> {
+pub fn solve_d(ld: &DMatrix<f64>, x: &mut [f64], ops: &mut impl Counter) -> Result<()> {
     check_solve(ld, &vec![None; x.len()], x)?;
     for i in 0..x.len() {
         x[i] /= ld[(i, i)];
-        ops.div += 1;
+        ops.div(1);
     }
     check_output("x", x)
 }
 
 /// Solves `H x = b` given the [`ltdl`] factor: `x = L^-1 D^-1 L^-T b`.
-pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
+pub fn solve_ltdl(
+    ld: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    b: &[f64],
+    ops: &mut impl Counter,
+) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
     solve_lt(ld, parent, true, &mut x, ops)?;
     solve_d(ld, &mut x, ops)?;
@@ -302,7 +369,12 @@ pub fn solve_ltdl(ld: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &
 }
 
 /// Solves `H x = b` given the [`ltl`] factor: `x = L^-1 L^-T b`.
-pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
+pub fn solve_ltl(
+    l: &DMatrix<f64>,
+    parent: &[Option<usize>],
+    b: &[f64],
+    ops: &mut impl Counter,
+) -> Result<DVector<f64>> {
     let mut x = b.to_vec();
     solve_lt(l, parent, false, &mut x, ops)?;
     solve_l(l, parent, false, &mut x, ops)?;
@@ -310,7 +382,7 @@ pub fn solve_ltl(l: &DMatrix<f64>, parent: &[Option<usize>], b: &[f64], ops: &mu
 }
 
 /// `y = H x` using only the lower triangle of H on the ancestor pattern (Featherstone's `mpyH`).
-pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut OpCount) -> Result<DVector<f64>> {
+pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut impl Counter) -> Result<DVector<f64>> {
     check_solve(h, parent, x)?;
     let n = x.len();
     let mut y = DVector::zeros(n);
@@ -322,7 +394,7 @@ pub fn mpy_h(h: &DMatrix<f64>, parent: &[Option<usize>], x: &[f64], ops: &mut Op
         while let Some(jj) = j {
             y[i] += h[(i, jj)] * x[jj];
             y[jj] += h[(i, jj)] * x[i];
-            ops.madd += 2;
+            ops.madd(2);
             j = parent[jj];
         }
     }
@@ -368,7 +440,12 @@ pub fn predicted_ltdl_ops(parent: &[Option<usize>]) -> OpCount {
     let d = depths(parent);
     let div = d.iter().sum();
     let madd = d.iter().map(|&a| (a + 1) * a / 2).sum();
-    OpCount { div, madd, sqrt: 0 }
+    OpCount {
+        div,
+        madd,
+        sqrt: 0,
+        mul: 0,
+    }
 }
 
 /// Number of nonzeros that a root-first Cholesky `H = L L^T` (natural order) creates outside the

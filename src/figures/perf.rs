@@ -1,0 +1,211 @@
+//! The Performance chapter's scaling figure: time per call of RNEA, ABA, CRBA and `factor_i` on
+//! chains and balanced binary trees of 1 to 1,023 bodies, on log-log axes, and the slopes fitted
+//! to the larger sizes beside the slopes of the operation counts that the theory predicts:
+//! `n` for RNEA and ABA, `sum_k d_k` (pairs of a dof and an ancestor or itself, the entries of
+//! H's lower pattern) for CRBA, `sum_k d_k^2` for the factorization, with `d_k` the depth of dof k.
+//!
+//! - `perf_scaling.svg`: the figure;
+//! - `perf_slopes.md`: the table of slopes, included by the chapter.
+
+use super::ch05::{sample_state, write_snippet};
+use crate::dynamics::{aba_with, crba_with, rnea_with, Workspace};
+use crate::error::Result;
+use crate::model::{canned, Model};
+use crate::plot::{Chart, Series};
+use crate::sparse::{depths, factor_i_in_place, NoCount, PivotPolicy};
+use nalgebra::DMatrix;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+/// Chain lengths and tree sizes: 2^k - 1 bodies, k = 1 ... 10.
+const LEVELS: std::ops::RangeInclusive<usize> = 1..=10;
+/// Slopes are fitted to the sizes from this many bodies up (below it the fixed cost of a call
+/// still shows).
+const FIT_FROM: f64 = 63.0;
+
+/// The timed kernels, their names, and the operation count the theory predicts for each.
+const KERNELS: [(&str, &str); 4] = [
+    ("RNEA", "n"),
+    ("ABA", "n"),
+    ("CRBA", "sum d_k"),
+    ("factor_i", "sum d_k^2"),
+];
+
+/// CPU seconds this thread has used: unlike wall-clock time, it does not grow while the thread
+/// waits for a core, which matters for the millisecond-long calls at the large end of the
+/// figure on a machine shared with other work. Falls back to wall-clock time off Linux.
+#[cfg(target_os = "linux")]
+fn thread_seconds() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, t: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec of the C layout on 64-bit Linux.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    if ok {
+        t.sec as f64 + 1e-9 * t.nsec as f64
+    } else {
+        wall_seconds()
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_seconds() -> f64 {
+    wall_seconds()
+}
+
+fn wall_seconds() -> f64 {
+    use std::sync::OnceLock;
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+}
+
+/// Thread-CPU seconds per call of `f`, by the rule of `ch05::seconds_per_call`: batches doubled
+/// until one lasts 1 ms, then the fastest of five batches.
+fn cpu_seconds_per_call(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut calls = 1usize;
+    loop {
+        let t = thread_seconds();
+        for _ in 0..calls {
+            f();
+        }
+        if thread_seconds() - t > 1e-3 || calls >= 1 << 22 {
+            break;
+        }
+        calls *= 2;
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = thread_seconds();
+        for _ in 0..calls {
+            f();
+        }
+        best = best.min((thread_seconds() - t) / calls as f64);
+    }
+    best
+}
+
+/// Microseconds per call of the four kernels on `m`, in the order of [`KERNELS`].
+fn times_us(m: &Model) -> Result<[f64; 4]> {
+    let (q, qd, qdd) = sample_state(m);
+    let mut ws = Workspace::new(m);
+    let mut out = vec![0.0; m.nv];
+    let mut h = DMatrix::zeros(m.nv, m.nv);
+    let rnea = cpu_seconds_per_call(|| {
+        rnea_with(m, &mut ws, &q, &qd, &qdd, None, &mut out);
+        black_box(&out);
+    });
+    let mut aba_ok = true;
+    let aba = cpu_seconds_per_call(|| {
+        aba_ok &= aba_with(m, &mut ws, &q, &qd, &qdd, None, &mut out).is_ok();
+        black_box(&out);
+    });
+    let crba = cpu_seconds_per_call(|| {
+        crba_with(m, &mut ws, &q, &mut h);
+        black_box(&h);
+    });
+    let lay = m.mj_layout();
+    let qm = lay.from_dense(&h);
+    let (mut qld, mut diag_inv) = (qm.clone(), vec![0.0; m.nv]);
+    let mut factor_ok = Ok(());
+    let factor = cpu_seconds_per_call(|| {
+        qld.copy_from_slice(&qm);
+        let r = factor_i_in_place(
+            lay,
+            &mut qld,
+            &mut diag_inv,
+            PivotPolicy::Error,
+            &mut Vec::new(),
+            &mut NoCount,
+        );
+        if r.is_err() {
+            factor_ok = r;
+        }
+        black_box(&qld);
+    });
+    factor_ok?;
+    if !aba_ok {
+        return Err(crate::error::Error::NotPositiveDefinite {
+            what: format!("ABA on {}", m.name),
+            dof: 0,
+            value: f64::NAN,
+        });
+    }
+    Ok([rnea, aba, crba, factor].map(|s| 1e6 * s))
+}
+
+/// The predicted operation counts of [`KERNELS`] for `m`.
+fn counts(m: &Model) -> [f64; 4] {
+    let d: Vec<f64> = depths(&m.dof_parent).iter().map(|&a| (a + 1) as f64).collect();
+    let n = m.nv as f64;
+    [n, n, d.iter().sum(), d.iter().map(|x| x * x).sum()]
+}
+
+/// Least-squares slope of `ln y` against `ln x`.
+fn loglog_slope(pts: &[(f64, f64)]) -> f64 {
+    let k = pts.len() as f64;
+    let (xs, ys): (Vec<f64>, Vec<f64>) = pts.iter().map(|&(x, y)| (x.ln(), y.ln())).unzip();
+    let (mx, my) = (xs.iter().sum::<f64>() / k, ys.iter().sum::<f64>() / k);
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    sxy / sxx
+}
+
+/// Prints the report, writes the figure and the table of slopes into `dir`.
+pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
+    println!("Performance: scaling of RNEA, ABA, CRBA and factor_i to 1,023 bodies");
+    let mut chart = Chart::new(
+        "Time per call on chains and balanced binary trees",
+        "number of bodies n",
+        "time per call (microseconds)",
+    )
+    .log(true, true);
+    let mut rows = Vec::new();
+    for shape in ["chain", "binary tree"] {
+        let models: Vec<Model> = LEVELS
+            .map(|k| {
+                if shape == "chain" {
+                    canned::chain((1 << k) - 1, true)
+                } else {
+                    canned::binary_tree(k)
+                }
+            })
+            .collect();
+        let mut time_pts = vec![Vec::new(); KERNELS.len()];
+        let mut count_pts = vec![Vec::new(); KERNELS.len()];
+        for m in &models {
+            let (t, c) = (times_us(m)?, counts(m));
+            for a in 0..KERNELS.len() {
+                time_pts[a].push((m.nb as f64, t[a]));
+                count_pts[a].push((m.nb as f64, c[a]));
+            }
+        }
+        for (a, (name, count)) in KERNELS.iter().enumerate() {
+            let fit =
+                |p: &[(f64, f64)]| loglog_slope(&p.iter().copied().filter(|q| q.0 >= FIT_FROM).collect::<Vec<_>>());
+            let (measured, theory) = (fit(&time_pts[a]), fit(&count_pts[a]));
+            println!("  {name}, {shape}: slope {measured:.2} (theory, {count}: {theory:.2})");
+            rows.push(format!(
+                "| {name} | {shape} | {count} | {theory:.2} | {measured:.2} | {:+.2} |",
+                measured - theory
+            ));
+            chart = chart.with(Series::line_points(&format!("{name}, {shape}"), time_pts[a].clone()));
+        }
+    }
+    let table = format!(
+        "| algorithm | tree | predicted count | its slope | measured slope | difference |\n\
+         |---|---|---|---|---|---|\n{}",
+        rows.join("\n")
+    );
+    write_snippet(dir, "perf_slopes.md", &table)?;
+    let path = dir.join("perf_scaling.svg");
+    chart.save_svg(&path)?;
+    Ok(vec![path])
+}

@@ -1,0 +1,82 @@
+/* MuJoCo 4.0.0's side of the comparison in the book's Performance chapter. Links the pip wheel's
+ * prebuilt libmujoco (tools/peers/build.sh).
+ *
+ *   bench_mujoco MODEL.xml [--label NAME] [--repeats R] [--target-ms T] [--seed S]
+ *
+ * State: qpos = qpos0 moved by a velocity u ~ U(-1, 1)^nv for unit time (mj_integratePos),
+ * qvel ~ U(-1, 1)^nv, then one mj_forward, so that every stage below finds its inputs.
+ * Prints one JSON line; the timed functions (median ns per call):
+ *   factorM   mj_factorM: M = L^T D L in d->qLD
+ *   solveM    mj_solveM with one right-hand side
+ *   smooth    mj_kinematics, mj_comPos, mj_comVel, mj_crb, mj_factorM, mj_rne(flg_acc = 0):
+ *             the smooth dynamics that mbd's mujoco module implements
+ *   forward   mj_forward (the whole pipeline; finds no contacts or constraints in these models) */
+#include <mujoco/mujoco.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "timing.h"
+
+typedef struct {
+  const mjModel* m;
+  mjData* d;
+  mjtNum* x;
+  mjtNum* b;
+} Ctx;
+
+static void f_factor(void* p) { Ctx* c = p; mj_factorM(c->m, c->d); }
+static void f_solve(void* p) { Ctx* c = p; mj_solveM(c->m, c->d, c->x, c->b, 1); }
+static void f_smooth(void* p) {
+  Ctx* c = p;
+  mj_kinematics(c->m, c->d);
+  mj_comPos(c->m, c->d);
+  mj_comVel(c->m, c->d);
+  mj_crb(c->m, c->d);
+  mj_factorM(c->m, c->d);
+  mj_rne(c->m, c->d, 0, c->x);
+}
+static void f_forward(void* p) { Ctx* c = p; mj_forward(c->m, c->d); }
+
+static uint64_t rng = 0x853c49e6748fea9bull;
+static double uniform(void) { /* xorshift64*, mapped to [-1, 1) */
+  rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
+  return (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MODEL.xml [--label NAME] [--repeats R] [--target-ms T] [--seed S]\n", argv[0]);
+    return 2;
+  }
+  const char* label = argv[1];
+  int repeats = 11;
+  double target_ms = 20.0;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+    else if (!strcmp(argv[i], "--repeats")) repeats = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--target-ms")) target_ms = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed")) rng += (uint64_t)atoll(argv[i + 1]);
+    else { fprintf(stderr, "unknown argument %s\n", argv[i]); return 2; }
+  }
+  char err[1000] = "";
+  mjModel* m = mj_loadXML(argv[1], NULL, err, sizeof(err));
+  if (!m) { fprintf(stderr, "cannot load %s: %s\n", argv[1], err); return 1; }
+  mjData* d = mj_makeData(m);
+  mjtNum* u = calloc((size_t)m->nv, sizeof(mjtNum));
+  Ctx c = {m, d, calloc((size_t)m->nv, sizeof(mjtNum)), calloc((size_t)m->nv, sizeof(mjtNum))};
+  for (int i = 0; i < m->nv; i++) { u[i] = uniform(); d->qvel[i] = uniform(); c.b[i] = uniform(); }
+  mju_copy(d->qpos, m->qpos0, m->nq);
+  mj_integratePos(m, d->qpos, u, 1.0);
+  mj_forward(m, d);
+  printf("{\"engine\":\"mujoco\",\"version\":\"%s\",\"label\":\"%s\",\"nv\":%d,\"fn\":{", mj_versionString(), label,
+         (int)m->nv);
+  peers_time("factorM", f_factor, &c, repeats, target_ms, 1);
+  peers_time("solveM", f_solve, &c, repeats, target_ms, 0);
+  peers_time("smooth", f_smooth, &c, repeats, target_ms, 0);
+  peers_time("forward", f_forward, &c, repeats, target_ms, 0);
+  printf("}}\n");
+  free(u); free(c.x); free(c.b);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return 0;
+}

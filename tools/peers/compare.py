@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The speed comparison of the book's Performance chapter: mbd against Pinocchio 4.1.0 and
+MuJoCo 4.0.0, interleaved in rounds on one machine. From the repository root:
+
+    python3 tools/peers/compare.py [--stat min]
+
+(the first run also runs tools/peers/build.sh, which runs tools/peers/setup.sh: the venv with
+mujoco==4.0.0 and pin==4.1.0, and the two drivers; a few minutes).
+
+Each round runs, model by model, mbd's benchmark in peer mode (`MBD_BENCH_PEERS`, see
+benches/dynamics.rs), then bench_pinocchio, then bench_mujoco, so all three engines see the same
+conditions. Every program times its functions by the same rule (tools/peers/timing.h: the median
+of REPEATS batches of back-to-back calls, each batch about TARGET_MS long). For each cell the
+ratio mbd / peer is formed within each round; the table gives the median of the rounds' ratios
+and their range. `--stat min` uses each program's fastest batch instead of its median batch, the
+time least disturbed by other work when the machine is busy. Raw JSON lines go to --jsonl; the tables to --out, which the chapter includes.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODELS = ["chain_7_spatial", "chain_30_spatial", "tree_5", "floating", "panda"]
+# (row label, mbd function, peer engine, peer function)
+PAIRS = [
+    ("RNEA / Pinocchio `rnea`", "rnea", "pinocchio", "rnea"),
+    ("CRBA / Pinocchio `crba`", "crba", "pinocchio", "crba"),
+    ("ABA / Pinocchio `aba`", "aba", "pinocchio", "aba"),
+    ("`factor_i` / MuJoCo `mj_factorM`", "factor_i", "mujoco", "factorM"),
+    ("`solve_ld` / MuJoCo `mj_solveM`", "solve_ld", "mujoco", "solveM"),
+    ("smooth pipeline / MuJoCo's", "smooth", "mujoco", "smooth"),
+    ("ABA / MuJoCo `mj_forward`", "aba", "mujoco", "forward"),
+]
+
+
+def bench_binary():
+    """Builds benches/dynamics.rs (release, default target) and returns the executable's path."""
+    out = subprocess.run(["cargo", "bench", "--bench", "dynamics", "--no-run", "--message-format=json"],
+                         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "dynamics" and msg.get("executable"):
+            return msg["executable"]
+    sys.exit("compare.py: cargo did not report the dynamics benchmark's executable")
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def run_json(cmd, env=None):
+    out = subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **(env or {}))).stdout
+    return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--target-ms", type=float, default=20.0)
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="per program and round: the median batch (default) or the fastest")
+    ap.add_argument("--peers-build", default=os.environ.get("PEERS_BUILD", "/tmp/peers_build"))
+    ap.add_argument("--jsonl", default="/tmp/mbd_compare.jsonl")
+    ap.add_argument("--out", default=os.path.join(ROOT, "book", "src", "generated", "performance_peers.md"))
+    a = ap.parse_args()
+    if not all(os.access(os.path.join(a.peers_build, exe), os.X_OK) for exe in ("bench_pinocchio", "bench_mujoco")):
+        # the drivers are missing: make the venv (if needed) and build them
+        subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "build.sh")], check=True,
+                       env=dict(os.environ, PEERS_BUILD=a.peers_build))
+    mbd = bench_binary()
+    rows = []  # every JSON line, with "round"
+    loads = [load()]
+    timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
+    for r in range(a.rounds):
+        for label in MODELS:
+            path = os.path.join("tests", "fixtures", "models", f"{label}.xml")
+            print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
+            got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
+            got += run_json([os.path.join(a.peers_build, "bench_pinocchio"), path, "--label", label] + timing)
+            got += run_json([os.path.join(a.peers_build, "bench_mujoco"), path, "--label", label] + timing)
+            for g in got:
+                g["round"] = r
+            rows += got
+        loads.append(load())
+    with open(a.jsonl, "w") as fh:
+        for g in rows:
+            fh.write(json.dumps(g) + "\n")
+
+    def median_ns(engine, label, fn, r):
+        for g in rows:
+            if g["engine"] == engine and g["label"] == label and g["round"] == r:
+                return g["fn"][fn][f"{a.stat}_ns"]
+        raise KeyError((engine, label, fn, r))
+
+    lines = []
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines.append(f"Generated by `python3 tools/peers/compare.py --rounds {a.rounds} --repeats {a.repeats} "
+                 f"--target-ms {a.target_ms:g} --stat {a.stat}` on {when}: {cpu}, {os.cpu_count()} cores, "
+                 f"{platform.system()} {platform.release()}; load average (1 min) at the start and after each "
+                 f"round: {', '.join(loads)}.")
+    lines.append("")
+    per_round = "median batch" if a.stat == "median" else "fastest batch"
+    lines.append(f"Ratio of mbd's time to the peer's (below 1: mbd is faster), each program's {per_round} "
+                 f"per round: median over the {a.rounds} rounds, and in brackets the smallest and largest round.")
+    lines.append("")
+    lines.append("| | " + " | ".join(f"`{m}`" for m in MODELS) + " |")
+    lines.append("|---" * (len(MODELS) + 1) + "|")
+    worst = 0.0
+    for title, fn, engine, pfn in PAIRS:
+        cells = []
+        for m in MODELS:
+            ratios = [median_ns("mbd", m, fn, r) / median_ns(engine, m, pfn, r) for r in range(a.rounds)]
+            med = statistics.median(ratios)
+            worst = max(worst, med)
+            cells.append(f"{med:.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Median over the rounds of each program's {per_round} time per call, in nanoseconds:")
+    lines.append("")
+    lines.append("| engine | function | " + " | ".join(f"`{m}`" for m in MODELS) + " |")
+    lines.append("|---|---" + "|---" * len(MODELS) + "|")
+    seen = []
+    for _, fn, engine, pfn in PAIRS:
+        for eng, f in (("mbd", fn), (engine, pfn)):
+            if (eng, f) in seen:
+                continue
+            seen.append((eng, f))
+            cells = [f"{statistics.median(median_ns(eng, m, f, r) for r in range(a.rounds)):.0f}" for m in MODELS]
+            lines.append(f"| {eng} | `{f}` | " + " | ".join(cells) + " |")
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {a.out}; worst median ratio {worst:.2f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
