@@ -8,7 +8,9 @@ pub mod ch05;
 pub mod ch06;
 pub mod ch07;
 pub mod com;
+pub mod draw;
 pub mod loops;
+pub mod schematics;
 pub mod sparse;
 
 use crate::error::Result;
