@@ -298,7 +298,7 @@ pub fn com_frames(dir: &Path) -> Result<PathBuf> {
 pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
     let path = dir.join("rnea_free_body.svg");
     let model = canned::chain(3, false);
-    let (q, qd, qdd) = ([0.5, -0.9, 0.7], [2.5, -2.0, 1.5], [6.0, 9.0, -4.0]);
+    let (q, qd, qdd) = ([0.5, -0.9, 0.7], [3.0, -2.5, 2.0], [-25.0, 30.0, -10.0]);
     let mut ws = Workspace::new(&model);
     let mut tau = [0.0; 3];
     rnea_with(&model, &mut ws, &q, &qd, &qdd, None, &mut tau);
@@ -363,11 +363,13 @@ pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
         s.joint(xz(&a3), 7, INK)?;
         s.com(xz(&com), 7, INK)?;
         let tip_of = |p: &Vec3, f: &Vec3| xz(&(p + f * k));
+        // labels go on the side the arrow points to, away from its shaft
+        let side = |f: &Vec3| if f.x < 0.0 { Side::Left } else { Side::Right };
         s.arrow(xz(&a2), tip_of(&a2, &f2), colour(0), 3)?;
         s.label(
             tip_of(&a2, &f2),
             &format!("f₂ from body 1: {:.1} N", f2.norm()),
-            Side::Right,
+            side(&f2),
             14,
             colour(0),
         )?;
@@ -387,7 +389,7 @@ pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
         s.label(
             tip_of(&a3, &f3),
             &format!("−f₃ from body 3: {:.1} N", f3.norm()),
-            Side::Right,
+            side(&f3),
             14,
             colour(1),
         )?;
@@ -403,12 +405,12 @@ pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
         s.label(
             tip_of(&com, &g),
             &format!("m₂ g = {:.1} N", g.norm()),
-            Side::Below,
+            Side::Left,
             14,
             colour(2),
         )?;
         s.arrow(xz(&com), tip_of(&com, &sum), colour(3), 2)?;
-        s.label(tip_of(&com, &sum), "sum = m₂ a_c", Side::Right, 14, colour(3))?;
+        s.label(tip_of(&com, &sum), "sum = m₂ a_c", side(&sum), 14, colour(3))?;
         finish(&root)?;
     }
     Ok(path)
