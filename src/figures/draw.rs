@@ -51,8 +51,8 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> Error {
     }
 }
 
-/// Creates `path` (`width` x `height` pixels, white) with a title line, and splits the area under
-/// the title into `panels` side-by-side panels.
+/// Creates `path` (`width` x `height` pixels, white) with a title line and returns the area
+/// under the title (split it with `split_evenly` for side-by-side panels).
 pub fn canvas<'a>(path: &'a Path, width: u32, height: u32, title: &str) -> Result<DrawingArea<SVGBackend<'a>, Shift>> {
     register_fonts();
     if let Some(dir) = path.parent() {
@@ -135,7 +135,7 @@ impl<'a> Sketch<'a> {
             .map_err(draw_err)
     }
 
-    /// An arrow from plane point `a` to plane point `b` with a head `head` pixels long.
+    /// An arrow from plane point `a` to plane point `b` (the head grows with `width`).
     pub fn arrow(&self, a: (f64, f64), b: (f64, f64), color: RGBColor, width: u32) -> Result<()> {
         self.arrow_px(self.px(a), self.px(b), color, width)
     }
@@ -244,7 +244,7 @@ impl<'a> Sketch<'a> {
         self.arrow_px(pt(before), pt(end), color, 2)
     }
 
-    /// Text at plane point `p`, on the given side, `offset` pixels away.
+    /// Text at plane point `p`, on the given side of it (8 pixels away unless centred).
     pub fn label(&self, p: (f64, f64), text: &str, side: Side, size: u32, color: RGBColor) -> Result<()> {
         let c = self.px(p);
         self.label_px(c, text, side, size, color)
