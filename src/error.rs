@@ -45,9 +45,45 @@ pub enum Error {
     /// A linear system is singular or inconsistent.
     #[error("{what}: {why}")]
     Singular { what: String, why: String },
+    /// A time step that is not positive and finite.
+    #[error("time step h = {value} must be positive and finite")]
+    BadTimestep { value: f64 },
+    /// A name of an option value that MuJoCo does not have (integrator, solver, cone, ...).
+    #[error("unknown {kind} '{value}' (expected one of: {expected})")]
+    UnknownOption {
+        kind: &'static str,
+        value: String,
+        expected: String,
+    },
+    /// A simulation left the finite range: MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`
+    /// (non-finite or larger than `mjMAXVAL` in magnitude), with the step (None for the initial
+    /// state), time and first bad entry.
+    #[error("{} t = {time}: {quantity}[{index}] = {value:e} is not finite or exceeds mjMAXVAL = 1e10", match step { Some(s) => format!("diverged at step {s},"), None => "initial state at".to_string() })]
+    Diverged {
+        step: Option<usize>,
+        time: f64,
+        quantity: &'static str,
+        index: usize,
+        value: f64,
+    },
+    /// Something valid that this part of the library does not support yet.
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
+    /// An output path that cannot be used (it is an input, or has an unknown extension).
+    #[error("--out {path}: {why}")]
+    InvalidOutput { path: String, why: String },
+    /// An operating-system input/output error (reading or writing a file or stream).
+    #[error("{0}")]
+    InputOutput(String),
     /// Anything else, with a description.
     #[error("{0}")]
     Other(String),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::InputOutput(e.to_string())
+    }
 }
 
 /// Shorthand.

@@ -14,14 +14,17 @@
 //! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
 //! | Figures of every chapter | [`figures`], [`plot`] | |
 
+pub mod cli;
 pub mod dynamics;
 pub mod error;
+#[cfg(feature = "plot")]
 pub mod figures;
-pub mod inspect;
+pub mod integrate;
 pub mod kinematics;
 pub mod loops;
 pub mod model;
 pub mod mujoco;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod sparse;
 pub mod spatial;

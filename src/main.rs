@@ -4,7 +4,10 @@
 //! line gives exit code 2. Panics are not part of the interface: library code returns
 //! `mbd::Error` on bad input, and this file turns it into that one line.
 
-use mbd::inspect::{self, Integrator, State};
+use mbd::cli::simulate::{Output, SimulateOptions};
+use mbd::cli::{inspect, one_line};
+use mbd::model::Integrator;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,13 +20,16 @@ USAGE:
         for missing includes, empty code blocks, broken links and unused figures.
         Needs the cargo feature `book`: cargo run --release --features book -- book
 
-    mbd inspect MODEL.xml [--state STATE.json] [--json]
-        Sizes, structure and the smooth dynamics at a state (M, qfrc_bias, qfrc_passive,
-        qacc_smooth, energy, xpos, xquat), named as MuJoCo names them. --json prints everything.
+    mbd inspect MODEL.xml [--state STATE.json] [--json] [--dense]
+        Sizes, structure and the smooth dynamics at a state (qM, qfrc_bias, qfrc_passive,
+        qacc_smooth, energy, xpos, xquat), named as MuJoCo names them. --json prints everything;
+        --dense adds the nv x nv matrices M and L.
 
-    mbd simulate MODEL.xml --steps N [--integrator euler|rk4] [--state STATE.json] --out FILE.csv|FILE.json
+    mbd simulate MODEL.xml --steps N [--every K] [--integrator euler|rk4] [--state STATE.json] --out FILE.csv|FILE.json|-
         Step an unconstrained model with MuJoCo's semi-implicit Euler or RK4 (default: the
-        model's <option integrator>) and write time, qpos, qvel and energy per step.
+        model's <option integrator>) and stream time, qpos, qvel and energy per step (every K-th
+        step with --every) to the file or, with -, to standard output. An older file at --out is
+        removed first; --out may not be an input; a run that diverges keeps the rows written.
 
     mbd --help | --version
 
@@ -33,15 +39,20 @@ linear velocity of the body origin, body-frame angular velocity].
 
 Exit codes: 0 success, 1 error (one line on stderr), 2 malformed command line.";
 
-/// What went wrong: a usage error (exit 2) or a failure (exit 1).
+/// What went wrong: a usage error (exit 2), a failure (exit 1), or a reader that closed the
+/// pipe (exit 0, silently).
 enum Failure {
     Usage(String),
     Run(String),
+    BrokenPipe,
 }
 
 impl From<mbd::Error> for Failure {
     fn from(e: mbd::Error) -> Self {
-        Failure::Run(e.to_string())
+        match e {
+            mbd::Error::InputOutput(m) if m.contains("Broken pipe") => Failure::BrokenPipe,
+            e => Failure::Run(e.to_string()),
+        }
     }
 }
 
@@ -49,14 +60,31 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
+        // a reader that stops early (`| head`) is not an error
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => {
-            eprintln!("mbd: {m} (see `mbd --help`)");
+            eprintln!("mbd: {} (see `mbd --help`)", one_line(&m));
             ExitCode::from(2)
         }
         Err(Failure::Run(m)) => {
-            eprintln!("mbd: {m}");
+            eprintln!("mbd: {}", one_line(&m));
             ExitCode::from(1)
         }
+    }
+}
+
+/// Writes `text` and a newline to standard output; a closed pipe ends the command quietly, any
+/// other write error (a full disk, `/dev/full`) is a failure.
+fn say(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").and_then(|_| out.flush()).map_err(write_failure)
+}
+
+fn write_failure(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Run(format!("cannot write to standard output: {e}"))
     }
 }
 
@@ -66,14 +94,8 @@ fn run(args: &[String]) -> Result<(), Failure> {
     };
     let rest = &args[1..];
     match command.as_str() {
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        "-V" | "--version" => {
-            println!("mbd {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
+        "-h" | "--help" | "help" => say(USAGE),
+        "-V" | "--version" => say(&format!("mbd {}", env!("CARGO_PKG_VERSION"))),
         "book" => book(rest),
         "inspect" => inspect_cmd(rest),
         "simulate" => simulate_cmd(rest),
@@ -99,7 +121,7 @@ impl Options {
         let mut it = args.iter();
         while let Some(a) = it.next() {
             if a == "-h" || a == "--help" {
-                println!("{USAGE}");
+                let _ = say(USAGE);
                 std::process::exit(0);
             }
             let (name, inline) = match a.split_once('=') {
@@ -159,14 +181,13 @@ fn book(args: &[String]) -> Result<(), Failure> {
     };
     let out = o.value("--out").map(Path::new);
     let report = mbd::book::build(&book_dir, out)?;
-    println!(
+    say(&format!(
         "built {} chapters and {} figures, checked {} links: {}",
         report.chapters.len(),
         report.figures.len(),
         report.links_checked,
         report.index.display()
-    );
-    Ok(())
+    ))
 }
 
 /// `./book` when run from the repository (as `cargo run` does), else the crate's own book.
@@ -188,77 +209,63 @@ fn book(_args: &[String]) -> Result<(), Failure> {
 }
 
 fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--state"], &["--json"])?;
+    let o = Options::parse(args, &["--state"], &["--json", "--dense"])?;
     let model = o.model("inspect")?;
-    let ins = inspect::inspect(&model, o.value("--state").map(Path::new))?;
+    let ins = inspect::inspect(&model, o.value("--state").map(Path::new), o.switch("--dense"))?;
     if o.switch("--json") {
         let text = serde_json::to_string_pretty(&ins).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;
-        println!("{text}");
+        say(&text)
     } else {
-        println!("{}", ins.summary());
+        say(&ins.summary())
     }
-    Ok(())
 }
 
 fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--steps", "--integrator", "--state", "--out"], &[])?;
-    let model_path = o.model("simulate")?;
-    let steps_text = o
-        .value("--steps")
-        .ok_or_else(|| Failure::Usage("simulate: --steps N is required".into()))?;
-    let steps: usize = steps_text.parse().map_err(|_| {
-        Failure::Usage(format!(
-            "simulate: --steps '{steps_text}' is not a non-negative integer"
-        ))
-    })?;
-    let out = PathBuf::from(
-        o.value("--out")
-            .ok_or_else(|| Failure::Usage("simulate: --out FILE is required".into()))?,
-    );
-    let as_json = match out.extension().and_then(|e| e.to_str()) {
-        Some("json") => true,
-        Some("csv") => false,
-        _ => {
-            return Err(Failure::Usage(format!(
-                "simulate: --out {} must end in .csv or .json",
-                out.display()
-            )))
+    let o = Options::parse(args, &["--steps", "--every", "--integrator", "--state", "--out"], &[])?;
+    let model = o.model("simulate")?;
+    let count = |flag: &str, default: Option<usize>| -> Result<usize, Failure> {
+        match (o.value(flag), default) {
+            (Some(t), _) => t
+                .parse()
+                .map_err(|_| Failure::Usage(format!("simulate: {flag} '{t}' is not a non-negative integer"))),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(Failure::Usage(format!("simulate: {flag} N is required"))),
         }
     };
-    let chosen = match o.value("--integrator") {
+    let steps = count("--steps", None)?;
+    let every = count("--every", Some(1))?;
+    if every == 0 {
+        return Err(Failure::Usage("simulate: --every must be at least 1".into()));
+    }
+    let out = o
+        .value("--out")
+        .ok_or_else(|| Failure::Usage("simulate: --out FILE is required".into()))?;
+    let out = Output::parse(out).map_err(|e| Failure::Usage(format!("simulate: {e}")))?;
+    let integrator = match o.value("--integrator") {
         Some(s) => Some(Integrator::parse(s).map_err(|e| Failure::Usage(format!("simulate: {e}")))?),
         None => None,
     };
-    let model = mbd::model::mjcf::load(&model_path)?.model;
-    let integrator = match chosen {
-        Some(i) => i,
-        None => Integrator::parse(&model.opt.integrator).map_err(|e| {
-            Failure::Run(format!(
-                "{}: <option integrator>: {e}; choose one with --integrator",
-                model_path.display()
-            ))
-        })?,
+    let to_stdout = out == Output::Stdout;
+    let target = match &out {
+        Output::Csv(p) | Output::Json(p) => p.display().to_string(),
+        Output::Stdout => "standard output".into(),
     };
-    let state = match o.value("--state") {
-        Some(p) => inspect::read_state(Path::new(p), &model)?,
-        None => State::reference(&model),
-    };
-    let traj = inspect::simulate(&model, &state, steps, integrator)?;
-    let text = if as_json {
-        serde_json::to_string(&traj).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?
-    } else {
-        traj.to_csv()
-    };
-    std::fs::write(&out, text).map_err(|e| Failure::Run(format!("{}: {e}", out.display())))?;
-    let e0 = traj.energy[0][0] + traj.energy[0][1];
-    let e1 = traj.energy.last().map_or(e0, |e| e[0] + e[1]);
-    println!(
-        "{} steps of {} s with {}: t = {}, energy {e0:.9} -> {e1:.9}; wrote {}",
+    let report = mbd::cli::simulate::simulate(&SimulateOptions {
+        model,
+        state: o.value("--state").map(PathBuf::from),
         steps,
-        traj.timestep,
-        integrator.name(),
-        traj.time.last().copied().unwrap_or(0.0),
-        out.display()
+        every,
+        integrator,
+        out,
+    })?;
+    let line = format!(
+        "{} steps of {} s with {}: t = {}, energy {:.9} -> {:.9}; wrote {} rows to {target}",
+        report.steps, report.timestep, report.integrator, report.time, report.energy.0, report.energy.1, report.rows
     );
-    Ok(())
+    if to_stdout {
+        eprintln!("{line}");
+        Ok(())
+    } else {
+        say(&line)
+    }
 }

@@ -6,10 +6,11 @@
 
 use mbd::kinematics::forward_kinematics;
 use mbd::loops::{
-    assemble_with, forward_dynamics, inverse_dynamics, loop_constraints, null_space, null_space_with, simulate,
-    Integrator, Method, PivotTol,
+    assemble_with, forward_dynamics, inverse_dynamics, loop_constraints, null_space, null_space_with, simulate, Method,
+    PivotTol, SimulateOptions,
 };
 use mbd::model::mechanisms::{self, figure_8_3_gamma};
+use mbd::model::Integrator;
 use mbd::model::Model;
 use mbd::spatial::{rotx, roty, rotz, xlt, Vec3, Xform};
 use nalgebra::{DMatrix, DVector};
@@ -144,9 +145,21 @@ fn exercise_2_baumgarte_decay_of_an_open_four_bar() {
         let e0 = s0.err.clone();
         let edot0 = &s0.kmat * DVector::from_column_slice(&qd0);
         let scale = e0.amax().max(ts * edot0.amax());
-        let tr = simulate(&m, &q, &qd0, Method::Kkt, Integrator::Rk4, 1e-3, 600, Some(ts)).unwrap();
-        for (i, t) in tr.t.iter().enumerate().step_by(20) {
-            let e = loop_constraints(&m, tr.q[i].as_slice(), &qd0, None).unwrap().err;
+        let tr = simulate(
+            &m,
+            &q,
+            &qd0,
+            &SimulateOptions {
+                method: Method::Kkt,
+                integrator: Integrator::Rk4,
+                h: 1e-3,
+                steps: 600,
+                t_stab: Some(ts),
+            },
+        )
+        .unwrap();
+        for (i, t) in tr.time.iter().enumerate().step_by(20) {
+            let e = loop_constraints(&m, tr.qpos[i].as_slice(), &qd0, None).unwrap().err;
             for c in 0..e.len() {
                 let want = exercise_2_answer(*t, ts, e0[c], edot0[c]);
                 assert!(

@@ -389,13 +389,18 @@ fn check_model(rel: &str, r: &Value) {
     );
     close(&w("gravity"), model.opt.gravity.as_slice(), &nums(&o["gravity"]));
     assert_eq!(
-        model.opt.integrator,
+        model.opt.integrator.name(),
         o["integrator"].as_str().unwrap(),
         "{}",
         w("integrator")
     );
-    assert_eq!(model.opt.solver, o["solver"].as_str().unwrap(), "{}", w("solver"));
-    assert_eq!(model.opt.cone, o["cone"].as_str().unwrap(), "{}", w("cone"));
+    assert_eq!(
+        model.opt.solver.name(),
+        o["solver"].as_str().unwrap(),
+        "{}",
+        w("solver")
+    );
+    assert_eq!(model.opt.cone.name(), o["cone"].as_str().unwrap(), "{}", w("cone"));
     assert_eq!(
         model.opt.iterations as u64,
         o["iterations"].as_u64().unwrap(),

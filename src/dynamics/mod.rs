@@ -136,6 +136,14 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
 pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
+    passive_forces_with(model, q, qd, out.as_mut_slice());
+    Ok(out)
+}
+
+// ANCHOR: passive
+/// [`passive_forces`] into `out` (length nv); inputs are assumed valid.
+pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) {
+    out.fill(0.0);
     for i in 1..=model.nb {
         let j = &model.joints[i];
         for dof in model.dofs(i) {
@@ -146,8 +154,8 @@ pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f6
             out[model.v_adr[i]] -= j.stiffness * (q[a] - model.qpos0[a]);
         }
     }
-    Ok(out)
 }
+// ANCHOR_END: passive
 
 /// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive - qfrc_bias +
 /// qfrc_applied)`, computed with ABA (`tau = qfrc_passive + qfrc_applied`).

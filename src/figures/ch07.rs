@@ -9,6 +9,7 @@
 use super::ch05::{sample_state, seconds_per_call, slope_line, CHAIN_SIZES, TREE_DEPTHS};
 use crate::dynamics::{aba, aba_with, crba_with, kinetic_energy, potential_energy, rnea_with, Workspace};
 use crate::error::{Error, Result};
+use crate::integrate::{euler_step, explicit_euler_step, rk4_step, StepScratch};
 use crate::model::{canned, Model};
 use crate::plot::{Chart, Series};
 use nalgebra::DMatrix;
@@ -118,50 +119,20 @@ pub enum Stepper {
     Rk4,
 }
 
-/// One step of `stepper` for the unactuated system (`tau = 0`), accelerations by ABA.
+/// One step of `stepper` for the unactuated system (`tau = 0`), accelerations by ABA, with the
+/// schemes of [`crate::integrate`].
 pub fn step(model: &Model, stepper: Stepper, q: &mut [f64], qd: &mut [f64], h: f64) -> Result<()> {
     let tau = vec![0.0; model.nv];
-    let acc = |q: &[f64], qd: &[f64]| aba(model, q, qd, &tau, None);
+    let mut acc = |q: &[f64], qd: &[f64], qdd: &mut [f64]| -> Result<()> {
+        qdd.copy_from_slice(aba(model, q, qd, &tau, None)?.as_slice());
+        Ok(())
+    };
+    let mut qdd = vec![0.0; model.nv];
     match stepper {
-        Stepper::ExplicitEuler => {
-            let a = acc(q, qd)?;
-            model.integrate(q, qd, h);
-            for k in 0..model.nv {
-                qd[k] += h * a[k];
-            }
-        }
-        Stepper::SemiImplicitEuler => {
-            let a = acc(q, qd)?;
-            for k in 0..model.nv {
-                qd[k] += h * a[k];
-            }
-            model.integrate(q, qd, h);
-        }
-        Stepper::Rk4 => {
-            // stages (dq_k, dv_k) = (velocity, acceleration) at the intermediate states
-            let (q0, v0) = (q.to_vec(), qd.to_vec());
-            let mut dq: Vec<Vec<f64>> = Vec::with_capacity(4);
-            let mut dv: Vec<Vec<f64>> = Vec::with_capacity(4);
-            for (k, c) in [0.0, 0.5, 0.5, 1.0].into_iter().enumerate() {
-                let (mut qs, mut vs) = (q0.clone(), v0.clone());
-                if k > 0 {
-                    model.integrate(&mut qs, &dq[k - 1], c * h);
-                    for i in 0..model.nv {
-                        vs[i] += c * h * dv[k - 1][i];
-                    }
-                }
-                dv.push(acc(&qs, &vs)?.as_slice().to_vec());
-                dq.push(vs);
-            }
-            let mut vel = vec![0.0; model.nv];
-            for i in 0..model.nv {
-                vel[i] = (dq[0][i] + 2.0 * dq[1][i] + 2.0 * dq[2][i] + dq[3][i]) / 6.0;
-                qd[i] = v0[i] + h * (dv[0][i] + 2.0 * dv[1][i] + 2.0 * dv[2][i] + dv[3][i]) / 6.0;
-            }
-            model.integrate(q, &vel, h);
-        }
+        Stepper::ExplicitEuler => explicit_euler_step(model, &mut acc, q, qd, &mut qdd, h),
+        Stepper::SemiImplicitEuler => euler_step(model, &mut acc, q, qd, &mut qdd, h),
+        Stepper::Rk4 => rk4_step(model, &mut StepScratch::new(model), &mut acc, q, qd, h),
     }
-    Ok(())
 }
 
 /// Total energy `T + U` along `steps` steps of `stepper` from `(q0, 0)`: rows `(t, E)`.

@@ -16,11 +16,13 @@
 use super::ch05::{seconds_per_call, slope_line};
 use crate::dynamics::crba;
 use crate::error::Result;
+use crate::integrate::Trajectory;
 use crate::loops::{
     bias_minus_active, inverse_dynamics, loop_constraints, loop_properties, null_space_with, simulate, solve_kkt,
-    solve_lambda_first, solve_null_space, Integrator, Method, PivotTol, Trajectory,
+    solve_lambda_first, solve_null_space, Method, PivotTol, SimulateOptions, ENERGY, LOOP_ERROR,
 };
 use crate::model::mechanisms::{self, figure_8_3_gamma};
+use crate::model::Integrator;
 use crate::model::Model;
 use crate::plot::{Chart, Series};
 use nalgebra::DVector;
@@ -55,11 +57,13 @@ pub fn drift_trajectory(t_stab: Option<f64>, t_end: f64) -> Result<Trajectory> {
         &m,
         q.as_slice(),
         qd.as_slice(),
-        Method::NullSpace,
-        Integrator::Rk4,
-        h,
-        steps,
-        t_stab,
+        &SimulateOptions {
+            method: Method::NullSpace,
+            integrator: Integrator::Rk4,
+            h: h,
+            steps: steps,
+            t_stab: t_stab,
+        },
     )
 }
 
@@ -84,8 +88,8 @@ pub fn drift_table(t_end: f64) -> Result<Vec<(DriftRow, Trajectory)>> {
             let tr = drift_trajectory(ts, t_end)?;
             let row = DriftRow {
                 t_stab: ts,
-                max_err: tr.max_err(),
-                max_energy_drift: tr.max_energy_drift(),
+                max_err: tr.max_of(LOOP_ERROR),
+                max_energy_drift: tr.max_drift(ENERGY),
             };
             Ok((row, tr))
         })
@@ -230,7 +234,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     for (row, tr) in &table {
         chart = chart.with(Series::line(
             &t_stab_label(row.t_stab),
-            window_max(&tr.t[1..], &tr.err_norm[1..], 25),
+            window_max(&tr.time[1..], &tr.signal(LOOP_ERROR).unwrap()[1..], 25),
         ));
     }
     let path = dir.join("loops_drift.svg");

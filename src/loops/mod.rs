@@ -41,7 +41,7 @@ pub use equality::{loops_from_equality, with_loops_from_equality};
 pub use inverse::{actuator_forces, inverse_dynamics, Actuation, ClosedLoopInverse};
 pub use pivot::{null_space, null_space_with, rank, LoopProperties, NullSpace, PivotTol};
 pub use rnea::{bias_minus_active, loop_active_len, loop_active_tau_dense, rnea_loops};
-pub use simulate::{simulate, Integrator, Trajectory};
+pub use simulate::{simulate, SimulateOptions, ENERGY, LOOP_ERROR};
 pub use solve::{forward_dynamics, solve_kkt, solve_lambda_first, solve_null_space, ClosedLoopSolution, Method};
 pub use table::{loop_active_basis, loop_error, loop_motion_subspace};
 

@@ -19,8 +19,6 @@ use super::{Joint, JointType, LoopJoint, Model, ModelBuilder};
 use crate::error::{Error, Result};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
 
-pub use crate::loops::{assemble, assemble_with};
-
 /// A rod of mass `m` from the origin to the point `to` (body coordinates).
 fn rod_to(m: f64, to: Vec3) -> SpatialInertia {
     rod(m, to.norm(), to)

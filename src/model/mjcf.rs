@@ -932,13 +932,13 @@ impl<'f> Reader<'f> {
             self.opt.gravity = Vec3::from(g);
         }
         if let Some(k) = a.keyword("integrator", &["Euler", "RK4", "implicit", "implicitfast"])? {
-            self.opt.integrator = k.into();
+            self.opt.integrator = crate::model::Integrator::parse(k)?;
         }
         if let Some(k) = a.keyword("solver", &["PGS", "CG", "Newton"])? {
-            self.opt.solver = k.into();
+            self.opt.solver = crate::model::Solver::parse(k)?;
         }
         if let Some(k) = a.keyword("cone", &["pyramidal", "elliptic"])? {
-            self.opt.cone = k.into();
+            self.opt.cone = crate::model::Cone::parse(k)?;
         }
         if let Some(n) = a.int("iterations")? {
             if n < 0 {

@@ -11,18 +11,99 @@
 
 mod builder;
 pub mod canned;
+pub mod constants;
 mod joint;
 mod loops;
 pub mod mechanisms;
 pub mod mjcf;
 
 pub use builder::ModelBuilder;
+pub use constants::{MJ_MAXVAL, MJ_MINVAL};
 pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
 pub use loops::LoopJoint;
 
 use crate::error::{check_vector, Error, Result};
 use crate::spatial::{SpatialInertia, Vec3, Xform};
 use nalgebra::DVector;
+
+/// Declares an option enum with MuJoCo's names: `name()` gives the name MuJoCo's XML and
+/// `mj_printModel` use, `parse` accepts it in any case.
+macro_rules! mj_enum {
+    ($(#[$doc:meta])* $ty:ident, $kind:literal { $($(#[$vdoc:meta])* $var:ident = $name:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty {
+            $($(#[$vdoc])* $var),+
+        }
+
+        impl $ty {
+            /// Every value, in MuJoCo's order.
+            pub const ALL: &'static [$ty] = &[$($ty::$var),+];
+
+            /// MuJoCo's name of the value.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($ty::$var => $name),+
+                }
+            }
+
+            /// Parses MuJoCo's name of a value, in any case.
+            pub fn parse(s: &str) -> Result<Self> {
+                $ty::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.name().eq_ignore_ascii_case(s))
+                    .ok_or_else(|| Error::UnknownOption {
+                        kind: $kind,
+                        value: s.to_string(),
+                        expected: $ty::ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
+                    })
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+mj_enum!(
+    /// MuJoCo's time integrators (`mjtIntegrator`, `<option integrator>`).
+    Integrator, "integrator" {
+        /// Semi-implicit Euler with implicit joint damping (`mjINT_EULER`).
+        Euler = "Euler",
+        /// Fourth-order Runge-Kutta (`mjINT_RK4`).
+        Rk4 = "RK4",
+        /// Implicit in velocity, with the RNE derivative (`mjINT_IMPLICIT`).
+        Implicit = "implicit",
+        /// Implicit in velocity without the RNE derivative, symmetrized (`mjINT_IMPLICITFAST`).
+        ImplicitFast = "implicitfast",
+    }
+);
+
+mj_enum!(
+    /// MuJoCo's constraint solvers (`mjtSolver`, `<option solver>`).
+    Solver, "solver" {
+        /// Projected Gauss-Seidel on the dual (`mjSOL_PGS`).
+        Pgs = "PGS",
+        /// Nonlinear conjugate gradient on the reduced primal (`mjSOL_CG`).
+        Cg = "CG",
+        /// Newton's method on the reduced primal (`mjSOL_NEWTON`).
+        Newton = "Newton",
+    }
+);
+
+mj_enum!(
+    /// MuJoCo's friction cones (`mjtCone`, `<option cone>`).
+    Cone, "cone" {
+        /// Pyramidal approximation (`mjCONE_PYRAMIDAL`).
+        Pyramidal = "pyramidal",
+        /// Elliptic cone (`mjCONE_ELLIPTIC`).
+        Elliptic = "elliptic",
+    }
+);
 
 /// Simulation options (MuJoCo's `<option>`), with MuJoCo's defaults.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,12 +112,12 @@ pub struct Options {
     pub timestep: f64,
     /// Gravity in world coordinates (m/s^2).
     pub gravity: Vec3,
-    /// Integrator name: "Euler", "RK4", "implicit" or "implicitfast".
-    pub integrator: String,
-    /// Constraint solver: "PGS", "CG" or "Newton".
-    pub solver: String,
-    /// Friction cone: "pyramidal" or "elliptic".
-    pub cone: String,
+    /// Time integrator (MuJoCo's `mjtIntegrator`).
+    pub integrator: Integrator,
+    /// Constraint solver (MuJoCo's `mjtSolver`).
+    pub solver: Solver,
+    /// Friction cone (MuJoCo's `mjtCone`).
+    pub cone: Cone,
     /// Maximum solver iterations.
     pub iterations: usize,
     /// Solver tolerance.
@@ -50,9 +131,9 @@ impl Default for Options {
         Options {
             timestep: 0.002,
             gravity: Vec3::new(0.0, 0.0, -9.81),
-            integrator: "Euler".into(),
-            solver: "Newton".into(),
-            cone: "pyramidal".into(),
+            integrator: Integrator::Euler,
+            solver: Solver::Newton,
+            cone: Cone::Pyramidal,
             iterations: 100,
             tolerance: 1e-8,
             impratio: 1.0,

@@ -2,7 +2,10 @@
 //! ([`com`]): `mj_comPos`, `mj_comVel`, `mj_crb` into the sparse legacy `qM`, `mj_factorM` and
 //! `mj_rne`. Book chapter: "MuJoCo's com-based quantities".
 
+pub mod collision;
 pub mod com;
+pub mod integrator;
+pub mod limits;
 
 use crate::error::Result;
 use crate::model::Model;

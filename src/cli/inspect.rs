@@ -1,0 +1,383 @@
+//! `mbd inspect`: a model's structure and the smooth quantities of MuJoCo's pipeline at one
+//! state, named as MuJoCo names them.
+//!
+//! The pipeline has MuJoCo's shape: the state is checked once, at the door ([`State::check`]);
+//! then the stages run on one [`mujoco::Data`](crate::mujoco::Data) and one
+//! [`Workspace`](crate::dynamics::Workspace), each an allocation-free kernel: position
+//! (`mj_kinematics`, `mj_comPos`, `mj_crb`, `mj_factorM`), velocity (`mj_comVel`, `mj_rne`,
+//! `mj_passive`), acceleration (`mj_solveM` for `qacc_smooth`). Dense nv x nv outputs are built
+//! only when asked (`--dense`).
+
+use super::state::{read_state, State};
+use crate::dynamics::passive_forces_with;
+use crate::error::Result;
+use crate::kinematics::{mj_body_poses, Kinematics};
+use crate::model::Model;
+use crate::mujoco::collision::body_parentid;
+use crate::mujoco::Data;
+use crate::sparse::{factor_i_in_place, solve_ld, OpCount, PivotPolicy};
+use serde::Serialize;
+use std::path::Path;
+
+/// Sizes, in MuJoCo's names where MuJoCo has them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sizes {
+    /// Number of position coordinates.
+    pub nq: usize,
+    /// Number of degrees of freedom.
+    pub nv: usize,
+    /// Number of MuJoCo bodies, the world body included.
+    pub nbody: usize,
+    /// Number of Featherstone bodies (one per joint; a MuJoCo body with k joints gives k).
+    pub nb: usize,
+}
+
+/// What `mbd inspect` reports: the model's structure and the smooth quantities of MuJoCo's
+/// pipeline at one state. Field names are MuJoCo's; dense matrices are lists of rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Inspection {
+    /// Model name.
+    pub model: String,
+    /// Sizes.
+    pub sizes: Sizes,
+    /// Parent of each MuJoCo body (`body_parentid`; the world is its own parent, 0).
+    pub body_parentid: Vec<usize>,
+    /// Name of each MuJoCo body (`body` names; the world is "world").
+    pub body_names: Vec<String>,
+    /// Name of each joint, in dof order of their first dof (`jnt` names).
+    pub joint_names: Vec<String>,
+    /// Parent dof of each dof, -1 at the root of a tree (`dof_parentid`).
+    pub dof_parentid: Vec<i64>,
+    /// The state's positions.
+    pub qpos: Vec<f64>,
+    /// The state's velocities.
+    pub qvel: Vec<f64>,
+    /// The state's applied generalized forces.
+    pub qfrc_applied: Vec<f64>,
+    /// World position of each MuJoCo body frame (`xpos`, from `mj_kinematics`).
+    pub xpos: Vec<[f64; 3]>,
+    /// World orientation of each MuJoCo body frame, (w, x, y, z) with w >= 0 (`xquat`).
+    pub xquat: Vec<[f64; 4]>,
+    /// Joint-space inertia matrix with armature (MuJoCo's `M`, dense as `mj_fullM` gives it;
+    /// Featherstone's H), only with `--dense` (nv x nv numbers); `qM` always holds it sparsely.
+    #[serde(rename = "M", skip_serializing_if = "Option::is_none")]
+    pub m: Option<Vec<Vec<f64>>>,
+    /// The diagonal of M.
+    #[serde(rename = "M_diag")]
+    pub m_diag: Vec<f64>,
+    /// Bias forces, Coriolis, centrifugal and gravity (`qfrc_bias`; Featherstone's C).
+    pub qfrc_bias: Vec<f64>,
+    /// Passive forces: joint damping and springs (`qfrc_passive`).
+    pub qfrc_passive: Vec<f64>,
+    /// Unconstrained acceleration `M^-1 (qfrc_passive + qfrc_applied - qfrc_bias)`
+    /// (`qacc_smooth`), by MuJoCo's route: `mj_solveM` with the factor `qLD`.
+    pub qacc_smooth: Vec<f64>,
+    /// [potential, kinetic] energy (MuJoCo's `energy`: gravity and springs, 1/2 v' M v).
+    pub energy: [f64; 2],
+    /// MuJoCo's com-based quantities and sparse factor at this state ([`crate::mujoco`]).
+    #[serde(flatten)]
+    pub com: ComBased,
+    /// Loop-closure structure of the equality constraints (Featherstone 8.10), when the model has
+    /// `connect` or `weld` equalities.
+    pub loops: Option<LoopReport>,
+    /// What the MJCF reader skipped.
+    pub warnings: Vec<String>,
+}
+
+/// The com-based quantities of `mj_comPos`, `mj_comVel`, `mj_crb` and `mj_factorM`, per MuJoCo
+/// body or per dof, with MuJoCo's names (spatial vectors as [angular; linear]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComBased {
+    /// Centre of mass of each MuJoCo body's subtree (`subtree_com`).
+    pub subtree_com: Vec<[f64; 3]>,
+    /// Body inertia about its tree's centre of mass, world axes (`cinert`, 10 numbers).
+    pub cinert: Vec<[f64; 10]>,
+    /// Composite inertia of each body's subtree, same layout (`crb`).
+    pub crb: Vec<[f64; 10]>,
+    /// Motion axis of each dof (`cdof`).
+    pub cdof: Vec<[f64; 6]>,
+    /// Its time derivative (`cdof_dot`).
+    pub cdof_dot: Vec<[f64; 6]>,
+    /// Body velocities (`cvel`).
+    pub cvel: Vec<[f64; 6]>,
+    /// Start of each dof's row in the legacy sparse layout (`dof_Madr`).
+    #[serde(rename = "dof_Madr")]
+    pub dof_madr: Vec<usize>,
+    /// The inertia matrix in the legacy layout (`qM`): per row the diagonal, then the ancestors
+    /// nearest first.
+    #[serde(rename = "qM")]
+    pub qm: Vec<f64>,
+    /// Its `L^T D L` factor in the same layout (`qLD`).
+    #[serde(rename = "qLD")]
+    pub qld: Vec<f64>,
+    /// `1 / D` (`qLDiagInv`).
+    #[serde(rename = "qLDiagInv")]
+    pub qld_diag_inv: Vec<f64>,
+    /// The unit lower-triangular L, dense (only with `--dense`).
+    #[serde(rename = "qLD_L_dense", skip_serializing_if = "Option::is_none")]
+    pub l_dense: Option<Vec<Vec<f64>>>,
+    /// The diagonal D.
+    #[serde(rename = "qLD_D")]
+    pub d: Vec<f64>,
+}
+
+/// Rank and mobility of the loop constraints made from a model's equality constraints
+/// (`connect` as a spherical loop joint, `weld` as a fixed one; Featherstone 8.10).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoopReport {
+    /// Number of loop joints.
+    pub loops: usize,
+    /// Number of constraint rows `n^c`.
+    pub nc: usize,
+    /// `rank(K)`.
+    pub rank: usize,
+    /// Mobility `n - rank(K)`.
+    pub mobility: usize,
+    /// `rank(K) = n^c`.
+    pub properly_constrained: bool,
+    /// `rank(K) < n^c` (redundant constraints).
+    pub overconstrained: bool,
+}
+
+fn motion6(m: &crate::spatial::Motion) -> [f64; 6] {
+    [m.w.x, m.w.y, m.w.z, m.v.x, m.v.y, m.v.z]
+}
+
+/// The loop report of a model's `connect`/`weld` equalities at `q` (None without any).
+pub fn loop_report(model: &Model, q: &[f64]) -> Result<Option<LoopReport>> {
+    let closed = crate::loops::with_loops_from_equality(model)?;
+    if closed.loops.is_empty() {
+        return Ok(None);
+    }
+    let p = crate::loops::loop_properties(&closed, q)?;
+    Ok(Some(LoopReport {
+        loops: closed.loops.len(),
+        nc: p.nc,
+        rank: p.rank,
+        mobility: p.mobility,
+        properly_constrained: p.properly_constrained(),
+        overconstrained: p.overconstrained(),
+    }))
+}
+
+/// `mbd inspect`: reads an MJCF model and, optionally, a state file, and computes
+/// [`Inspection`] (dense matrices only when `dense`).
+pub fn inspect(model_path: impl AsRef<Path>, state: Option<&Path>, dense: bool) -> Result<Inspection> {
+    let loaded = crate::model::mjcf::load(model_path.as_ref())?;
+    let state = match state {
+        Some(p) => read_state(p, &loaded.model)?,
+        None => State::reference(&loaded.model),
+    };
+    inspect_model(&loaded.model, &state, loaded.warnings, dense)
+}
+
+// ANCHOR: pipeline
+/// [`inspect`] on a model already in memory: one check of the state, then MuJoCo's smooth
+/// pipeline on one `Data`.
+pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense: bool) -> Result<Inspection> {
+    state.check(model)?;
+    let (q, v) = (state.qpos.as_slice(), state.qvel.as_slice());
+    let nv = model.nv;
+    let mut d = Data::new(model)?;
+    // position stage: mj_kinematics + mj_comPos, mj_crb, mj_factorM
+    crate::mujoco::com::mj_com_pos(model, &mut d, q)?;
+    let layout = d.layout.clone();
+    crate::mujoco::com::mj_crb(model, &layout, &mut d);
+    d.qld.copy_from_slice(&d.qm);
+    let mut factor_warnings = vec![];
+    factor_i_in_place(
+        &layout,
+        &mut d.qld,
+        &mut d.qld_diag_inv,
+        PivotPolicy::Error,
+        &mut factor_warnings,
+        &mut OpCount::default(),
+    )?;
+    // velocity stage: mj_comVel, mj_rne (qfrc_bias), mj_passive
+    crate::mujoco::com::mj_com_vel(model, &mut d, v);
+    let mut qfrc_bias = vec![0.0; nv];
+    crate::mujoco::com::mj_rne(model, &mut d, v, None, &mut qfrc_bias);
+    let mut qfrc_passive = vec![0.0; nv];
+    passive_forces_with(model, q, v, &mut qfrc_passive);
+    // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_applied - qfrc_bias)
+    let mut qacc_smooth: Vec<f64> = (0..nv)
+        .map(|k| qfrc_passive[k] + state.qfrc_applied[k] - qfrc_bias[k])
+        .collect();
+    solve_ld(
+        &layout,
+        &d.qld,
+        &d.qld_diag_inv,
+        &mut qacc_smooth,
+        &mut OpCount::default(),
+    )?;
+    // energy: potential from the body centres of mass, kinetic 1/2 v' M v from qM
+    let mv = mul_m(&layout, &d.qm, v);
+    let kinetic = 0.5 * (0..nv).map(|k| v[k] * mv[k]).sum::<f64>();
+    let mut potential = 0.0;
+    for i in 1..=model.nb {
+        potential -= model.inertia[i].m * model.opt.gravity.dot(&d.xipos_fb[i]);
+        let j = &model.joints[i];
+        if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
+            let a = model.q_adr[i];
+            potential += 0.5 * j.stiffness * (q[a] - model.qpos0[a]).powi(2);
+        }
+    }
+    let kin = Kinematics {
+        x_up: vec![],
+        x_0: d.x_0.clone(),
+    };
+    let (xpos, xquat) = mj_body_poses(model, &kin);
+    let l_dense = dense.then(|| layout.unpack_ld(&d.qld).0);
+    let com = ComBased {
+        subtree_com: d.subtree_com(model).iter().map(|p| [p.x, p.y, p.z]).collect(),
+        cinert: d.cinert(model),
+        crb: d.crb(model),
+        cdof: d.cdof.iter().map(motion6).collect(),
+        cdof_dot: d.cdof_dot.iter().map(motion6).collect(),
+        cvel: d.cvel(model).iter().map(motion6).collect(),
+        dof_madr: layout.dof_madr.clone(),
+        qm: d.qm.clone(),
+        qld: d.qld.clone(),
+        qld_diag_inv: d.qld_diag_inv.clone(),
+        l_dense: l_dense.map(|l| (0..nv).map(|r| l.row(r).iter().copied().collect()).collect()),
+        d: layout.dof_madr.iter().map(|&a| d.qld[a]).collect(),
+    };
+    Ok(Inspection {
+        model: model.name.clone(),
+        sizes: Sizes {
+            nq: model.nq,
+            nv,
+            nbody: model.mj_nbody(),
+            nb: model.nb,
+        },
+        body_parentid: body_parentid(model),
+        body_names: model.mj_body_name.clone(),
+        joint_names: (1..=model.nb)
+            .filter(|&i| model.joints[i].jtype.nv() > 0)
+            .map(|i| model.joints[i].name.clone())
+            .collect(),
+        dof_parentid: model.dof_parent.iter().map(|p| p.map_or(-1, |d| d as i64)).collect(),
+        qpos: state.qpos.clone(),
+        qvel: state.qvel.clone(),
+        qfrc_applied: state.qfrc_applied.clone(),
+        xpos: xpos.iter().map(|p| [p.x, p.y, p.z]).collect(),
+        xquat,
+        m: dense.then(|| {
+            let m = layout.to_dense(&d.qm);
+            (0..nv).map(|r| m.row(r).iter().copied().collect()).collect()
+        }),
+        m_diag: layout.dof_madr.iter().map(|&a| d.qm[a]).collect(),
+        qfrc_bias,
+        qfrc_passive,
+        qacc_smooth,
+        energy: [potential, kinetic],
+        com,
+        loops: loop_report(model, q)?,
+        warnings: warnings.into_iter().chain(factor_warnings).collect(),
+    })
+}
+// ANCHOR_END: pipeline
+
+/// MuJoCo's `mj_mulM`: `M x` from the legacy-layout `qM`, touching only the stored entries (each
+/// off-diagonal `M(i, j)`, j an ancestor of i, acts on both `y_i` and `y_j`).
+fn mul_m(layout: &crate::sparse::MjLayout, qm: &[f64], x: &[f64]) -> Vec<f64> {
+    let mut y = vec![0.0; layout.nv];
+    for i in 0..layout.nv {
+        let a = layout.dof_madr[i];
+        y[i] += qm[a] * x[i];
+        let mut j = layout.dof_parentid[i];
+        for &m in &qm[a + 1..a + 1 + layout.dof_depth[i]] {
+            let Some(jj) = j else { break };
+            y[i] += m * x[jj];
+            y[jj] += m * x[i];
+            j = layout.dof_parentid[jj];
+        }
+    }
+    y
+}
+
+impl Inspection {
+    /// A short human-readable summary (what `mbd inspect` prints without `--json`).
+    pub fn summary(&self) -> String {
+        let list = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
+        let s = &self.sizes;
+        let mut out = format!(
+            "model '{}': nq {}, nv {}, {} MuJoCo bodies incl. world ({} Featherstone bodies)\n",
+            self.model, s.nq, s.nv, s.nbody, s.nb
+        );
+        out += &format!(
+            "energy: potential {:.6}, kinetic {:.6}\n",
+            self.energy[0], self.energy[1]
+        );
+        out += &format!("bodies:      {}\n", self.body_names.join(", "));
+        out += &format!("joints:      {}\n", self.joint_names.join(", "));
+        out += &format!("diag(M):     [{}]\n", list(&self.m_diag));
+        out += &format!("qfrc_bias:   [{}]\n", list(&self.qfrc_bias));
+        out += &format!("qacc_smooth: [{}]\n", list(&self.qacc_smooth));
+        if let Some(l) = &self.loops {
+            out += &format!(
+                "loops: {} loop joints from equalities, {} rows, rank(K) {}, mobility {} ({})\n",
+                l.loops,
+                l.nc,
+                l.rank,
+                l.mobility,
+                if l.overconstrained {
+                    "overconstrained"
+                } else {
+                    "properly constrained"
+                }
+            );
+        }
+        for w in &self.warnings {
+            out += &format!("warning: {w}\n");
+        }
+        out += "(--json prints every quantity: xpos, xquat, qM, qfrc_passive, cinert, cdof, qLD, ...; --dense adds M and L as dense matrices)";
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::crba;
+    use crate::model::canned;
+    use nalgebra::DVector;
+
+    #[test]
+    fn inspection_matches_the_library_and_mujoco_structure() {
+        let model = canned::floating_base_ball_arms();
+        let mut state = State::reference(&model);
+        state.qvel = (0..model.nv).map(|k| 0.2 * (k as f64).sin()).collect();
+        let ins = inspect_model(&model, &state, vec![], true).unwrap();
+        let m = ins.m.clone().unwrap();
+        assert_eq!(ins.sizes.nv, model.nv);
+        assert_eq!(m.len(), model.nv);
+        // M symmetric and equal to CRBA's; qacc_smooth solves M a = passive - bias (no applied).
+        let h = crba(&model, &state.qpos).unwrap();
+        for r in 0..model.nv {
+            for c in 0..model.nv {
+                assert!((m[r][c] - h[(r, c)]).abs() < 1e-12 * h.amax());
+                assert!((m[r][c] - m[c][r]).abs() < 1e-12);
+            }
+        }
+        let f = DVector::from_vec(ins.qfrc_passive.clone()) - DVector::from_vec(ins.qfrc_bias.clone());
+        let ma = &h * DVector::from_vec(ins.qacc_smooth.clone());
+        assert!((ma - f).amax() < 1e-9);
+        // dof_parentid: -1 exactly at tree roots, parents precede children.
+        for (d, &p) in ins.dof_parentid.iter().enumerate() {
+            assert!(p < d as i64);
+        }
+        assert_eq!(ins.dof_parentid[0], -1);
+        assert_eq!(ins.body_parentid[0], 0);
+        // Kinetic energy is 1/2 v' M v.
+        let v = DVector::from_vec(state.qvel.clone());
+        assert!((ins.energy[1] - 0.5 * v.dot(&(&h * &v))).abs() < 1e-12);
+        // without --dense there is no dense M, but its diagonal
+        let sparse = inspect_model(&model, &state, vec![], false).unwrap();
+        assert!(sparse.m.is_none() && sparse.com.l_dense.is_none());
+        assert_eq!(sparse.m_diag, ins.m_diag);
+        // potential energy by MuJoCo's route equals the body-frame one
+        let u = crate::dynamics::potential_energy(&model, &state.qpos).unwrap();
+        assert!((ins.energy[0] - u).abs() < 1e-12 * u.abs().max(1.0));
+    }
+}

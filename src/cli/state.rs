@@ -1,0 +1,107 @@
+//! State files of the `mbd` command: JSON in MuJoCo's conventions,
+//! `{"qpos": [...], "qvel": [...], "qfrc_applied": [...]}`, each key optional (`qpos0` and zeros
+//! otherwise): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
+//! origin, body-frame angular velocity].
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+pub use crate::mujoco::integrator::State;
+use std::path::Path;
+
+/// Reads a state file (see the module documentation) for `model` and checks it.
+pub fn read_state(path: impl AsRef<Path>, model: &Model) -> Result<State> {
+    let path = path.as_ref();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::State(format!("cannot read {}: {e}", path.display())))?;
+    parse_state(&text, model).map_err(|e| match e {
+        Error::State(m) => Error::State(format!("{}: {m}", path.display())),
+        other => other,
+    })
+}
+
+/// Parses the JSON text of a state file for `model` and checks it. JSON has no NaN or infinity,
+/// so a `null` entry (what many writers emit for them) is reported as such.
+pub fn parse_state(text: &str, model: &Model) -> Result<State> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let hint = if text.contains("NaN") || text.contains("Infinity") {
+            " (JSON cannot carry NaN or infinity)"
+        } else {
+            ""
+        };
+        Error::State(format!("not valid JSON: {e}{hint}"))
+    })?;
+    let obj = value.as_object().ok_or_else(|| {
+        Error::State("expected an object {\"qpos\": [...], \"qvel\": [...], \"qfrc_applied\": [...]}".into())
+    })?;
+    let mut state = State::reference(model);
+    for (key, v) in obj {
+        let (target, expected) = match key.as_str() {
+            "qpos" => (&mut state.qpos, model.nq),
+            "qvel" => (&mut state.qvel, model.nv),
+            "qfrc_applied" => (&mut state.qfrc_applied, model.nv),
+            other => {
+                return Err(Error::State(format!(
+                    "unknown key \"{other}\" (expected qpos, qvel, qfrc_applied)"
+                )));
+            }
+        };
+        *target = number_list(key, v)?;
+        if target.len() != expected {
+            let size = if key == "qpos" { "nq" } else { "nv" };
+            return Err(Error::State(format!(
+                "{key} has {} entries, the model needs {expected} ({size})",
+                target.len()
+            )));
+        }
+    }
+    state.check(model)?;
+    Ok(state)
+}
+
+fn number_list(key: &str, v: &serde_json::Value) -> Result<Vec<f64>> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| Error::State(format!("{key} must be a list of numbers")))?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .filter(|f| f.is_finite())
+                .ok_or_else(|| Error::State(format!("{key}[{i}] = {n} is not a finite number"))),
+            serde_json::Value::Null => Err(Error::State(format!(
+                "{key}[{i}] is null (JSON cannot carry NaN or infinity; give finite numbers)"
+            ))),
+            other => Err(Error::State(format!("{key}[{i}] = {other} is not a number"))),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::canned;
+
+    #[test]
+    fn state_files_are_checked() {
+        let model = canned::chain(2, false);
+        assert!(parse_state(r#"{"qpos": [0.1, 0.2]}"#, &model).is_ok());
+        for (text, needle) in [
+            (r#"{"qpos": [0.1]}"#, "qpos has 1 entries"),
+            (r#"{"qpos": [0.1, null]}"#, "qpos[1] is null"),
+            (r#"{"qvel": [0.1, NaN]}"#, "not valid JSON"),
+            (r#"{"qvel": [0.1, "x"]}"#, "is not a number"),
+            (r#"{"qpso": [0.1, 0.2]}"#, "unknown key"),
+            (r#"[1, 2]"#, "expected an object"),
+            (r#"{"qfrc_applied": [1, 1e999]}"#, "JSON"),
+        ] {
+            let e = parse_state(text, &model).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        let ball = canned::floating_base_ball_arms();
+        let mut q = ball.qpos0.as_slice().to_vec();
+        q[3..7].copy_from_slice(&[0.0; 4]);
+        let text = serde_json::json!({ "qpos": q }).to_string();
+        assert!(matches!(parse_state(&text, &ball), Err(Error::BadQuaternion { .. })));
+    }
+}
