@@ -774,8 +774,8 @@ fn drift_with_and_without_stabilization() {
             &SimulateOptions {
                 method: Method::NullSpace,
                 integrator: Integrator::Rk4,
-                h: h,
-                steps: steps,
+                h,
+                steps,
                 t_stab: Some(0.01),
             },
         )

@@ -60,9 +60,9 @@ pub fn drift_trajectory(t_stab: Option<f64>, t_end: f64) -> Result<Trajectory> {
         &SimulateOptions {
             method: Method::NullSpace,
             integrator: Integrator::Rk4,
-            h: h,
-            steps: steps,
-            t_stab: t_stab,
+            h,
+            steps,
+            t_stab,
         },
     )
 }
