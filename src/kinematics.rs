@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::model::{jcalc, Model};
 use crate::spatial::{mat_to_quat, Force, Mat3, Motion, Vec3, Xform};
+use crate::vector::AsVector;
 use nalgebra::DMatrix;
 
 /// The pose of every body: `x_up[i] = i_X_lambda(i)` and `x_0[i] = i_X_0` (base to body).
@@ -32,7 +33,8 @@ impl Kinematics {
 
 // ANCHOR: fk
 /// Forward kinematics: `i_X_lambda(i) = X_J(q_i) X_tree(i)`, `i_X_0 = i_X_lambda(i) lambda(i)_X_0`.
-pub fn forward_kinematics(model: &Model, q: &[f64]) -> Result<Kinematics> {
+pub fn forward_kinematics(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<Kinematics> {
+    let q = q.as_vector();
     model.check_state(q, &vec![0.0; model.nv])?;
     let mut x_up = vec![Xform::identity(); model.nb + 1];
     let mut x_0 = vec![Xform::identity(); model.nb + 1];
@@ -58,7 +60,13 @@ pub fn mj_body_poses(model: &Model, kin: &Kinematics) -> (Vec<Vec3>, Vec<[f64; 4
 }
 
 /// Body velocities in body coordinates: `v_i = i_X_lambda v_lambda + S_i qdot_i` (eq. 4.x).
-pub fn body_velocities(model: &Model, q: &[f64], qd: &[f64]) -> Result<Vec<Motion>> {
+pub fn body_velocities(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+) -> Result<Vec<Motion>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     model.check_state(q, qd)?;
     let mut v = vec![Motion::zero(); model.nb + 1];
     for i in 1..=model.nb {
@@ -91,7 +99,8 @@ fn check_body(model: &Model, i: usize) -> Result<()> {
 // ANCHOR: jacobian
 /// The body Jacobian `J_i` (6 x nv) in body i's coordinates: `v_i = J_i qdot`. Column block of
 /// joint j is `i_X_j S_j` for j supporting i and zero otherwise.
-pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>> {
+pub fn body_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize) -> Result<DMatrix<f64>> {
+    let q = q.as_vector();
     check_body(model, i)?;
     let kin = forward_kinematics(model, q)?;
     let mut jac = DMatrix::zeros(6, model.nv);
@@ -113,7 +122,8 @@ pub fn body_jacobian(model: &Model, q: &[f64], i: usize) -> Result<DMatrix<f64>>
 
 /// The point Jacobian (3 x nv): the world-frame linear velocity of the point `p` (given in body
 /// i's coordinates) is `J qdot`.
-pub fn point_jacobian(model: &Model, q: &[f64], i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
+pub fn point_jacobian(model: &Model, q: &(impl AsVector + ?Sized), i: usize, p: &Vec3) -> Result<DMatrix<f64>> {
+    let q = q.as_vector();
     check_body(model, i)?;
     if !p.iter().all(|x| x.is_finite()) {
         return Err(crate::Error::NonFinite {

@@ -1,18 +1,67 @@
 //! # mbd: multibody dynamics, explicitly
 //!
 //! A library and a book that show every algorithm of rigid-body dynamics as explicit, tested
-//! code, in the notation of Featherstone's *Rigid Body Dynamics Algorithms* and of MuJoCo's
-//! computation chapter.
+//! code, in the notation of Featherstone's *Rigid Body Dynamics Algorithms*, of MuJoCo's
+//! computation chapter and of Lacoursière's SPOOK stepper.
 //!
-//! | book chapter | module | source |
-//! |---|---|---|
-//! | Spatial vectors | [`spatial`] | Featherstone ch. 2 |
-//! | Joint models and kinematic trees | [`model`], [`kinematics`], [`model::mjcf`] | Featherstone ch. 3-4, MuJoCo's MJCF |
-//! | Recursive Newton-Euler | [`dynamics::rnea`] | Featherstone ch. 5 |
-//! | Composite rigid bodies | [`dynamics::crba`] | Featherstone ch. 6 |
-//! | Articulated bodies | [`dynamics::aba`] | Featherstone ch. 7 |
-//! | Closed-loop systems | [`loops`], [`model::mechanisms`] | Featherstone ch. 8 |
-//! | Figures of every chapter | [`figures`], [`plot`] | |
+//! ## Quick start
+//!
+//! ```
+//! use mbd::dynamics::{aba, crba, rnea};
+//! use mbd::model::{canned, Integrator};
+//! use mbd::mujoco::integrator::{Simulator, State};
+//!
+//! fn main() -> mbd::Result<()> {
+//!     // A double pendulum; any MuJoCo model loads the same way:
+//!     // let model = mbd::model::mjcf::load(std::path::Path::new("robot.xml"))?.model;
+//!     let model = canned::chain(2, false);
+//!     let (q, qd) = (vec![0.3, -0.2], vec![0.0, 0.5]);
+//!
+//!     let h = crba(&model, &q)?; // the mass matrix H(q) (MuJoCo's M)
+//!     let c = rnea(&model, &q, &qd, &[0.0; 2], None)?; // bias forces C(q, qd)
+//!     let qdd = aba(&model, &q, &qd, &[0.0; 2], None)?; // forward dynamics
+//!     assert!((&h * &qdd + &c).amax() < 1e-12); // H qdd + C = tau = 0
+//!
+//!     // Outputs go back in as inputs: inverse dynamics of that motion gives tau = 0.
+//!     let tau = rnea(&model, &q, &qd, &qdd, None)?;
+//!     assert!(tau.amax() < 1e-12);
+//!
+//!     // A PD controller on the first joint, without writing an integrator.
+//!     let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Rk4)?;
+//!     sim.state.qpos[0] = 0.5;
+//!     for _ in 0..2000 {
+//!         let (q, v) = (&sim.state.qpos, &sim.state.qvel);
+//!         sim.state.qfrc_applied[0] = -50.0 * q[0] - 10.0 * v[0];
+//!         sim.step()?;
+//!     }
+//!     assert!(sim.state.qpos[0].abs() < 0.05);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Every checked function returns [`Result`] with a typed [`Error`] naming what went wrong and
+//! where; I/O errors convert into it, so `?` works on both.
+//!
+//! ## Map: book chapter, module, example, tests
+//!
+//! The layering (a module uses only modules on the rows above it in this list, never one
+//! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
+//! [`dynamics`]; [`loops`], [`mujoco`]; [`cli`], `figures`, `plot`, `book`.
+//!
+//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`) |
+//! |---|---|---|---|
+//! | Introduction (`introduction.md`) | this page | | |
+//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises_ch02`, `dynamics_props` |
+//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`model::mjcf`] | `ch04_models` | `exercises_ch04`, `mjcf` |
+//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises_ch05`, `peers` |
+//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises_ch06`, `peers` |
+//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
+//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises_sparse`, `sparse` |
+//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
+//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
+//! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
+//! | the `mbd` command | [`cli`], `src/main.rs` | | `cli`, `errors` |
+//! | figures of every chapter | `figures`, `plot` (feature `plot`) | | `book` |
 
 pub mod cli;
 pub mod dynamics;
@@ -28,6 +77,7 @@ pub mod mujoco;
 pub mod plot;
 pub mod sparse;
 pub mod spatial;
+pub mod vector;
 
 #[cfg(feature = "book")]
 pub mod book;

@@ -4,6 +4,7 @@ use super::{base_acceleration, check_fext, Workspace};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc_into, Model};
 use crate::spatial::{skew, Force, Mat3, Mat6, Motion, Xform};
+use crate::vector::AsVector;
 use nalgebra::DVector;
 
 /// Forward dynamics `qdd = FD(q, qdot, tau, f_ext)` by ABA (Featherstone table 7.1), with
@@ -11,7 +12,16 @@ use nalgebra::DVector;
 ///
 /// Fails with [`Error::NotPositiveDefinite`] naming the dof if some `D_i` is not positive
 /// definite (for example a massless body at the end of a chain).
-pub fn aba(model: &Model, q: &[f64], qd: &[f64], tau: &[f64], f_ext: Option<&[Force]>) -> Result<DVector<f64>> {
+pub fn aba(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    tau: &(impl AsVector + ?Sized),
+    f_ext: Option<&[Force]>,
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
+    let tau = tau.as_vector();
     model.check_state(q, qd)?;
     check_vector("tau", tau, model.nv)?;
     check_fext(model, f_ext)?;

@@ -4,11 +4,13 @@ use super::{rnea_with, Workspace};
 use crate::error::Result;
 use crate::model::{jcalc_into, Model};
 use crate::spatial::Force;
+use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
 /// The joint-space inertia matrix `H(q)` by CRBA, including armature on the diagonal
 /// (MuJoCo's `M`).
-pub fn crba(model: &Model, q: &[f64]) -> Result<DMatrix<f64>> {
+pub fn crba(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<DMatrix<f64>> {
+    let q = q.as_vector();
     model.check_state(q, &vec![0.0; model.nv])?;
     let mut ws = Workspace::new(model);
     let mut h = DMatrix::zeros(model.nv, model.nv);
@@ -18,7 +20,14 @@ pub fn crba(model: &Model, q: &[f64]) -> Result<DMatrix<f64>> {
 
 // ANCHOR: hand_c
 /// `HandC` (Featherstone table 6.2's companion): H by CRBA and C by RNEA with qdd = 0.
-pub fn hand_c(model: &Model, q: &[f64], qd: &[f64], f_ext: Option<&[Force]>) -> Result<(DMatrix<f64>, DVector<f64>)> {
+pub fn hand_c(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    f_ext: Option<&[Force]>,
+) -> Result<(DMatrix<f64>, DVector<f64>)> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     model.check_state(q, qd)?;
     super::check_fext(model, f_ext)?;
     let mut ws = Workspace::new(model);

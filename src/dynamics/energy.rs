@@ -3,11 +3,14 @@
 use crate::error::Result;
 use crate::kinematics::{body_velocities, forward_kinematics};
 use crate::model::Model;
+use crate::vector::AsVector;
 
 // ANCHOR: energy
 /// Kinetic energy `T = 1/2 sum_i v_i . I_i v_i` (body coordinates), plus the armature's
 /// `1/2 armature qdot^2`; equal to `1/2 qdot^T H qdot`.
-pub fn kinetic_energy(model: &Model, q: &[f64], qd: &[f64]) -> Result<f64> {
+pub fn kinetic_energy(model: &Model, q: &(impl AsVector + ?Sized), qd: &(impl AsVector + ?Sized)) -> Result<f64> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     let v = body_velocities(model, q, qd)?;
     let mut t = 0.0;
     for i in 1..=model.nb {
@@ -21,7 +24,8 @@ pub fn kinetic_energy(model: &Model, q: &[f64], qd: &[f64]) -> Result<f64> {
 
 /// Potential energy of gravity, `U = - sum_i m_i g . c_i` (c_i the world centre of mass of body
 /// i), plus MuJoCo's joint springs `1/2 stiffness (q - qpos0)^2` on hinge and slide joints.
-pub fn potential_energy(model: &Model, q: &[f64]) -> Result<f64> {
+pub fn potential_energy(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<f64> {
+    let q = q.as_vector();
     let kin = forward_kinematics(model, q)?;
     let mut u = 0.0;
     for i in 1..=model.nb {

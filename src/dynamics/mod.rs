@@ -22,6 +22,7 @@ pub use rnea::{bias_forces, rnea, rnea_with};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{JointCalc, Model};
 use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Xform};
+use crate::vector::AsVector;
 use nalgebra::DVector;
 
 /// Pre-allocated per-body storage shared by the recursive algorithms, so that repeated calls
@@ -133,7 +134,13 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
 
 /// MuJoCo's passive forces `qfrc_passive`: joint damping `-damping * qdot` on every dof and joint
 /// springs `-stiffness * (q - qpos0)` on hinge and slide joints.
-pub fn passive_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
+pub fn passive_forces(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     model.check_state(q, qd)?;
     let mut out = DVector::zeros(model.nv);
     passive_forces_with(model, q, qd, out.as_mut_slice());
@@ -159,7 +166,15 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
 
 /// MuJoCo's unconstrained acceleration `qacc_smooth = M^-1 (qfrc_passive - qfrc_bias +
 /// qfrc_applied)`, computed with ABA (`tau = qfrc_passive + qfrc_applied`).
-pub fn qacc_smooth(model: &Model, q: &[f64], qd: &[f64], qfrc_applied: &[f64]) -> Result<DVector<f64>> {
+pub fn qacc_smooth(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    qfrc_applied: &(impl AsVector + ?Sized),
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
+    let qfrc_applied = qfrc_applied.as_vector();
     check_vector("qfrc_applied", qfrc_applied, model.nv)?;
     let tau = passive_forces(model, q, qd)? + DVector::from_column_slice(qfrc_applied);
     aba(model, q, qd, tau.as_slice(), None)

@@ -4,11 +4,21 @@ use super::{base_acceleration, check_fext, Workspace};
 use crate::error::{check_vector, Result};
 use crate::model::{jcalc_into, Model};
 use crate::spatial::{Force, Motion};
+use crate::vector::AsVector;
 use nalgebra::DVector;
 
 /// Inverse dynamics `tau = ID(q, qdot, qddot, f_ext)` by RNEA (Featherstone table 5.1), checking
 /// the inputs. External forces are in base coordinates (see the module docs).
-pub fn rnea(model: &Model, q: &[f64], qd: &[f64], qdd: &[f64], f_ext: Option<&[Force]>) -> Result<DVector<f64>> {
+pub fn rnea(
+    model: &Model,
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    qdd: &(impl AsVector + ?Sized),
+    f_ext: Option<&[Force]>,
+) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
+    let qdd = qdd.as_vector();
     model.check_state(q, qd)?;
     check_vector("qacc", qdd, model.nv)?;
     check_fext(model, f_ext)?;
@@ -20,7 +30,9 @@ pub fn rnea(model: &Model, q: &[f64], qd: &[f64], qdd: &[f64], f_ext: Option<&[F
 
 /// The bias force `C(q, qdot) = ID(q, qdot, 0)` (MuJoCo's `qfrc_bias`): Coriolis, centrifugal
 /// and gravity terms.
-pub fn bias_forces(model: &Model, q: &[f64], qd: &[f64]) -> Result<DVector<f64>> {
+pub fn bias_forces(model: &Model, q: &(impl AsVector + ?Sized), qd: &(impl AsVector + ?Sized)) -> Result<DVector<f64>> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
     rnea(model, q, qd, &vec![0.0; model.nv], None)
 }
 

@@ -8,6 +8,7 @@ use crate::dynamics::{kinetic_energy, passive_forces, potential_energy};
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, euler_step, rk4_step, Recorder, StepScratch, Trajectory};
 use crate::model::{Integrator, Model};
+use crate::vector::AsVector;
 
 /// Name of the recorded loop-closure error signal: the Euclidean norm of the stacked position
 /// errors of every loop joint (Featherstone table 8.1).
@@ -59,7 +60,14 @@ fn closed_loop_qacc(model: &Model, q: &[f64], qd: &[f64], o: &SimulateOptions, q
 /// [`forward_dynamics`] with the chosen method, the model's passive forces as `tau`, and
 /// Baumgarte stabilization with time constant `t_stab`. Records `q`, `qdot` and the signals
 /// [`LOOP_ERROR`] and [`ENERGY`] at every step.
-pub fn simulate(model: &Model, q0: &[f64], qd0: &[f64], o: &SimulateOptions) -> Result<Trajectory> {
+pub fn simulate(
+    model: &Model,
+    q0: &(impl AsVector + ?Sized),
+    qd0: &(impl AsVector + ?Sized),
+    o: &SimulateOptions,
+) -> Result<Trajectory> {
+    let q0 = q0.as_vector();
+    let qd0 = qd0.as_vector();
     model.check_state(q0, qd0)?;
     check_timestep(o.h)?;
     if !matches!(o.integrator, Integrator::Rk4 | Integrator::Euler) {

@@ -11,6 +11,7 @@ use crate::dynamics::crba;
 use crate::error::{check_vector, Error, Result};
 use crate::model::Model;
 use crate::sparse::{ltl, solve_lt, solve_ltl, OpCount};
+use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
 /// Relative tolerance on singular values in the pseudo-inverse solves.
@@ -203,13 +204,16 @@ pub fn solve_null_space(
 /// stabilization).
 pub fn forward_dynamics(
     model: &Model,
-    q: &[f64],
-    qd: &[f64],
-    tau: &[f64],
+    q: &(impl AsVector + ?Sized),
+    qd: &(impl AsVector + ?Sized),
+    tau: &(impl AsVector + ?Sized),
     tau_a: Option<&[f64]>,
     method: Method,
     t_stab: Option<f64>,
 ) -> Result<ClosedLoopSolution> {
+    let q = q.as_vector();
+    let qd = qd.as_vector();
+    let tau = tau.as_vector();
     check_vector("tau", tau, model.nv)?;
     let sys = loop_constraints(model, q, qd, t_stab)?;
     let h = crba(model, q)?;

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::model::Model;
 use crate::sparse::{factor_i, MjLayout, OpCount, PivotPolicy};
 use crate::spatial::{Force, Motion, SpatialInertia, Vec3, Xform};
+use crate::vector::AsVector;
 
 /// MuJoCo's `mjData` for the smooth dynamics. Per-dof arrays carry MuJoCo's names; per-body
 /// arrays are kept per Featherstone body (suffix `_fb`) and converted to MuJoCo bodies by the
@@ -135,7 +136,9 @@ impl Data {
 
 /// Runs the smooth part of `mj_forward` at (qpos, qvel): `mj_kinematics`, `mj_comPos`,
 /// `mj_comVel`, `mj_crb`, `mj_factorM` (pivots must be positive) and `mj_rne` (bias forces).
-pub fn forward_smooth(model: &Model, qpos: &[f64], qvel: &[f64]) -> Result<Data> {
+pub fn forward_smooth(model: &Model, qpos: &(impl AsVector + ?Sized), qvel: &(impl AsVector + ?Sized)) -> Result<Data> {
+    let qpos = qpos.as_vector();
+    let qvel = qvel.as_vector();
     model.check_state(qpos, qvel)?;
     let mut d = Data::new(model)?;
     com::mj_com_pos(model, &mut d, qpos)?;
