@@ -226,12 +226,13 @@ fn book_error(book_dir: &Path, problems: &[String]) -> Error {
 
 /// The `katex` preprocessor, run in-process: every `$...$` and `$$...$$` outside code is rendered
 /// to MathML by KaTeX (`mdbook_katex`'s scanner and renderer, with `[preprocessor.katex]`'s
-/// options), and the MathML is then protected from Markdown.
+/// options), the TeX source KaTeX keeps beside it is dropped ([`drop_tex_annotation`], so that
+/// search shows symbols, not TeX), and the MathML is then protected from Markdown.
 ///
 /// The protection is needed because the rendered math stays inside the chapter's Markdown: the
-/// text between its tags (the `<mo>*</mo>` of `f^*`, the TeX source KaTeX keeps in
-/// `<annotation>`) would otherwise be read as emphasis, links, code spans or table-cell
-/// separators, which breaks the tag structure. Those characters are written as character
+/// text between its tags (the `<mo>*</mo>` of `f^*`, a `_` or a vertical bar in an operator)
+/// would otherwise be read as emphasis, links, code spans or table-cell separators, which breaks
+/// the tag structure. Those characters are written as character
 /// references instead, which Markdown passes through as plain text.
 struct OfflineMath;
 
@@ -271,12 +272,12 @@ impl mdbook_preprocessor::Preprocessor for OfflineMath {
                     Render::InlineTask(tex) => {
                         let html =
                             mdbook_katex::render::render(tex, inline.clone(), extra.clone(), false);
-                        out.push_str(&protect_from_markdown(&html));
+                        out.push_str(&protect_from_markdown(&drop_tex_annotation(&html)));
                     }
                     Render::DisplayTask(tex) => {
                         let html =
                             mdbook_katex::render::render(tex, display.clone(), extra.clone(), true);
-                        out.push_str(&protect_from_markdown(&html));
+                        out.push_str(&protect_from_markdown(&drop_tex_annotation(&html)));
                     }
                 }
             }
@@ -315,6 +316,24 @@ fn unmatched_dollar(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Removes the TeX source KaTeX keeps beside its MathML (`<annotation
+/// encoding="application/x-tex">...</annotation>`). Browsers do not show it, but mdBook's search
+/// indexes the text of every element, so without this a search hit would quote the raw TeX
+/// (`H(q) \ddot q + ...`) instead of the formula's symbols.
+fn drop_tex_annotation(html: &str) -> String {
+    const OPEN: &str = "<annotation encoding=\"application/x-tex\">";
+    const CLOSE: &str = "</annotation>";
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find(OPEN) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        rest = rest.find(CLOSE).map_or("", |e| &rest[e + CLOSE.len()..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Writes the characters Markdown would interpret, in the text between HTML tags, as character
@@ -722,6 +741,16 @@ mod tests {
             "<math><mi>f</mi><mo>&#42;</mo><annotation encoding=\"application/x-tex\">f^&#42; &#124;a&#95;1&#124;</annotation></math>"
         );
         assert_eq!(protect_from_markdown("$x_1$"), "$x_1$");
+    }
+
+    #[test]
+    fn the_tex_source_is_dropped_from_rendered_math() {
+        let html = r#"<math><semantics><mrow><mi>q</mi></mrow><annotation encoding="application/x-tex">\dot q</annotation></semantics></math> and <math><annotation encoding="application/x-tex">x</annotation></math>"#;
+        assert_eq!(
+            drop_tex_annotation(html),
+            "<math><semantics><mrow><mi>q</mi></mrow></semantics></math> and <math></math>"
+        );
+        assert_eq!(drop_tex_annotation("no math"), "no math");
     }
 
     #[test]

@@ -483,3 +483,71 @@ fn generator_covers_every_joint_type() {
     assert_eq!(seen.len(), 8, "joint types seen: {seen:?}");
     assert!(multi_root && with_armature);
 }
+
+/// The premise of "H is positive definite" (book/src/crba.md, section HandC; aba.md, `I^A`): mass
+/// is not enough. A two-link chain whose second body is a point mass on its own hinge axis has
+/// mass everywhere, yet turning that hinge moves nothing: H's second row and column are zero, H
+/// is singular and ABA's `D` for that dof is zero (a typed error, not a division by zero). The same
+/// chain with a small ball of radius `r` in place of the point (positive-definite spatial
+/// inertias, full-rank `S`: the book's sufficient condition) has a positive-definite H whose
+/// second diagonal entry is the ball's moment about its centre, `2/5 m r^2`, exactly the energy
+/// bound `qd^T H qd >= v_2^T I_2 v_2` for `qd = e_2`.
+#[test]
+fn h_is_singular_for_a_point_mass_on_its_axis_and_positive_definite_otherwise() {
+    use mbd::model::{canned, Joint, ModelBuilder};
+    use mbd::spatial::{xlt, Mat3, SpatialInertia};
+    let (m, r) = (0.7, 0.05);
+    let two_link = |rot: Mat3| {
+        let mut b = ModelBuilder::new("point mass on its axis");
+        let upper = b.add_body(
+            "upper",
+            0,
+            Joint::revolute(Vec3::y()),
+            xlt(Vec3::zeros()),
+            canned::rod(1.0, 0.5, -Vec3::z()),
+        );
+        // The second hinge turns about z through the body origin; the mass sits on that axis.
+        let on_axis = SpatialInertia::from_mass_com_inertia(m, Vec3::new(0.0, 0.0, -0.2), rot);
+        b.add_body(
+            "point",
+            upper,
+            Joint::revolute(Vec3::z()),
+            xlt(Vec3::new(0.0, 0.0, -0.5)),
+            on_axis,
+        );
+        b.build().expect("a point mass is a physical inertia")
+    };
+    let q = [0.4, -1.1];
+
+    let point = two_link(Mat3::zeros());
+    let h = crba(&point, &q).unwrap();
+    assert!(h[(0, 0)] > 0.1, "the first hinge swings the mass: H_11 = {}", h[(0, 0)]);
+    for k in 0..2 {
+        assert_eq!((h[(1, k)], h[(k, 1)]), (0.0, 0.0), "row/column 2 of H must vanish");
+    }
+    assert_eq!(h.determinant(), 0.0);
+    assert!(h.clone().cholesky().is_none(), "Cholesky must fail on a singular H");
+    let err = aba(&point, &q, &[0.0, 0.0], &[0.0, 0.0], None).unwrap_err();
+    assert!(
+        matches!(err, mbd::Error::NotPositiveDefinite { dof: 1, .. }),
+        "ABA must name dof 1: {err}"
+    );
+
+    let ball = two_link(Mat3::identity() * (0.4 * m * r * r));
+    let h = crba(&ball, &q).unwrap();
+    let (lo, hi) = eig_range(&h);
+    assert!(
+        lo > 0.0 && h.clone().cholesky().is_some(),
+        "eigenvalues of H in [{lo:e}, {hi:e}]"
+    );
+    close(
+        "H_22 vs 2/5 m r^2",
+        (h[(1, 1)] - 0.4 * m * r * r).abs(),
+        0.4 * m * r * r,
+        1e-12,
+    )
+    .unwrap();
+    // The smallest eigenvalue is at most the smallest diagonal entry and stays positive.
+    assert!(lo <= h[(1, 1)] * (1.0 + 1e-12));
+    aba(&ball, &q, &[0.0, 0.0], &[0.0, 0.0], None).expect("ABA succeeds when H is positive definite");
+}

@@ -140,7 +140,8 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     .with(Series::line_points("measured (worst of 40 random directions)", plotted))
     .with(Series::dashed("machine epsilon x d", reference))
     .save_svg(&rounding_path)?;
-    Ok(vec![screw_path, rounding_path])
+    let drawing = super::schematics::spatial_velocity(dir)?;
+    Ok(vec![drawing, screw_path, rounding_path])
 }
 
 #[cfg(test)]

@@ -223,6 +223,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     ))
     .save_svg(&path)?;
     paths.push(path);
+    paths.push(super::schematics::kinematic_trees(dir)?);
     Ok(paths)
 }
 

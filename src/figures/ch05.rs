@@ -195,5 +195,6 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     .with(slope_line("reference slope 1 (O(n))", &xs, x0, y0, 1.0))
     .save_svg(&path)?;
     out.push(path);
+    out.push(super::schematics::rnea_free_body(dir)?);
     Ok(out)
 }

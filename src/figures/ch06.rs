@@ -210,5 +210,6 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         .with(slope_line("slope 1 (O(n)) through CRBA, tree", &xs, x1, y1, 1.0))
         .save_svg(&path)?;
     out.push(path);
+    out.push(super::schematics::crba_composite(dir)?);
     Ok(out)
 }

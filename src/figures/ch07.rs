@@ -236,5 +236,6 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let path = dir.join("ch07_energy.svg");
     chart.save_svg(&path)?;
     out.push(path);
+    out.push(super::schematics::aba_articulated(dir)?);
     Ok(out)
 }

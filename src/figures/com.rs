@@ -271,5 +271,6 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "  cdof_dot vs central difference at h = {:.0e}: hinge/slide {:.1e}, ball dofs singly {:.1e}, summed with qvel {:.1e}",
         hs[k], pts.0[k].1, pts.1[k].1, pts.2[k].1
     );
+    out.push(super::schematics::com_frames(dir)?);
     Ok(out)
 }

@@ -1,6 +1,8 @@
 //! The book's figures: one module per chapter, each with a `run(dir)` that prints a short
 //! report and writes that chapter's SVG figures into `dir`. The examples call these, and
-//! `mbd book` calls [`generate_all`].
+//! `mbd book` calls [`generate_all`]. Besides plots, each chapter's `run` writes a schematic
+//! drawing from [`schematics`] (drawn with the helpers of [`draw`]), computed from the library's
+//! own models.
 
 pub mod ch02;
 pub mod ch04;
@@ -8,9 +10,11 @@ pub mod ch05;
 pub mod ch06;
 pub mod ch07;
 pub mod com;
+pub mod draw;
 pub mod loops;
 pub mod loops2;
 pub mod perf;
+pub mod schematics;
 pub mod sparse;
 pub mod spook;
 
