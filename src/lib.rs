@@ -52,7 +52,7 @@
 //! |---|---|---|---|
 //! | Introduction (`introduction.md`) | this page | | |
 //! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises_ch02`, `dynamics_props` |
-//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models` | `exercises_ch04`, `mjcf`, `public_models` |
+//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises_ch04`, `mjcf`, `public_models` |
 //! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises_ch05`, `peers` |
 //! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises_ch06`, `peers` |
 //! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
@@ -62,8 +62,8 @@
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
-//! | the `mbd` command | [`cli`], `src/main.rs` | | `cli`, `errors` |
-//! | figures of every chapter | `figures`, `plot` (feature `plot`) | | `book` |
+//! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
+//! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
 
 pub mod cli;
 pub mod collision;
