@@ -4,7 +4,7 @@
 //! line gives exit code 2. Panics are not part of the interface: library code returns
 //! `mbd::Error` on bad input, and this file turns it into that one line.
 
-use mbd::cli::simulate::{Output, SimulateOptions};
+use mbd::cli::simulate::{Engine, Output, SimulateOptions};
 use mbd::cli::{inspect, one_line};
 use mbd::model::Integrator;
 use std::io::Write;
@@ -26,11 +26,14 @@ USAGE:
         the model's <keyframe><key name=NAME>. --json prints everything; --dense adds the
         nv x nv matrices M and L.
 
-    mbd simulate MODEL.xml --steps N [--every K] [--integrator euler|rk4] [--state STATE.json] --out FILE.csv|FILE.json|-
+    mbd simulate MODEL.xml --steps N [--every K] [--integrator euler|rk4] [--state STATE.json]
+                 [--engine mujoco|spook [--epsilon E] [--tau T]] --out FILE.csv|FILE.json|-
         Step an unconstrained model with MuJoCo's semi-implicit Euler or RK4 (default: the
         model's <option integrator>) and stream time, qpos, qvel and energy per step (every K-th
         step with --every) to the file or, with -, to standard output. An older file at --out is
         removed first; --out may not be an input; a run that diverges keeps the rows written.
+        --engine spook steps the same model in maximal coordinates with SPOOK (regularization
+        epsilon, stabilization time tau of every joint) and writes each body's x, rho, nu, omega.
 
     mbd --help | --version
 
@@ -230,7 +233,20 @@ fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
 }
 
 fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--steps", "--every", "--integrator", "--state", "--out"], &[])?;
+    let o = Options::parse(
+        args,
+        &[
+            "--steps",
+            "--every",
+            "--integrator",
+            "--state",
+            "--out",
+            "--engine",
+            "--epsilon",
+            "--tau",
+        ],
+        &[],
+    )?;
     let model = o.model("simulate")?;
     let count = |flag: &str, default: Option<usize>| -> Result<usize, Failure> {
         match (o.value(flag), default) {
@@ -254,6 +270,33 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         Some(s) => Some(Integrator::parse(s).map_err(|e| Failure::Usage(format!("simulate: {e}")))?),
         None => None,
     };
+    let real = |flag: &str| -> Result<Option<f64>, Failure> {
+        o.value(flag)
+            .map(|t| {
+                t.parse::<f64>()
+                    .map_err(|_| Failure::Usage(format!("simulate: {flag} '{t}' is not a number")))
+            })
+            .transpose()
+    };
+    let engine = match o.value("--engine").unwrap_or("mujoco") {
+        "mujoco" => {
+            if o.value("--epsilon").is_some() || o.value("--tau").is_some() {
+                return Err(Failure::Usage(
+                    "simulate: --epsilon and --tau go with --engine spook".into(),
+                ));
+            }
+            Engine::Mujoco
+        }
+        "spook" => Engine::Spook {
+            epsilon: real("--epsilon")?,
+            tau: real("--tau")?,
+        },
+        other => {
+            return Err(Failure::Usage(format!(
+                "simulate: unknown --engine '{other}' (use mujoco or spook)"
+            )))
+        }
+    };
     let to_stdout = out == Output::Stdout;
     let target = match &out {
         Output::Csv(p) | Output::Json(p) => p.display().to_string(),
@@ -266,6 +309,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         every,
         integrator,
         out,
+        engine,
     })?;
     let line = format!(
         "{} steps of {} s with {}: t = {}, energy {:.9} -> {:.9}; wrote {} rows to {target}",

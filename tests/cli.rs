@@ -684,3 +684,74 @@ fn inspect_prints_names_of_a_public_model_and_reads_keyframes() {
     let err = fails(&["inspect", file.to_str().unwrap(), "--key", "nope"], 1);
     assert!(err.contains("keyframe") && err.contains("nope"), "{err}");
 }
+
+/// `--engine spook` steps the same MJCF model in maximal coordinates: each body's x, rho, nu,
+/// omega are the columns, the joint constraints stay satisfied (SPOOK's `violation` signal
+/// small), and bad SPOOK parameters are one-line errors.
+#[test]
+fn simulate_with_the_spook_engine() {
+    let chain = model("chain_2.xml");
+    let o = mbd(&[
+        "simulate",
+        chain.to_str().unwrap(),
+        "--steps",
+        "100",
+        "--engine",
+        "spook",
+        "--out",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert!(header.iter().any(|c| c.ends_with(".rho[0]")) && header.iter().any(|c| c.ends_with(".omega[2]")));
+    let vcol = header.iter().position(|c| *c == "violation").expect("violation column");
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 101);
+    let worst = rows.iter().map(|r| r[vcol].abs()).fold(0.0, f64::max);
+    assert!(worst < 1e-3, "SPOOK constraint violation {worst}");
+    fails(
+        &[
+            "simulate",
+            chain.to_str().unwrap(),
+            "--steps",
+            "3",
+            "--epsilon",
+            "1e-6",
+            "--out",
+            "-",
+        ],
+        2,
+    );
+    fails(
+        &[
+            "simulate",
+            chain.to_str().unwrap(),
+            "--steps",
+            "3",
+            "--engine",
+            "spook",
+            "--epsilon",
+            "-1",
+            "--out",
+            "-",
+        ],
+        1,
+    );
+    fails(
+        &[
+            "simulate",
+            chain.to_str().unwrap(),
+            "--steps",
+            "3",
+            "--engine",
+            "bullet",
+            "--out",
+            "-",
+        ],
+        2,
+    );
+}

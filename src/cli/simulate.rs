@@ -43,6 +43,21 @@ impl Output {
     }
 }
 
+/// Which formulation steps the model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Engine {
+    /// MuJoCo's pipeline in generalized coordinates ([`Simulator`]).
+    Mujoco,
+    /// SPOOK in maximal coordinates ([`crate::spook::simulate`]), with the regularization
+    /// `epsilon` and stabilization time `tau` of every joint constraint (None: SPOOK's defaults).
+    Spook {
+        /// Regularization (compliance) of every joint constraint.
+        epsilon: Option<f64>,
+        /// Stabilization time (s) of every joint constraint.
+        tau: Option<f64>,
+    },
+}
+
 /// Options of `mbd simulate`.
 #[derive(Clone, Debug)]
 pub struct SimulateOptions {
@@ -58,6 +73,8 @@ pub struct SimulateOptions {
     pub integrator: Option<Integrator>,
     /// Where to write.
     pub out: Output,
+    /// The formulation.
+    pub engine: Engine,
 }
 
 /// What a finished run reports.
@@ -104,7 +121,8 @@ struct StreamWriter<W: Write> {
 
 impl<W: Write> Recorder for StreamWriter<W> {
     fn record(&mut self, time: f64, qpos: &[f64], qvel: &[f64], signals: &[f64]) -> Result<()> {
-        let e: f64 = signals.iter().sum();
+        // both engines record the kinetic and potential energy as their first two signals
+        let e: f64 = signals.iter().take(2).sum();
         self.first_energy.get_or_insert(e);
         self.last_energy = e;
         if self.json {
@@ -186,9 +204,28 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
         None => State::reference(&model),
     };
     let integrator = o.integrator.unwrap_or(model.opt.integrator);
-    let mut sim = Simulator::new(&model, state, integrator)?;
-    let (qn, vn) = state_column_names(&model);
-    let header = csv_header(&qn, &vn, model.nq, model.nv, &Simulator::SIGNALS);
+    let mut sim = match o.engine {
+        Engine::Mujoco => Some(Simulator::new(&model, state, integrator)?),
+        Engine::Spook { .. } => {
+            if o.state.is_some() {
+                return Err(Error::Unsupported {
+                    what: "--state with --engine spook".into(),
+                    why: "SPOOK starts from the model's qpos0 at rest".into(),
+                });
+            }
+            None
+        }
+    };
+    let header = match o.engine {
+        Engine::Mujoco => {
+            let (qn, vn) = state_column_names(&model);
+            csv_header(&qn, &vn, model.nq, model.nv, &Simulator::SIGNALS)
+        }
+        Engine::Spook { .. } => {
+            let (qn, vn) = spook_column_names(&model);
+            csv_header(&qn, &vn, qn.len(), vn.len(), &crate::spook::SIGNALS)
+        }
+    };
     let w: Box<dyn Write> = match &file {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
             Error::InvalidOutput {
@@ -212,14 +249,31 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
             rec.w,
             "{{\"model\":{:?},\"integrator\":{:?},\"timestep\":{},\"columns\":[{}],\"rows\":[",
             model.name,
-            integrator.name(),
+            if sim.is_some() { integrator.name() } else { "SPOOK" },
             model.opt.timestep,
             columns.join(",")
         )?;
     } else {
         rec.w.write_all(header.as_bytes())?;
     }
-    let result = sim.run(o.steps, o.every, &mut rec);
+    let result = match (&mut sim, o.engine) {
+        (Some(sim), _) => sim.run(o.steps, o.every, &mut rec),
+        (None, Engine::Spook { epsilon, tau }) => {
+            let mut opts = crate::spook::SpookOptions::default();
+            if let Some(e) = epsilon {
+                opts.epsilon = e;
+            }
+            opts.tau = tau;
+            let mut thin = Every {
+                inner: &mut rec,
+                every: o.every.max(1),
+                steps: o.steps,
+                k: 0,
+            };
+            crate::spook::simulate(&model, &opts, o.steps, &mut thin)
+        }
+        (None, Engine::Mujoco) => unreachable!("the MuJoCo engine always has a simulator"),
+    };
     if json {
         write!(rec.w, "\n]}}\n")?;
     }
@@ -227,10 +281,51 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     result?;
     Ok(SimulateReport {
         integrator,
-        steps: sim.steps,
+        steps: sim.as_ref().map_or(o.steps, |s| s.steps),
         timestep: model.opt.timestep,
-        time: sim.state.time,
+        time: sim
+            .as_ref()
+            .map_or(o.steps as f64 * model.opt.timestep, |s| s.state.time),
         energy: (rec.first_energy.unwrap_or(0.0), rec.last_energy),
         rows: rec.rows,
     })
+}
+
+/// Passes on sample 0, every `every`-th sample and the last of `steps + 1` samples.
+struct Every<'a, R: Recorder> {
+    inner: &'a mut R,
+    every: usize,
+    steps: usize,
+    k: usize,
+}
+
+impl<R: Recorder> Recorder for Every<'_, R> {
+    fn record(&mut self, time: f64, qpos: &[f64], qvel: &[f64], signals: &[f64]) -> Result<()> {
+        let k = self.k;
+        self.k += 1;
+        if k % self.every == 0 || k == self.steps {
+            self.inner.record(time, qpos, qvel, signals)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Column names of SPOOK's maximal coordinates: per body `body.x[0..3]`, `body.rho[0..4]`
+/// (positions) and `body.nu[0..3]`, `body.omega[0..3]` (velocities), bodies in model order.
+pub fn spook_column_names(model: &Model) -> (Vec<String>, Vec<String>) {
+    let mut qn = vec![];
+    let mut vn = vec![];
+    for i in 1..=model.nb {
+        let name = if model.body_name[i].is_empty() {
+            format!("body{i}")
+        } else {
+            model.body_name[i].clone()
+        };
+        qn.extend((0..3).map(|k| format!("{name}.x[{k}]")));
+        qn.extend((0..4).map(|k| format!("{name}.rho[{k}]")));
+        vn.extend((0..3).map(|k| format!("{name}.nu[{k}]")));
+        vn.extend((0..3).map(|k| format!("{name}.omega[{k}]")));
+    }
+    (qn, vn)
 }
