@@ -303,7 +303,7 @@ impl<R: Recorder> Recorder for Every<'_, R> {
     fn record(&mut self, time: f64, qpos: &[f64], qvel: &[f64], signals: &[f64]) -> Result<()> {
         let k = self.k;
         self.k += 1;
-        if k % self.every == 0 || k == self.steps {
+        if k.is_multiple_of(self.every) || k == self.steps {
             self.inner.record(time, qpos, qvel, signals)
         } else {
             Ok(())
