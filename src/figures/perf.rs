@@ -132,10 +132,9 @@ fn times_us(m: &Model) -> Result<[f64; 4]> {
     });
     factor_ok?;
     if !aba_ok {
-        return Err(crate::error::Error::NotPositiveDefinite {
+        return Err(crate::error::Error::Singular {
             what: format!("ABA on {}", m.name),
-            dof: 0,
-            value: f64::NAN,
+            why: "a pivot D_i was not positive definite".into(),
         });
     }
     Ok([rnea, aba, crba, factor].map(|s| 1e6 * s))

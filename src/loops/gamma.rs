@@ -202,10 +202,9 @@ pub fn gamma_acceleration(
     let f = g_null.transpose() * (tau - c - &h * &g_bias);
     let ydd = m
         .cholesky()
-        .ok_or_else(|| Error::NotPositiveDefinite {
+        .ok_or_else(|| Error::Singular {
             what: "G^T H G".into(),
-            dof: 0,
-            value: f64::NAN,
+            why: "not positive definite (Cholesky failed)".into(),
         })?
         .solve(&f);
     Ok((ydd, q, qd))

@@ -22,6 +22,7 @@ use crate::dynamics::{
 use crate::error::{check_vector, Error, Result};
 use crate::integrate::{check_timestep, euler_step, rk4_step, Acceleration, Recorder, StepScratch};
 use crate::model::{Equality, Integrator, Model, MJ_MAXVAL};
+use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
 use nalgebra::DMatrix;
 
 /// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities
@@ -154,6 +155,9 @@ impl Acceleration for DampedAcceleration<'_> {
             return aba_with(model, self.ws, qpos, qvel, self.f, None, qacc);
         }
         rnea_with(model, self.ws, qpos, qvel, self.zeros, None, self.bias);
+        // crba_with writes only the tree's pattern of the lower triangle: clear the fill-in the
+        // last step's Cholesky factor left elsewhere
+        self.m.fill(0.0);
         crba_with(model, self.ws, qpos, self.m);
         for i in 1..=model.nb {
             for dof in model.dofs(i) {
@@ -163,15 +167,8 @@ impl Acceleration for DampedAcceleration<'_> {
         for k in 0..model.nv {
             qacc[k] = self.f[k] - self.bias[k];
         }
-        let m = std::mem::replace(self.m, DMatrix::zeros(0, 0));
-        let chol = m.cholesky().ok_or(Error::NotPositiveDefinite {
-            what: "M + h diag(damping) of the implicit-damping Euler step".into(),
-            dof: 0,
-            value: f64::NAN,
-        })?;
-        let mut x = nalgebra::DVectorViewMut::from_slice(qacc, model.nv);
-        chol.solve_mut(&mut x);
-        *self.m = chol.unpack();
+        cholesky_dense_in_place(self.m, "M + h diag(damping) of the implicit-damping Euler step")?;
+        cholesky_solve_dense_with(self.m, qacc);
         Ok(())
     }
 }
@@ -369,6 +366,36 @@ mod tests {
         let tr = run(&model, &state, 1, Integrator::Euler);
         assert!((tr.qvel[1][0] - expected_v1).abs() < 1e-12);
         assert!((tr.qpos[1][0] - (state.qpos[0] + h * expected_v1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn implicit_damping_on_a_branched_tree_matches_the_dense_formula_every_step() {
+        // A floating base with ball-jointed arms, damped: each Euler step's velocity must equal
+        // v + h (M + h D)^-1 (f - C) with M from CRBA and a fresh dense solve, step after step
+        // (a stale factor left in the scratch matrix would break the second step on).
+        let mut model = canned::floating_base_ball_arms();
+        for i in 1..=model.nb {
+            model.joints[i].damping = 0.3 + 0.1 * i as f64;
+        }
+        let mut state = State::reference(&model);
+        state.qvel = (0..model.nv).map(|k| 0.3 * (k as f64 * 1.3).sin()).collect();
+        let h = model.opt.timestep;
+        let mut sim = Simulator::new(&model, state, Integrator::Euler).unwrap();
+        for _ in 0..5 {
+            let (q, v) = (sim.state.qpos.clone(), sim.state.qvel.clone());
+            let mut m = crba(&model, &q).unwrap();
+            for i in 1..=model.nb {
+                for dof in model.dofs(i) {
+                    m[(dof, dof)] += h * model.joints[i].damping;
+                }
+            }
+            let f = crate::dynamics::passive_forces(&model, &q, &v).unwrap() - bias_forces(&model, &q, &v).unwrap();
+            let a = m.cholesky().unwrap().solve(&f);
+            sim.step().unwrap();
+            for k in 0..model.nv {
+                assert!((sim.state.qvel[k] - (v[k] + h * a[k])).abs() < 1e-12, "dof {k}");
+            }
+        }
     }
 
     #[test]
