@@ -244,12 +244,14 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
         last_energy: 0.0,
     };
     if json {
-        let columns: Vec<String> = header.trim_end().split(',').map(|c| format!("{c:?}")).collect();
+        // JSON strings through serde_json (Rust's `{:?}` escapes are not JSON's)
+        let quote = |t: &str| serde_json::Value::from(t).to_string();
+        let columns: Vec<String> = header.trim_end().split(',').map(quote).collect();
         write!(
             rec.w,
-            "{{\"model\":{:?},\"integrator\":{:?},\"timestep\":{},\"columns\":[{}],\"rows\":[",
-            model.name,
-            if sim.is_some() { integrator.name() } else { "SPOOK" },
+            "{{\"model\":{},\"integrator\":{},\"timestep\":{},\"columns\":[{}],\"rows\":[",
+            quote(&model.name),
+            quote(if sim.is_some() { integrator.name() } else { "SPOOK" }),
             model.opt.timestep,
             columns.join(",")
         )?;
