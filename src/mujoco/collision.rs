@@ -7,6 +7,45 @@
 //! simulator which models would need contacts.
 
 use crate::model::Model;
+use crate::spatial::{Mat3, Vec3};
+
+/// One contact as MuJoCo stores it in `mjData.contact` (`mjContact`): the geometry of
+/// [`crate::collision::Contact`] plus the parameters mixed from the two geoms (or taken from an
+/// explicit `<pair>`), which the constraint rows read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MjContact {
+    /// The two geoms (indices into `model.geoms`); the normal points from `geom[0]` to `geom[1]`.
+    pub geom: [usize; 2],
+    /// Point midway between the surfaces (world).
+    pub pos: Vec3,
+    /// Rows: normal, tangent 1, tangent 2 (MuJoCo's `frame`, 9 numbers row by row).
+    pub frame: Mat3,
+    /// Signed distance (negative: penetration).
+    pub dist: f64,
+    /// Contact dimensionality: 1, 3, 4 or 6.
+    pub dim: usize,
+    /// Friction (tangent 1, tangent 2, spin, roll 1, roll 2), each at least `mjMINMU`.
+    pub friction: [f64; 5],
+    /// `solref` of the normal direction.
+    pub solref: [f64; 2],
+    /// `solreffriction` (zeros: use `solref`).
+    pub solreffriction: [f64; 2],
+    /// `solimp`.
+    pub solimp: [f64; 5],
+    /// Margin: rows are made when `dist < margin`.
+    pub margin: f64,
+    /// Gap: `includemargin = margin - gap`.
+    pub gap: f64,
+    /// `efc_address`: the contact's first constraint row, `None` when it has none.
+    pub efc_address: Option<usize>,
+}
+
+impl MjContact {
+    /// MuJoCo's `includemargin = margin - gap`: the distance below which the rows push.
+    pub fn includemargin(&self) -> f64 {
+        self.margin - self.gap
+    }
+}
 
 /// MuJoCo's `body_parentid`: the parent MuJoCo body of every MuJoCo body (0 for the world and
 /// its children). The first Featherstone body of MuJoCo body b's chain hangs from the last body

@@ -4,8 +4,10 @@
 
 pub mod collision;
 pub mod com;
+pub mod constraint;
 pub mod integrator;
 pub mod limits;
+pub mod solver;
 
 use crate::error::Result;
 use crate::model::{JointCalc, Model};
