@@ -135,6 +135,13 @@ pub enum Error {
         index: usize,
         value: f64,
     },
+    /// A geom's contact parameters or sizes are out of range (condim not 1, 3, 4 or 6, a negative
+    /// or non-finite friction, a non-positive size its type uses, a non-finite margin or gap).
+    #[error("geom {geom} ('{name}'): {why}")]
+    BadGeom { geom: usize, name: String, why: String },
+    /// An explicit contact pair (`<pair>`) is out of range (condim, friction, unknown geom).
+    #[error("contact pair {pair} ('{name}'): {why}")]
+    BadContactPair { pair: usize, name: String, why: String },
     /// Something valid that this part of the library does not support yet.
     #[error("{what}: {why}")]
     Unsupported { what: String, why: String },
