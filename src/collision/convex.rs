@@ -330,11 +330,14 @@ struct Face {
     d: f64,
 }
 
-fn make_face(verts: &[MinkowskiPoint], v: [usize; 3], inside: &Vec3) -> Face {
+/// A face through three vertices, normal from the vertex order (counter-clockwise seen from
+/// outside); `orient` flips the order when the normal points towards `inside` (only for the
+/// first tetrahedron: later faces inherit their order from the horizon edges).
+fn make_face(verts: &[MinkowskiPoint], v: [usize; 3], inside: &Vec3, orient: bool) -> Face {
     let (p0, p1, p2) = (verts[v[0]].w, verts[v[1]].w, verts[v[2]].w);
     let mut n = (p1 - p0).cross(&(p2 - p0));
     let mut v = v;
-    if n.dot(&(p0 - inside)) < 0.0 {
+    if orient && n.dot(&(p0 - inside)) < 0.0 {
         n = -n;
         v.swap(1, 2);
     }
@@ -394,16 +397,15 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
     let inside = verts.iter().map(|p| p.w).sum::<Vec3>() / 4.0;
     let mut faces: Vec<Face> = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
         .iter()
-        .map(|&f| make_face(&verts, f, &inside))
+        .map(|&f| make_face(&verts, f, &inside, true))
         .collect();
     let size = verts.iter().map(|p| p.w.norm()).fold(0.0, f64::max).max(mjMINVAL);
     let mut history = vec![];
     let mut iterations = 0;
-    let mut best = 0;
+    let nearest = |faces: &[Face]| faces.iter().copied().min_by(|a, b| a.d.total_cmp(&b.d));
+    let mut f = nearest(&faces)?;
     while iterations < EPA_ITERATIONS {
         iterations += 1;
-        best = (0..faces.len()).min_by(|&i, &j| faces[i].d.total_cmp(&faces[j].d))?;
-        let f = faces[best];
         history.push(f.d);
         let p = minkowski_support(sa, sb, &f.n);
         if p.w.dot(&f.n) - f.d <= EPA_TOLERANCE * size {
@@ -412,11 +414,12 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
         // remove every face that sees p; the horizon is the set of their edges used once
         let id = verts.len();
         verts.push(p);
+        let eps = 1e-14 * size;
         let mut edges: Vec<(usize, usize)> = vec![];
         let mut k = 0;
         while k < faces.len() {
             let g = faces[k];
-            if g.n.dot(&(p.w - verts[g.v[0]].w)) > 0.0 {
+            if g.d.is_finite() && g.n.dot(&(p.w - verts[g.v[0]].w)) > eps {
                 for (a, b) in [(g.v[0], g.v[1]), (g.v[1], g.v[2]), (g.v[2], g.v[0])] {
                     if let Some(pos) = edges.iter().position(|&e| e == (b, a)) {
                         edges.swap_remove(pos);
@@ -432,12 +435,21 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
         if edges.is_empty() {
             break;
         }
+        let before = faces.len();
         for (a, b) in edges {
-            faces.push(make_face(&verts, [a, b, id], &inside));
+            faces.push(make_face(&verts, [a, b, id], &inside, false));
         }
-        best = (0..faces.len()).min_by(|&i, &j| faces[i].d.total_cmp(&faces[j].d))?;
+        // a closed triangulated polytope has 2 V - 4 faces, and every new face must face away
+        // from the interior: rounding that breaks either ends the expansion
+        let broken = faces.len() != 2 * verts.len() - 4
+            || faces[before..]
+                .iter()
+                .any(|g| g.d.is_finite() && g.n.dot(&(verts[g.v[0]].w - inside)) < 0.0);
+        if broken {
+            break;
+        }
+        f = nearest(&faces)?;
     }
-    let f = faces[best];
     // barycentric coordinates of the origin's projection n d on the face
     let (p0, p1, p2) = (verts[f.v[0]], verts[f.v[1]], verts[f.v[2]]);
     let q = f.n * f.d;
