@@ -9,6 +9,7 @@ pub mod ch04;
 pub mod ch05;
 pub mod ch06;
 pub mod ch07;
+pub mod collision;
 pub mod com;
 pub mod draw;
 pub mod loops;
@@ -31,6 +32,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(ch07::run(dir)?);
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
+    out.extend(collision::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
