@@ -10,6 +10,7 @@ pub mod ch05;
 pub mod ch06;
 pub mod ch07;
 pub mod com;
+pub mod constraint;
 pub mod draw;
 pub mod loops;
 pub mod loops2;
@@ -31,6 +32,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(ch07::run(dir)?);
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
+    out.extend(constraint::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
