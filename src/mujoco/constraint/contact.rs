@@ -94,7 +94,7 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
             },
             model.opt.timestep,
             refsafe(model),
-            &format!("contact {k}"),
+            || format!("contact {k}"),
         );
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());

@@ -98,7 +98,7 @@ pub(crate) fn equality_rows(
     let iw = |b: usize| inv.body[model.mj_body[b]];
     for (k, eq) in model.equality.iter().enumerate() {
         let params = model.eq_params.get(k).copied().unwrap_or_default();
-        let what = eq_name(k, eq);
+        let what = || eq_name(k, eq);
         let params = rows.sanitize(
             SolParams {
                 solref: params.solref,
@@ -107,7 +107,7 @@ pub(crate) fn equality_rows(
             },
             model.opt.timestep,
             refsafe(model),
-            &what,
+            what,
         );
         let data = &inv.eq[k];
         match (eq, data) {
@@ -207,7 +207,7 @@ pub(crate) fn equality_rows(
             ) => {
                 let ten = ten.ok_or_else(|| Error::Unknown {
                     kind: "tendon state of".into(),
-                    name: what.clone(),
+                    name: what(),
                 })?;
                 let row = &mut s.rows[..nv];
                 for (c, r) in row.iter_mut().enumerate() {
@@ -242,7 +242,10 @@ pub(crate) fn equality_rows(
             _ => {
                 return Err(Error::InvalidArgument {
                     what: "invweight".into(),
-                    why: format!("its data of {what} does not match the model (made for another model?)"),
+                    why: format!(
+                        "its data of {} does not match the model (made for another model?)",
+                        what()
+                    ),
                 })
             }
         }

@@ -34,7 +34,7 @@ pub(crate) fn friction_rows(
             },
             model.opt.timestep,
             refsafe(model),
-            &format!("friction loss of dof {dof}"),
+            || format!("friction loss of dof {dof}"),
         );
         let row = &mut s.rows[..nv];
         row.fill(0.0);
@@ -64,7 +64,7 @@ pub(crate) fn friction_rows(
             },
             model.opt.timestep,
             refsafe(model),
-            &format!("friction loss of tendon {t}"),
+            || format!("friction loss of tendon {t}"),
         );
         let row = &mut s.rows[..nv];
         for (c, r) in row.iter_mut().enumerate() {

@@ -61,14 +61,14 @@ pub(crate) fn limit_rows(
             solreffriction: [0.0; 2],
             solimp: j.limit_params.solimp,
         };
-        let what = format!("limit of joint '{}' (body {i})", j.name);
+        let what = || format!("limit of joint '{}' (body {i})", j.name);
         match j.jtype {
             JointType::Revolute { .. } | JointType::Prismatic { .. } | JointType::Helical { .. } => {
                 for side in [-1.0, 1.0] {
                     let bound = if side < 0.0 { j.range[0] } else { j.range[1] };
                     let dist = side * (bound - qpos[a]);
                     if dist < j.margin {
-                        let params = rows.sanitize(params, model.opt.timestep, refsafe(model), &what);
+                        let params = rows.sanitize(params, model.opt.timestep, refsafe(model), what);
                         let row = &mut s.rows[..nv];
                         row.fill(0.0);
                         row[v] = -side;
@@ -90,7 +90,7 @@ pub(crate) fn limit_rows(
                 let (theta, u) = ball_angle_axis(&qpos[a..a + 4]);
                 let dist = j.range[0].max(j.range[1]) - theta;
                 if dist < j.margin {
-                    let params = rows.sanitize(params, model.opt.timestep, refsafe(model), &what);
+                    let params = rows.sanitize(params, model.opt.timestep, refsafe(model), what);
                     let row = &mut s.rows[..nv];
                     row.fill(0.0);
                     for k in 0..3 {
@@ -132,12 +132,9 @@ pub(crate) fn limit_rows(
             let bound = if side < 0.0 { tendon.range[0] } else { tendon.range[1] };
             let dist = side * (bound - value);
             if dist < tendon.margin {
-                let params = rows.sanitize(
-                    params,
-                    model.opt.timestep,
-                    refsafe(model),
-                    &format!("limit of tendon {t}"),
-                );
+                let params = rows.sanitize(params, model.opt.timestep, refsafe(model), || {
+                    format!("limit of tendon {t}")
+                });
                 let row = &mut s.rows[..nv];
                 for (c, r) in row.iter_mut().enumerate() {
                     *r = -side * ten.moment[(t, c)];

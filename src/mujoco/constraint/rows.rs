@@ -130,11 +130,12 @@ impl Rows {
     }
     // ANCHOR_END: add_constraint
 
-    /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what` (the element).
-    pub fn sanitize(&mut self, p: SolParams, timestep: f64, refsafe: bool, what: &str) -> SolParams {
+    /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
+    /// name, made only when there is something to report: no allocation per row otherwise).
+    pub fn sanitize(&mut self, p: SolParams, timestep: f64, refsafe: bool, what: impl Fn() -> String) -> SolParams {
         let warnings = &mut self.efc.warnings;
         sanitize(p, timestep, refsafe, |w: SolrefWarning| {
-            warnings.push(format!("{what}: {w}"))
+            warnings.push(format!("{}: {w}", what()))
         })
     }
 
