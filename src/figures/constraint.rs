@@ -1,7 +1,7 @@
 //! Figures and report of the chapters "The constraint model" and "Soft constraints" (MuJoCo's
 //! `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint`).
 //!
-//! - `constraint_impedance.svg`: the impedance `d(r)` of [`impedance`] against the violation
+//! - `constraint_impedance.svg`: the impedance `d(r)` of [`impedance()`] against the violation
 //!   for several `solimp`.
 //! - `constraint_reference.svg`: the reference acceleration `aref` at rest of a limited slider
 //!   pushed `x` past its limit, computed by [`make_constraint`], for several `solref`; checked
