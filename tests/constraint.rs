@@ -532,6 +532,11 @@ fn bad_input_is_a_typed_error() {
         Err(Error::BadContact { .. })
     ));
     c.geom = [0, 5];
+    // zero friction is raised to mjMINMU, as in MuJoCo's contacts: finite R everywhere
+    let mut zero = c.clone();
+    zero.friction = [0.0; 5];
+    let efc = make_constraint(&model, &d, &inv, &q, &v, vec![zero]).unwrap();
+    assert!(efc.r.iter().all(|r| r.is_finite() && *r > 0.0) && efc.contacts[0].friction == [1e-5; 5]);
     // Data or Invweight of another model
     let other = load_scene("fourbar");
     let d_other = forward_smooth(&other, other.qpos0.as_slice(), &[0.0; 3]).unwrap();

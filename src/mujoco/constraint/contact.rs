@@ -9,6 +9,7 @@ use super::jacobian::jac_point;
 use super::rows::{project_row, GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
+use crate::model::constants::mjMINMU;
 use crate::model::{Cone, Model};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::Data;
@@ -51,7 +52,8 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 }
 
 // ANCHOR: contact_rows
-/// Appends the rows of every contact, in order (spec 3.6). With `b0`, `b1` the bodies of the two
+/// Appends the rows of every contact, in order (spec 3.6). Friction coefficients below
+/// `mjMINMU` are raised to it first, in the stored contact too, as MuJoCo's contacts hold them. With `b0`, `b1` the bodies of the two
 /// geoms, the relative-velocity matrix `S` (6 x nv, contact frame) has rows `frame (Jp(b1, pos) -
 /// Jp(b0, pos))` (normal, tangent 1, tangent 2) and `frame (Jr(b1) - Jr(b0))` (spin, roll 1,
 /// roll 2). A contact of dimension `n` makes
@@ -68,8 +70,13 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
     let nv = model.nv;
     let cone = model.opt.cone;
     for k in 0..rows.efc.contacts.len() {
+        check_contact(model, k, &rows.efc.contacts[k])?;
+        // MuJoCo's contacts hold friction >= mjMINMU (mj_assignFriction): a zero coefficient
+        // would give an infinite R to its elliptic row
+        for f in rows.efc.contacts[k].friction.iter_mut() {
+            *f = f.max(mjMINMU);
+        }
         let c = rows.efc.contacts[k].clone();
-        check_contact(model, k, &c)?;
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
         // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
         // edges in rows 0..10
