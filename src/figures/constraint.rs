@@ -3,9 +3,9 @@
 //!
 //! - `constraint_impedance.svg`: the impedance `d(r)` of [`impedance()`] against the violation
 //!   for several `solimp`.
-//! - `constraint_reference.svg`: the reference acceleration `aref` at rest of a limited slider
-//!   pushed `x` past its limit, computed by [`make_constraint`], for several `solref`; checked
-//!   against the closed form `x / (dmax tc^2 zeta^2)` beyond the transition width.
+//! - `constraint_reference.svg`: the restoring acceleration `d aref` at rest of a limited slider
+//!   pushed `x` past its limit, computed by [`make_constraint`], for several `solref` and one
+//!   soft `solimp`; checked against the closed form `x / (tc zeta)^2` beyond the width.
 //! - `constraint_box_incline.svg`: the contact rows of a box resting on a 20 degree incline:
 //!   contact points, normals and the edges of the pyramidal friction cones, seen from the side.
 
@@ -169,38 +169,45 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     println!("  default solimp: d(0) = 0.9, d(width/2) = {d_mid:.4}, d(width) = 0.95");
 
     // Figure 2: reference acceleration of a limited slider.
-    let refs: [(&str, [f64; 2]); 4] = [
-        ("solref (0.02, 1): default", [0.02, 1.0]),
-        ("solref (0.01, 1): stiffer", [0.01, 1.0]),
-        ("solref (0.05, 1): softer", [0.05, 1.0]),
-        ("solref (-2000, -20): direct k, b", [-2000.0, -20.0]),
+    let default_imp = crate::model::SOLIMP_DEFAULT;
+    let refs: [(&str, [f64; 2], [f64; 5]); 5] = [
+        ("solref (0.02, 1): default", [0.02, 1.0], default_imp),
+        ("solref (0.01, 1): stiffer", [0.01, 1.0], default_imp),
+        ("solref (0.05, 1): softer", [0.05, 1.0], default_imp),
+        ("solref (-2000, -20): direct k, b", [-2000.0, -20.0], default_imp),
+        (
+            "default solref, solimp (0.3, 0.99, 2 mm, 0.5, 2)",
+            [0.02, 1.0],
+            [0.3, 0.99, 0.002, 0.5, 2.0],
+        ),
     ];
     let path = dir.join("constraint_reference.svg");
     let mut chart = Chart::new(
-        "Reference acceleration at rest of a slider pushed x past its limit (default solimp)",
+        "Restoring acceleration d · aref at rest of a slider pushed x past its limit",
         "penetration x (mm)",
-        "aref = -K d(x) (pos - margin)  (m/s²)",
+        "d(x) · aref = d(x)² K x  (m/s²)",
     );
-    for (label, solref) in refs {
-        let model = limited_slider(SolverParams {
-            solref,
-            ..Default::default()
-        })?;
+    for (label, solref, solimp) in refs {
+        let model = limited_slider(SolverParams { solref, solimp })?;
         let inv = Invweight::new(&model)?;
         let mut pts = Vec::new();
         for k in 1..=60 {
             let x = 5e-5 * k as f64;
-            pts.push((x * 1e3, slider_reference(&model, &inv, x)?.0));
+            let (aref, d) = slider_reference(&model, &inv, x)?;
+            pts.push((x * 1e3, d * aref));
         }
         if solref[0] > 0.0 {
-            // beyond the width d = dmax: aref = x dmax / (dmax^2 tc^2 zeta^2)
-            let x = 0.002;
+            // beyond the width d = dmax: d aref = dmax^2 K x = x / (tc^2 zeta^2), whatever dmax
+            let (x, dmax) = (0.003, solimp[1]);
             let (aref, d) = slider_reference(&model, &inv, x)?;
-            let expected = x / (0.95 * solref[0] * solref[0] * solref[1] * solref[1]);
-            if (d - 0.95).abs() > 1e-15 || (aref - expected).abs() > 1e-12 * expected {
-                return Err(mismatch("aref against x / (dmax tc^2 zeta^2)", aref - expected));
+            let expected = x / (solref[0] * solref[0] * solref[1] * solref[1]);
+            if (d - dmax).abs() > 1e-15 || (d * aref - expected).abs() > 1e-12 * expected {
+                return Err(mismatch("d aref against x / (tc^2 zeta^2)", d * aref - expected));
             }
-            println!("  {label}: aref at 2 mm = {aref:.4} m/s² (closed form {expected:.4})");
+            println!(
+                "  {label}: d aref at 3 mm = {:.4} m/s² (closed form x / (tc zeta)^2 = {expected:.4})",
+                d * aref
+            );
         }
         chart = chart.with(Series::line(label, pts));
     }
