@@ -11,6 +11,7 @@ pub mod ch06;
 pub mod ch07;
 pub mod collision;
 pub mod com;
+pub mod constraint;
 pub mod draw;
 pub mod loops;
 pub mod loops2;
@@ -33,6 +34,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
     out.extend(collision::run(dir)?);
+    out.extend(constraint::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
