@@ -66,6 +66,9 @@ fn fixture_problem(case: &serde_json::Value) -> Problem {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(case["model"].as_str().unwrap());
     let model = mbd::mjcf::load(&path).unwrap().model;
     assert_eq!(model.nv, case["nv"].as_u64().unwrap() as usize);
+    // the fixture's own dof tree is the model's
+    let p = Problem::from_fixture_json(case).unwrap();
+    assert_eq!(&p.layout, model.mj_layout(), "{}", case["name"]);
     Problem::from_fixture(model.mj_layout().clone(), case).unwrap()
 }
 
@@ -112,9 +115,9 @@ fn fixture_inputs_agree_with_mujoco() {
     }
 }
 
-/// Newton on MuJoCo's inputs reaches MuJoCo's Newton solution: qacc and efc_force to 1e-6
-/// relative and the same row states. Both run to tolerance 1e-12, so the agreement is limited
-/// by the conditioning of the problem, not by the stopping rule (measured: below 1e-9).
+/// Newton on MuJoCo's inputs reaches MuJoCo's Newton solution: qacc and efc_force to 1e-8
+/// relative (the issue asks 1e-6; measured 5e-10, humanoid elliptic) and the same row states.
+/// Both run to tolerance 1e-12; what is left is the conditioning of the problem.
 #[test]
 fn newton_matches_mujoco_newton() {
     let mut worst = (0.0f64, String::new());
@@ -125,7 +128,7 @@ fn newton_matches_mujoco_newton() {
         let force = floats(&case["newton"], "efc_force", p.efc.nefc()).unwrap();
         let eq = rel(&r.qacc, &qacc, common::norm_inf(&p.qacc_smooth));
         let ef = rel(&r.efc_force, &force, 1e-6);
-        assert!(eq < 1e-6 && ef < 1e-6, "{file}: qacc {eq:e}, efc_force {ef:e}");
+        assert!(eq < 1e-8 && ef < 1e-8, "{file}: qacc {eq:e}, efc_force {ef:e}");
         assert_eq!(r.efc_state, states(&case, "newton"), "{file}: states");
         let qfrc = floats(&case["newton"], "qfrc_constraint", p.layout.nv).unwrap();
         assert!(rel(&r.qfrc_constraint, &qfrc, 1e-6) < 1e-6, "{file}");

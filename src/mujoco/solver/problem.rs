@@ -127,6 +127,23 @@ impl Problem {
         Ok(p)
     }
 
+    /// [`Problem::from_fixture`] on the layout of the case's own `dof_parentid` (MuJoCo's, -1 for
+    /// none), so that no model file is needed.
+    pub fn from_fixture_json(case: &serde_json::Value) -> Result<Self> {
+        let parents = case
+            .get("dof_parentid")
+            .and_then(|a| a.as_array())
+            .ok_or_else(|| fixture_error("dof_parentid"))?
+            .iter()
+            .map(|x| {
+                x.as_i64()
+                    .map(|p| usize::try_from(p).ok())
+                    .ok_or_else(|| fixture_error("dof_parentid"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Problem::from_fixture(MjLayout::new(&parents)?, case)
+    }
+
     /// Random rows on `model`'s inertia at a configuration drawn from `seed`: `counts` says how
     /// many of each kind. Jacobian rows are random (friction-loss rows are unit rows of a dof,
     /// as in MuJoCo); `R = (1 - d)/d A_ii` with `d` in [0.5, 0.95] and `A = J M^-1 J^T`, as
