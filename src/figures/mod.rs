@@ -15,6 +15,7 @@ pub mod loops;
 pub mod loops2;
 pub mod perf;
 pub mod schematics;
+pub mod solver;
 pub mod sparse;
 pub mod spook;
 
@@ -33,6 +34,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(com::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
+    out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
