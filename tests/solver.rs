@@ -577,3 +577,30 @@ fn warm_start() {
         }
     }
 }
+
+/// Iteration counts at tolerance 1e-12 against MuJoCo's (`solver_niter`), printed as the table of
+/// the chapter (`cargo test --release --test solver -- --nocapture iteration_counts`). Newton's
+/// count is MuJoCo's to within one on every case (the same direction, an exact line search and
+/// the same termination test).
+#[test]
+fn iteration_counts_against_mujoco() {
+    println!("| case | Newton | MuJoCo | CG | MuJoCo | PGS | MuJoCo |");
+    println!("|---|---|---|---|---|---|---|");
+    for (file, case) in fixture_cases() {
+        let p = fixture_problem(&case);
+        let mut line = format!("| {} |", file.trim_end_matches(".json"));
+        for (solver, key) in [(Solver::Newton, "newton"), (Solver::Cg, "cg"), (Solver::Pgs, "pgs")] {
+            let r = solve(&p.smooth(), &p.efc, &options(solver, 1e-12, 1000)).unwrap();
+            let theirs = case[key]["niter"].as_u64().unwrap() as usize;
+            line += &format!(" {} | {theirs} |", r.iterations);
+            if solver == Solver::Newton {
+                assert!(
+                    r.iterations.abs_diff(theirs) <= 1,
+                    "{file}: Newton {} vs {theirs}",
+                    r.iterations
+                );
+            }
+        }
+        println!("{line}");
+    }
+}
