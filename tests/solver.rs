@@ -604,3 +604,59 @@ fn iteration_counts_against_mujoco() {
         println!("{line}");
     }
 }
+
+proptest! {
+    #![proptest_config(common::config(64))]
+
+    /// MuJoCo's QCQP (the friction step of PGS) against its optimality conditions: when the
+    /// unconstrained minimum `-A^-1 b` is inside the ellipse it is returned (inactive); otherwise
+    /// the answer lies on the ellipse `sum (x_j / d_j)^2 = r^2` (after the projection PGS
+    /// applies) and `A x + b = -lambda D^-2 x` with `lambda >= 0`, to 1e-6.
+    #[test]
+    fn qcqp_satisfies_its_kkt_conditions(n in 2usize..=5, seed in 0u64..100_000, r in 0.1f64..2.0) {
+        use mbd::mujoco::solver::pgs::qcqp;
+        use mbd::mujoco::solver::problem::SplitMix;
+        let mut rng = SplitMix(seed);
+        let g = DMatrix::from_fn(n, n, |_, _| rng.uniform(-1.0, 1.0));
+        let a_m = &g * g.transpose() + DMatrix::identity(n, n) * 0.5;
+        let (mut a, mut b, mut d) = ([0.0; 25], [0.0; 5], [0.0; 5]);
+        for i in 0..n {
+            b[i] = rng.uniform(-3.0, 3.0);
+            d[i] = rng.uniform(0.2, 1.5);
+            for j in 0..n {
+                a[i * n + j] = a_m[(i, j)];
+            }
+        }
+        let mut x = [0.0; 5];
+        let active = qcqp(&a, &b, &d, r, n, &mut x);
+        let ball = |x: &[f64; 5]| (0..n).map(|j| (x[j] / d[j]).powi(2)).sum::<f64>();
+        let free = a_m.clone().cholesky().unwrap().solve(&nalgebra::DVector::from_column_slice(&b[..n]));
+        let mut xf = [0.0; 5];
+        for i in 0..n {
+            xf[i] = -free[i];
+        }
+        if ball(&xf) <= r * r {
+            prop_assert!(!active);
+            for i in 0..n {
+                prop_assert!((x[i] - xf[i]).abs() < 1e-9);
+            }
+        } else {
+            prop_assert!(active);
+            // project as PGS does, then check the multiplier condition
+            let s = ball(&x);
+            for v in x.iter_mut().take(n) {
+                *v *= (r * r / s).sqrt();
+            }
+            prop_assert!((ball(&x) - r * r).abs() < 1e-9 * r * r);
+            let ax: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a_m[(i, j)] * x[j]).sum::<f64>() + b[i]).collect();
+            // lambda from the least-squares fit of A x + b = -lambda D^-2 x
+            let w: Vec<f64> = (0..n).map(|i| x[i] / (d[i] * d[i])).collect();
+            let lambda = -ax.iter().zip(&w).map(|(p, q)| p * q).sum::<f64>() / w.iter().map(|q| q * q).sum::<f64>();
+            prop_assert!(lambda >= -1e-9);
+            let scale = ax.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            for i in 0..n {
+                prop_assert!((ax[i] + lambda * w[i]).abs() < 1e-6 * scale, "row {i}: {} vs {}", ax[i], -lambda * w[i]);
+            }
+        }
+    }
+}
