@@ -512,6 +512,12 @@ fn bad_input_is_refused() {
         Err(mbd::Error::BadParameter { .. })
     ));
     let mut e = p.efc.clone();
+    e.d[1] *= 2.0;
+    assert!(matches!(
+        solve(&p.smooth(), &e, &o),
+        Err(mbd::Error::BadParameter { .. })
+    ));
+    let mut e = p.efc.clone();
     e.aref[0] = f64::NAN;
     assert!(matches!(solve(&p.smooth(), &e, &o), Err(mbd::Error::NonFinite { .. })));
     let mut e = p.efc.clone();

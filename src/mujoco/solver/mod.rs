@@ -135,8 +135,8 @@ pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverR
 // ANCHOR_END: solve
 
 /// Checks what [`solve`] and the inverse read: the smooth arrays' lengths (legacy layout of
-/// `nv` dofs) and finiteness, the row arrays' lengths (`nefc`) and finiteness, `R > 0` and
-/// `D > 0`, friction-loss bounds `>= 0`, row counts `ne + nf + nl <= nefc`, the elliptic blocks
+/// `nv` dofs) and finiteness, the row arrays' lengths (`nefc`) and finiteness, `R > 0`,
+/// `D = 1/R` (to 1e-9), friction-loss bounds `>= 0`, row counts `ne + nf + nl <= nefc`, the elliptic blocks
 /// ([`cost::cones`]) and the options. Returns the elliptic cones.
 pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<Vec<cost::Cone>> {
     let nv = smooth.layout.nv;
@@ -201,6 +201,17 @@ pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
                 what: format!("{what}[{i}]"),
                 value: x,
                 why: "must be positive".into(),
+            });
+        }
+    }
+    // the primal reads D, the dual and the friction-loss bounds read R: they must agree
+    for i in 0..n {
+        let dr = efc.d[i] * efc.r[i];
+        if (dr - 1.0).abs() > 1e-9 {
+            return Err(Error::BadParameter {
+                what: format!("efc_D[{i}] * efc_R[{i}]"),
+                value: dr,
+                why: "D must be 1/R".into(),
             });
         }
     }
