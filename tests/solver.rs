@@ -115,9 +115,10 @@ fn fixture_inputs_agree_with_mujoco() {
     }
 }
 
-/// Newton on MuJoCo's inputs reaches MuJoCo's Newton solution: qacc and efc_force to 1e-8
-/// relative (the issue asks 1e-6; measured 5e-10, humanoid elliptic) and the same row states.
-/// Both run to tolerance 1e-12; what is left is the conditioning of the problem.
+/// Newton on MuJoCo's inputs reaches MuJoCo's Newton solution: qacc and efc_force to 1e-10
+/// relative (the issue asks 1e-6; measured 9e-14, the four-bar with a hinge limit) and the same
+/// row states. Both run to tolerance 1e-12 and take the same iterations
+/// ([`iteration_counts_against_mujoco`]), so what is left is rounding.
 #[test]
 fn newton_matches_mujoco_newton() {
     let mut worst = (0.0f64, String::new());
@@ -128,7 +129,7 @@ fn newton_matches_mujoco_newton() {
         let force = floats(&case["newton"], "efc_force", p.efc.nefc()).unwrap();
         let eq = rel(&r.qacc, &qacc, common::norm_inf(&p.qacc_smooth));
         let ef = rel(&r.efc_force, &force, 1e-6);
-        assert!(eq < 1e-8 && ef < 1e-8, "{file}: qacc {eq:e}, efc_force {ef:e}");
+        assert!(eq < 1e-10 && ef < 1e-10, "{file}: qacc {eq:e}, efc_force {ef:e}");
         assert_eq!(r.efc_state, states(&case, "newton"), "{file}: states");
         let qfrc = floats(&case["newton"], "qfrc_constraint", p.layout.nv).unwrap();
         assert!(rel(&r.qfrc_constraint, &qfrc, 1e-6) < 1e-6, "{file}");
@@ -328,7 +329,7 @@ proptest! {
     #![proptest_config(common::config(24))]
 
     /// PGS, CG and Newton reach the same qacc and efc_force on random rows of every kind, both
-    /// cones. Newton runs to 1e-14 and is the reference; CG with tolerance 1e-30 (so that only a
+    /// cones. Newton with tolerance 0 (to rounding) is the reference; CG with tolerance 1e-30 (so that only a
     /// failed line search or 3000 iterations stop it: its improvement test at 1e-14 stops it at
     /// force errors up to 2e-5, since a cost error e allows a force error of order sqrt(e D) on
     /// stiff rows) agrees to 1e-6; PGS (tolerance 1e-15, at most 5000 sweeps: Gauss-Seidel converges
@@ -340,7 +341,7 @@ proptest! {
         let model = &models()[which];
         let p = random_problem(seed, model, elliptic);
         let sm = p.smooth();
-        let newton = solve(&sm, &p.efc, &options(Solver::Newton, 1e-14, 200)).unwrap();
+        let newton = solve(&sm, &p.efc, &options(Solver::Newton, 0.0, 50)).unwrap();
         let cg = solve(&sm, &p.efc, &options(Solver::Cg, 1e-30, 3000)).unwrap();
         let pgs = solve(&sm, &p.efc, &options(Solver::Pgs, 1e-15, 5000)).unwrap();
         prop_assert!(rel_forces(&cg, &newton) < 1e-6, "CG vs Newton {:e}", rel_forces(&cg, &newton));
@@ -353,17 +354,19 @@ proptest! {
     }
 
     /// Newton's optimum is the dual's: forces in their sets, the dual KKT conditions (1e-6 of the
-    /// largest residual: the random rows' R spans 1e-2 .. 1e6, so where Newton stops at rounding,
-    /// `|g| ~ 1e-11 trace M`, the dual residual `J M^-1 g` is about 1e-7), and the
-    /// primal-dual identity `qacc = qacc_smooth + M^-1 J^T f` (1e-8 relative: Newton stops at
-    /// `|g| < 1e-15 trace M`, and the identity's error is `M^-1 g`, up to `trace M / lambda_min(M)`
-    /// (about 1e6 on the chain) times larger).
+    /// largest residual), and the primal-dual identity `qacc = qacc_smooth + M^-1 J^T f` (1e-8
+    /// relative). Newton runs with tolerance 0, so only a line search that finds no decrease
+    /// (rounding) or 50 iterations stop it; where it stops, `|g|` is about `1e-11 trace M`, and the
+    /// identity's error `M^-1 g` and the dual residual `J M^-1 g` are up to
+    /// `trace M / lambda_min(M)` (about 1e6 on the chain) larger, hence the tolerances. (At a
+    /// positive tolerance the Newton-decrement test stops earlier: it bounds the cost error, and a
+    /// cost error e allows force errors of order sqrt(e D) on stiff rows.)
     #[test]
     fn newton_optimum_satisfies_dual_kkt(seed in 0u64..10_000, which in 0usize..3, elliptic in any::<bool>()) {
         let model = &models()[which];
         let p = random_problem(seed, model, elliptic);
         let cs = cones(&p.efc).unwrap();
-        let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 1e-15, 200)).unwrap();
+        let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 0.0, 50)).unwrap();
         assert_feasible(&p, &cs, &r.efc_force, 1e-12, "Newton");
         assert_kkt(&p, &cs, &r.efc_force, 1e-6, "Newton");
         let mut a = vec![0.0; p.layout.nv];
@@ -419,7 +422,7 @@ proptest! {
     fn inverse_of_forward_returns_the_applied_force(seed in 0u64..10_000, which in 0usize..3, elliptic in any::<bool>()) {
         let model = &models()[which];
         let p = random_problem(seed, model, elliptic);
-        let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 1e-15, 200)).unwrap();
+        let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 0.0, 50)).unwrap();
         let res = inverse_residual(&p.smooth(), &p.efc, &r.qacc).unwrap();
         let scale = p.qfrc_smooth.iter().fold(1.0f64, |m, x| m.max(x.abs()));
         prop_assert!(common::norm_inf(&res) < 1e-8 * scale, "residual {:e}", common::norm_inf(&res));
@@ -487,7 +490,7 @@ fn strong_duality() {
             let model = &models()[seed as usize % 3];
             let p = random_problem(seed, model, elliptic);
             let cs = cones(&p.efc).unwrap();
-            let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 1e-15, 200)).unwrap();
+            let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 0.0, 50)).unwrap();
             let (mut f, mut st) = (vec![0.0; p.efc.nefc()], vec![EfcState::Satisfied; p.efc.nefc()]);
             let primal = primal_cost(&p.smooth(), &p.efc, &cs, &r.qacc, &mut f, &mut st);
             let dual = dual_cost(&make_dual(&p.smooth(), &p.efc).unwrap(), &r.efc_force);
@@ -552,7 +555,7 @@ fn bad_input_is_refused() {
 fn warm_start() {
     let model = canned::floating_base_ball_arms();
     let p = random_problem(5, &model, false);
-    let reference = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 1e-15, 200)).unwrap();
+    let reference = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 0.0, 50)).unwrap();
     for (solver, tol) in [(Solver::Newton, 1e-8), (Solver::Cg, 1e-6), (Solver::Pgs, 1e-3)] {
         let cold = solve(&p.smooth(), &p.efc, &options(solver, 1e-14, 2000)).unwrap();
         let mut o = options(solver, 1e-14, 2000);
@@ -586,8 +589,8 @@ fn warm_start() {
 
 /// Iteration counts at tolerance 1e-12 against MuJoCo's (`solver_niter`), printed as the table of
 /// the chapter (`cargo test --release --test solver -- --nocapture iteration_counts`). Newton's
-/// count is MuJoCo's to within one on every case (the same direction, an exact line search and
-/// the same termination test).
+/// count is MuJoCo's on every case (the same direction, an exact line search and the same
+/// termination tests, the Newton decrement included: without it the humanoid takes one more).
 #[test]
 fn iteration_counts_against_mujoco() {
     println!("| case | Newton | MuJoCo | CG | MuJoCo | PGS | MuJoCo |");

@@ -116,8 +116,9 @@ fn norm(x: &[f64]) -> f64 {
 // ANCHOR: solve_primal
 /// MuJoCo's `mj_solPrimal` for CG (`newton = false`) and Newton (`newton = true`). Each
 /// iteration: exact line search along `p`, move, update the rows and the gradient, record a
-/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance` or a
-/// zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
+/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance`, for
+/// Newton also on the decrement `scale g^T H^-1 g / 2 < tolerance` (MuJoCo 4.0 has this test;
+/// spec 6.5 omits it), or a zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
 /// `-M^-1 g + beta p` (CG, Polak-Ribiere+). Inputs are assumed checked by [`super::solve`].
 pub fn solve_primal(
     smooth: &Smooth,
@@ -205,7 +206,16 @@ pub fn solve_primal(
             nupdate: usize::from(newton),
             cost: new_cost,
         });
-        if (improvement > 0.0 && improvement < opts.tolerance) || gradient < opts.tolerance {
+        // Newton decrement 1/2 g^T H^-1 g: the cost decrease the next Newton step predicts
+        let decrement = if newton {
+            (0.5 * scale * w.grad.iter().zip(&w.mgrad).map(|(g, m)| g * m).sum::<f64>()).max(0.0)
+        } else {
+            f64::INFINITY
+        };
+        if (improvement > 0.0 && improvement < opts.tolerance)
+            || gradient < opts.tolerance
+            || decrement < opts.tolerance
+        {
             break;
         }
         // next direction
