@@ -28,3 +28,30 @@ pub fn cg_direction(search: &mut [f64], mgrad: &[f64], beta: f64) {
     }
 }
 // ANCHOR_END: cg_direction
+
+// ANCHOR: beta_hz
+/// Hager-Zhang's conjugate-gradient coefficient with preconditioner `M^-1` (MuJoCo's default
+/// since 3.10): with `y = g - g_old`, `beta = (y^T M^-1 g - 2 (y^T M^-1 y / p^T y) p^T g) / p^T y`,
+/// bounded below by `eta_k = -1 / (|p| min(0.01, |g|))` so that the new direction stays a
+/// descent direction; `beta = 0` (a restart) when `p^T y < mjMINVAL`. `search` is the previous
+/// direction `p`. Inputs of equal length.
+pub fn beta_hz(grad: &[f64], mgrad: &[f64], gradold: &[f64], mgradold: &[f64], search: &[f64]) -> f64 {
+    let (mut p_y, mut y_my, mut y_mg, mut p_g, mut pp, mut gg) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for k in 0..grad.len() {
+        let y = grad[k] - gradold[k];
+        let my = mgrad[k] - mgradold[k];
+        p_y += search[k] * y;
+        y_my += y * my;
+        y_mg += y * mgrad[k];
+        p_g += search[k] * grad[k];
+        pp += search[k] * search[k];
+        gg += grad[k] * grad[k];
+    }
+    if p_y < mjMINVAL {
+        return 0.0;
+    }
+    let beta = (y_mg - 2.0 * (y_my / p_y) * p_g) / p_y;
+    let eta_k = -1.0 / (pp.sqrt() * gg.sqrt().min(0.01)).max(mjMINVAL);
+    beta.max(eta_k)
+}
+// ANCHOR_END: beta_hz

@@ -4,7 +4,7 @@
 //! gradient", "Newton's method", "Termination".
 
 use super::super::constraint::{Efc, EfcState};
-use super::cg::{beta_prp, cg_direction};
+use super::cg::{beta_hz, beta_prp, cg_direction};
 use super::cost::{gauss, update, Cone};
 use super::linesearch::LineSearch;
 use super::newton::make_hessian;
@@ -114,12 +114,19 @@ fn norm(x: &[f64]) -> f64 {
 }
 
 // ANCHOR: solve_primal
-/// MuJoCo's `mj_solPrimal` for CG (`newton = false`) and Newton (`newton = true`). Each
-/// iteration: exact line search along `p`, move, update the rows and the gradient, record a
-/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance`, for
-/// Newton also on the decrement `scale g^T H^-1 g / 2 < tolerance` (MuJoCo 4.0 has this test;
-/// spec 6.5 omits it), or a zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
-/// `-M^-1 g + beta p` (CG, Polak-Ribiere+). Inputs are assumed checked by [`super::solve`].
+/// The search direction of the primal loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Newton: `-H^-1 g`.
+    Newton,
+    /// CG with the Polak-Ribiere+ coefficient ([`beta_prp`]), what [`super::solve`] uses.
+    CgPolakRibiere,
+    /// CG with the Hager-Zhang coefficient ([`beta_hz`]), MuJoCo's default since 3.10.
+    CgHagerZhang,
+}
+
+/// MuJoCo's `mj_solPrimal` for CG (`newton = false`, Polak-Ribiere+) and Newton
+/// (`newton = true`); [`solve_primal_with`] also offers Hager-Zhang CG.
 pub fn solve_primal(
     smooth: &Smooth,
     efc: &Efc,
@@ -127,6 +134,28 @@ pub fn solve_primal(
     opts: &SolverOptions,
     newton: bool,
 ) -> Result<SolverResult> {
+    let dir = if newton {
+        Direction::Newton
+    } else {
+        Direction::CgPolakRibiere
+    };
+    solve_primal_with(smooth, efc, cones, opts, dir)
+}
+
+/// MuJoCo's `mj_solPrimal` with the direction rule `dir`. Each
+/// iteration: exact line search along `p`, move, update the rows and the gradient, record a
+/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance`, for
+/// Newton also on the decrement `scale g^T H^-1 g / 2 < tolerance` (MuJoCo 4.0 has this test;
+/// spec 6.5 omits it), or a zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
+/// `-M^-1 g + beta p` (CG, Polak-Ribiere+). Inputs are assumed checked by [`super::solve`].
+pub fn solve_primal_with(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    dir: Direction,
+) -> Result<SolverResult> {
+    let newton = dir == Direction::Newton;
     let (nv, nefc) = (smooth.layout.nv, efc.nefc());
     let mut w = Primal {
         qacc: initial_qacc(smooth, efc, cones, opts),
@@ -224,7 +253,11 @@ pub fn solve_primal(
                 *p = -mg;
             }
         } else {
-            let beta = beta_prp(&w.grad, &w.mgrad, &w.gradold, &w.mgradold);
+            let beta = if dir == Direction::CgHagerZhang {
+                beta_hz(&w.grad, &w.mgrad, &w.gradold, &w.mgradold, &w.search)
+            } else {
+                beta_prp(&w.grad, &w.mgrad, &w.gradold, &w.mgradold)
+            };
             cg_direction(&mut w.search, &w.mgrad, beta);
         }
     }
