@@ -1,8 +1,8 @@
 //! Figures and report of the chapter "Solvers" (MuJoCo's `mj_solPGS`, `mj_solCG`,
 //! `mj_solNewton`; spec sections 5-6).
 //!
-//! - `solver_box_stack.svg`: distance to the optimum of the cost vs iteration for PGS, CG and
-//!   Newton on MuJoCo's own solver inputs for the settled box stack (the committed fixture
+//! - `solver_box_stack.svg`: distance to the optimum of the cost vs iteration for PGS (classic
+//!   and MuJoCo's accelerated sweep), CG and Newton on MuJoCo's own solver inputs for the settled box stack (the committed fixture
 //!   `tests/fixtures/solver/box_stack_pyramidal.json`, read at compile time: no Python).
 //! - `solver_humanoid.svg`: the same for the settled humanoid with elliptic cones.
 //! - `solver_gradient.svg`: the scaled gradient (CG, Newton) and scaled improvement (PGS, which
@@ -16,6 +16,7 @@ use crate::model::Solver;
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::constraint::{Efc, EfcState, EfcType};
 use crate::mujoco::solver::cost::{cones, update};
+use crate::mujoco::solver::pgs::{solve_pgs_with, PgsVariant};
 use crate::mujoco::solver::primal::primal_cost;
 use crate::mujoco::solver::problem::{blank_contact, Problem};
 use crate::mujoco::solver::{solve, SolverOptions, SolverResult};
@@ -49,7 +50,7 @@ pub fn figure_options(solver: Solver) -> SolverOptions {
     }
 }
 
-/// The three solvers on `p`: (PGS, CG, Newton).
+/// The three solvers on `p` as [`solve`] runs them: (PGS, CG, Newton).
 pub fn run_three(p: &Problem) -> Result<[SolverResult; 3]> {
     let sm = p.smooth();
     Ok([
@@ -86,16 +87,31 @@ pub fn suboptimality(p: &Problem, runs: &[SolverResult; 3]) -> Result<[Vec<(f64,
     ])
 }
 
+/// Classic PGS (sequential, no momentum) at the figures' options.
+pub fn run_pgs_classic(p: &Problem) -> Result<SolverResult> {
+    let cs = cones(&p.efc)?;
+    solve_pgs_with(
+        &p.smooth(),
+        &p.efc,
+        &cs,
+        &figure_options(Solver::Pgs),
+        PgsVariant::Classic,
+    )
+}
+
 fn convergence_chart(title: &str, p: &Problem) -> Result<Chart> {
     let runs = run_three(p)?;
     let [pgs, cg, newton] = suboptimality(p, &runs)?;
+    let classic = run_pgs_classic(p)?;
+    let [pgs_classic, _, _] = suboptimality(p, &[classic.clone(), runs[1].clone(), runs[2].clone()])?;
     println!(
-        "  {title}: iterations PGS {}, CG {}, Newton {}",
-        runs[0].iterations, runs[1].iterations, runs[2].iterations
+        "  {title}: iterations PGS {} (classic {}), CG {}, Newton {}",
+        runs[0].iterations, classic.iterations, runs[1].iterations, runs[2].iterations
     );
     Ok(Chart::new(title, "iteration", "cost - optimum (dual for PGS)")
         .log(false, true)
-        .with(Series::line_points("PGS (dual cost)", pgs))
+        .with(Series::line_points("PGS, classic sweep (dual cost)", pgs_classic))
+        .with(Series::line_points("PGS, MuJoCo's: shuffled + momentum", pgs))
         .with(Series::line_points("CG (Polak-Ribiere+)", cg))
         .with(Series::line_points("Newton", newton)))
 }

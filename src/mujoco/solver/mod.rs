@@ -5,7 +5,7 @@
 //! | book section | MuJoCo | here |
 //! |---|---|---|
 //! | the row costs and the cone zones | `mj_constraintUpdate` | [`cost::update`], [`cost::zone`] |
-//! | PGS on the dual | `mj_solPGS` (`residual`, `costChange`, `mju_QCQP`, `dualState`) | [`pgs::solve_pgs`] |
+//! | PGS on the dual | `mj_solPGS` (`residual`, `costChange`, `mju_QCQP`, `dualState`) | [`pgs::solve_pgs`], [`pgs::solve_pgs_with`] |
 //! | reduced primal, shared loop | `mj_solPrimal` | [`primal::solve_primal`] |
 //! | CG, Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP`) | [`cg::beta_prp`] |
 //! | Newton, cone Hessian | `mj_solNewton` (`MakeHessian`, `HessianCone`) | [`newton::make_hessian`] |
@@ -121,13 +121,14 @@ pub struct SolverResult {
 
 // ANCHOR: solve
 /// The constraint solve of `mj_fwdConstraint`: minimizes the reduced primal cost (CG, Newton) or
-/// the dual (PGS) for the rows `efc` on the smooth dynamics `smooth`, starting cold from
+/// the dual (PGS, in MuJoCo 4.0's accelerated form: shuffled blocks and Nesterov momentum; the
+/// classic sweep is [`pgs::solve_pgs`]) for the rows `efc` on the smooth dynamics `smooth`, starting cold from
 /// `qacc_smooth` (`efc_force = 0`) or from `opts.warmstart` when it is cheaper. Checks every
 /// input at the door ([`check_inputs`]); every loop is bounded by `opts`.
 pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverResult> {
     let cones = check_inputs(smooth, efc, opts)?;
     match opts.solver {
-        Solver::Pgs => pgs::solve_pgs(smooth, efc, &cones, opts),
+        Solver::Pgs => pgs::solve_pgs_with(smooth, efc, &cones, opts, pgs::PgsVariant::Accelerated),
         Solver::Cg => primal::solve_primal(smooth, efc, &cones, opts, false),
         Solver::Newton => primal::solve_primal(smooth, efc, &cones, opts, true),
     }

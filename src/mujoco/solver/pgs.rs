@@ -5,8 +5,10 @@
 //! QCQP for the friction forces inside the ellipse `sum (f_j / mu_j)^2 <= f_0^2`. A block whose
 //! update would raise the cost is undone. Book: "Solvers", section "PGS".
 //!
-//! This is the classic sequential sweep of spec 5.2. MuJoCo 3.8 and later visit the blocks in a
-//! shuffled order and add Nesterov momentum; both change the path, not the minimum.
+//! [`solve_pgs`] is the classic sequential sweep of spec 5.2. MuJoCo 3.8 and later (4.0.0
+//! included) visit the blocks in an order reshuffled every sweep and add Nesterov momentum with
+//! restarts: [`solve_pgs_with`] with [`PgsVariant::Accelerated`], which [`super::solve`] runs and
+//! which reproduces MuJoCo's PGS iteration for iteration.
 
 use super::super::constraint::{Efc, EfcState, EfcType};
 use super::cost::{update, Cone};
@@ -281,8 +283,33 @@ pub fn cost_change(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: 
 /// improvement is below `tolerance` or after `iterations` sweeps. Inputs assumed checked by
 /// [`super::solve`].
 pub fn solve_pgs(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOptions) -> Result<SolverResult> {
+    solve_pgs_with(smooth, efc, cones, opts, PgsVariant::Classic)
+}
+
+/// Which PGS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PgsVariant {
+    /// Blocks in row order, no momentum (spec 5.2; what [`solve_pgs`] runs).
+    Classic,
+    /// MuJoCo since 3.8: the blocks visited in an order reshuffled every sweep (Fisher-Yates with
+    /// a PCG32 generator seeded as MuJoCo seeds it), and Nesterov momentum with restarts.
+    Accelerated,
+}
+
+/// [`solve_pgs`] in either [`PgsVariant`]. With momentum, before each sweep the forces are
+/// extrapolated, `f <- f + beta (f - f_prev)`, `beta = (k - 1)/(k + 2)`, and put back in their
+/// sets ([`project`]); `k` restarts at 0 when the sweep's correction opposes the extrapolation
+/// (O'Donoghue and Candes' gradient restart), so the dual cost need not fall monotonically.
+pub fn solve_pgs_with(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    variant: PgsVariant,
+) -> Result<SolverResult> {
     let (nv, n) = (smooth.layout.nv, efc.nefc());
     let (ne, nf) = (efc.ne, efc.nf);
+    let accelerated = variant == PgsVariant::Accelerated;
     let dual = make_dual(smooth, efc)?;
     let ar = &dual.ar;
     let mut f = initial_force(efc, cones, &dual, opts);
@@ -290,19 +317,50 @@ pub fn solve_pgs(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOption
     let mut oldstate = state.clone();
     dual_state(efc, cones, &f, &mut state);
     let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
+    // the blocks: (first row, rows, cone index or usize::MAX)
+    let mut blocks = Vec::new();
+    let (mut i, mut kc) = (0, 0);
+    // bounded: i grows by 1 or by a cone's dim
+    while i < n {
+        if efc.efc_type[i] == EfcType::ContactElliptic {
+            blocks.push((i, cones[kc].dim, kc));
+            i += cones[kc].dim;
+            kc += 1;
+        } else {
+            blocks.push((i, 1, usize::MAX));
+            i += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    let mut rng = Pcg32::mujoco_seed();
+    let (mut f_prev, mut f_mom) = (f.clone(), f.clone());
+    let mut k_nesterov = 0usize;
     let mut stats = Vec::new();
     // bounded by opts.iterations
     while n > 0 && stats.len() < opts.iterations {
-        let mut improvement = 0.0;
-        let mut k = 0; // next cone
-        let mut i = 0;
-        // one sweep; bounded: i grows by 1 or by a cone's dim
-        while i < n {
-            let dim = if efc.efc_type[i] == EfcType::ContactElliptic {
-                cones[k].dim
+        if accelerated {
+            let beta = if stats.is_empty() || k_nesterov < 2 {
+                0.0
             } else {
-                1
+                (k_nesterov as f64 - 1.0) / (k_nesterov as f64 + 2.0)
             };
+            if beta > 0.0 {
+                for r in 0..n {
+                    let saved = f[r];
+                    f[r] += beta * (f[r] - f_prev[r]);
+                    f_prev[r] = saved;
+                }
+                project(efc, cones, &mut f);
+            } else {
+                f_prev.copy_from_slice(&f);
+            }
+            f_mom.copy_from_slice(&f);
+            rng.shuffle(&mut order);
+        }
+        let mut improvement = 0.0;
+        // one sweep
+        for &bi in &order {
+            let (i, dim, kc) = blocks[bi];
             // residual: res = b + (AR f) of the block
             let mut res = [0.0; 6];
             for j in 0..dim {
@@ -325,16 +383,23 @@ pub fn solve_pgs(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOption
                     f[i] = 0.0;
                 }
             } else {
-                elliptic_block(&ab, dim, &cones[k].friction, &res, &old, &mut f[i..i + dim]);
-                k += 1;
+                elliptic_block(&ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
             }
             improvement -= cost_change(&ab, dim, &mut f[i..i + dim], &old, &res);
-            i += dim;
         }
         oldstate.copy_from_slice(&state);
         let nactive = dual_state(efc, cones, &f, &mut state);
         let nchange = state.iter().zip(&oldstate).filter(|(a, b)| a != b).count();
         improvement *= scale;
+        if accelerated {
+            // restart when the sweep's correction opposes the extrapolation
+            let dot: f64 = (0..n).map(|r| (f[r] - f_mom[r]) * (f_mom[r] - f_prev[r])).sum();
+            k_nesterov = if !stats.is_empty() && dot < 0.0 {
+                0
+            } else {
+                k_nesterov + 1
+            };
+        }
         stats.push(SolverStat {
             improvement,
             nactive,
@@ -357,6 +422,65 @@ pub fn solve_pgs(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOption
     Ok(finish(efc, qacc, f, state, stats))
 }
 // ANCHOR_END: solve_pgs
+
+/// Puts extrapolated forces back in their sets (MuJoCo's clip and `projectCone`): friction loss
+/// into `[-eta, eta]`, one-sided rows to `f >= 0`, an elliptic block to zero if its normal force
+/// is negative, else its friction scaled onto the ellipse if outside.
+pub fn project(efc: &Efc, cones: &[Cone], f: &mut [f64]) {
+    let (ne, nf) = (efc.ne, efc.nf);
+    for i in ne..ne + nf {
+        f[i] = f[i].clamp(-efc.frictionloss[i], efc.frictionloss[i]);
+    }
+    for i in ne + nf..efc.nefc() {
+        if efc.efc_type[i] != EfcType::ContactElliptic && f[i] < 0.0 {
+            f[i] = 0.0;
+        }
+    }
+    for c in cones {
+        let b = &mut f[c.row..c.row + c.dim];
+        let normal = b[0];
+        if normal < 0.0 {
+            b.fill(0.0);
+        } else {
+            let m = c.dim - 1;
+            let s: f64 = (0..m).map(|j| (b[j + 1] / c.friction[j]).powi(2)).sum();
+            if s > normal * normal {
+                project_ellipse(&mut b[1..], normal, &c.friction[..m]);
+            }
+        }
+    }
+}
+
+/// The PCG32 generator MuJoCo's PGS shuffles with (O'Neill's `pcg32`, XSH-RR output).
+#[derive(Clone, Copy, Debug)]
+pub struct Pcg32 {
+    state: u64,
+    inc: u64,
+}
+
+impl Pcg32 {
+    /// MuJoCo's fixed seed: state 0, increment 1, advanced once.
+    pub fn mujoco_seed() -> Self {
+        let mut r = Pcg32 { state: 0, inc: 1 };
+        r.next_u32();
+        r
+    }
+    /// The next 32 random bits.
+    pub fn next_u32(&mut self) -> u32 {
+        let old = self.state;
+        self.state = old.wrapping_mul(6364136223846793005).wrapping_add(self.inc | 1);
+        let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
+        let rot = (old >> 59) as u32;
+        xorshifted.rotate_right(rot)
+    }
+    /// Fisher-Yates, last element first, as MuJoCo's `shuffle_int`.
+    pub fn shuffle(&mut self, a: &mut [usize]) {
+        for i in (1..a.len()).rev() {
+            let j = (self.next_u32() % (i as u32 + 1)) as usize;
+            a.swap(i, j);
+        }
+    }
+}
 
 // ANCHOR: elliptic_block
 /// The PGS update of one elliptic block (spec 5.2): a normal step (or a ray step along the
