@@ -17,6 +17,7 @@ pub mod loops;
 pub mod loops2;
 pub mod perf;
 pub mod schematics;
+pub mod solver;
 pub mod sparse;
 pub mod spook;
 
@@ -37,6 +38,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(constraint::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
+    out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
