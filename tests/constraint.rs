@@ -537,6 +537,17 @@ fn bad_input_is_a_typed_error() {
     zero.friction = [0.0; 5];
     let efc = make_constraint(&model, &d, &inv, &q, &v, vec![zero]).unwrap();
     assert!(efc.r.iter().all(|r| r.is_finite() && *r > 0.0) && efc.contacts[0].friction == [1e-5; 5]);
+    // a contact in the gap (dist >= margin - gap) makes no rows
+    let mut gap = c.clone();
+    gap.margin = 0.01;
+    gap.gap = 0.004;
+    gap.dist = 0.007;
+    let efc = make_constraint(&model, &d, &inv, &q, &v, vec![gap.clone(), c.clone()]).unwrap();
+    assert_eq!(efc.contacts[0].efc_address, None);
+    assert_eq!(efc.contacts[1].efc_address, Some(efc.ne + efc.nf + efc.nl));
+    gap.dist = 0.005;
+    let efc = make_constraint(&model, &d, &inv, &q, &v, vec![gap]).unwrap();
+    assert_eq!(efc.contacts[0].efc_address, Some(efc.ne + efc.nf + efc.nl));
     // Data or Invweight of another model
     let other = load_scene("fourbar");
     let d_other = forward_smooth(&other, other.qpos0.as_slice(), &[0.0; 3]).unwrap();

@@ -12,12 +12,12 @@
 use super::draw::{canvas, colour, finish, Side, Sketch, GREY, INK};
 use crate::error::{Error, Result};
 use crate::mjcf;
-use crate::model::{Cone, GeomType, Joint, JointType, Model, ModelBuilder, SolverParams};
-use crate::mujoco::collision::MjContact;
+use crate::model::{Cone, Joint, JointType, Model, ModelBuilder, SolverParams};
+use crate::mujoco::collision::collide_all;
 use crate::mujoco::constraint::{impedance, make_constraint, Efc, Invweight};
 use crate::mujoco::forward_smooth;
 use crate::plot::{Chart, Series};
-use crate::spatial::{quat_to_mat, Mat3, SpatialInertia, Vec3, Xform};
+use crate::spatial::{Mat3, SpatialInertia, Vec3, Xform};
 use std::path::{Path, PathBuf};
 
 /// The scene of `constraint_box_incline.svg` (`tests/fixtures/models/box_incline.xml`).
@@ -51,63 +51,6 @@ pub fn slider_reference(model: &Model, inv: &Invweight, x: f64) -> Result<(f64, 
         return Err(mismatch("one limit row", efc.nefc() as f64));
     }
     Ok((efc.aref[0], efc.kbip[0][2]))
-}
-
-/// The contacts of a box on a plane by the plane-box rule of MuJoCo's narrow phase (corners
-/// below the plane; distance along the normal, point midway between the surfaces, frame from
-/// the normal with the tangent hint (0, 1, 0)). Repeated here so that the figure does not depend
-/// on the collision stage.
-pub fn box_plane_contacts(model: &Model, qpos: &[f64]) -> Result<Vec<MjContact>> {
-    let kin = crate::kinematics::forward_kinematics(model, qpos)?;
-    let plane = model
-        .geoms
-        .iter()
-        .position(|g| g.gtype == GeomType::Plane)
-        .ok_or_else(|| mismatch("a plane", 0.0))?;
-    let bx = model
-        .geoms
-        .iter()
-        .position(|g| g.gtype == GeomType::Box)
-        .ok_or_else(|| mismatch("a box", 0.0))?;
-    let (gp, gb) = (&model.geoms[plane], &model.geoms[bx]);
-    let n: Vec3 = quat_to_mat(&gp.quat).column(2).into();
-    let rb = kin.rotation(gb.body) * quat_to_mat(&gb.quat);
-    let pb = kin.point(gb.body, &gb.pos);
-    let t1 = {
-        let y = if n.y.abs() < 0.5 { Vec3::y() } else { Vec3::z() };
-        (y - n * n.dot(&y)).normalize()
-    };
-    let t2 = n.cross(&t1);
-    let frame = Mat3::from_rows(&[n.transpose(), t1.transpose(), t2.transpose()]);
-    let mut out = Vec::new();
-    for i in 0..8 {
-        let c = Vec3::new(
-            if i & 1 != 0 { gb.size[0] } else { -gb.size[0] },
-            if i & 2 != 0 { gb.size[1] } else { -gb.size[1] },
-            if i & 4 != 0 { gb.size[2] } else { -gb.size[2] },
-        );
-        let o = rb * c;
-        let dist = n.dot(&(pb - gp.pos)) + n.dot(&o);
-        if dist > 0.0 || n.dot(&o) > 0.0 {
-            continue;
-        }
-        let mu = gp.friction[0].max(gb.friction[0]);
-        out.push(MjContact {
-            geom: [plane, bx],
-            pos: pb + o - n * (dist / 2.0),
-            frame,
-            dist,
-            dim: 3,
-            friction: [mu, mu, 0.005, 1e-4, 1e-4],
-            solref: gb.params.solref,
-            solreffriction: [0.0; 2],
-            solimp: gb.params.solimp,
-            margin: 0.0,
-            gap: 0.0,
-            efc_address: None,
-        });
-    }
-    Ok(out)
 }
 
 /// Prints the rows of `efc` as a table (type, id, pos, margin, A-hat, K, B, d, R, aref).
@@ -225,9 +168,9 @@ fn box_incline(dir: &Path) -> Result<PathBuf> {
     model.opt.cone = Cone::Pyramidal;
     let q = model.qpos0.as_slice().to_vec();
     let v = vec![0.0; model.nv];
-    let contacts = box_plane_contacts(&model, &q)?;
     let inv = Invweight::new(&model)?;
     let d = forward_smooth(&model, &q, &v)?;
+    let contacts = collide_all(&model, &d)?;
     let efc = make_constraint(&model, &d, &inv, &q, &v, contacts)?;
     println!(
         "  box on a 20° incline, pyramidal cones: {} contacts, {} rows",

@@ -65,12 +65,19 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 ///
 /// `A-hat` from `tran = iw(b0).tran + iw(b1).tran` and `rot` likewise: `tran` for the normal
 /// and the sliding rows, `rot` for spin and rolling, and `tran + mu_k^2 (tran or rot)` for a
-/// pyramid's edge pair `k`. Every contact gets rows (MuJoCo never drops one in dense mode).
+/// pyramid's edge pair `k`. Every contact gets rows (MuJoCo never drops one for an all-zero
+/// Jacobian in dense mode) except those in the gap, `dist >= margin - gap`
+/// ([`MjContact::exclude`]), whose `efc_address` stays `None`.
 pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
     let nv = model.nv;
     let cone = model.opt.cone;
     for k in 0..rows.efc.contacts.len() {
         check_contact(model, k, &rows.efc.contacts[k])?;
+        // a contact in the gap (dist >= margin - gap) is kept in the list without rows
+        if rows.efc.contacts[k].exclude() {
+            rows.efc.contacts[k].efc_address = None;
+            continue;
+        }
         // MuJoCo's contacts hold friction >= mjMINMU (mj_assignFriction): a zero coefficient
         // would give an infinite R to its elliptic row
         for f in rows.efc.contacts[k].friction.iter_mut() {

@@ -158,8 +158,9 @@ impl Efc {
 ///
 /// - `d` is the smooth data of the same state ([`super::forward_smooth`]: poses, `subtree_com`,
 ///   `cdof`, `cvel`, `cdof_dot`); `invweight` the model constants of [`Invweight::new`].
-/// - `contacts` are MuJoCo's `mjData.contact` (from the narrow phase, or any list); every one
-///   gets rows, in order, and its `efc_address` is set.
+/// - `contacts` are MuJoCo's `mjData.contact` (from [`super::collision::collide_all`], or any
+///   list); each gets rows, in order, and its `efc_address` is set, unless it lies in the gap
+///   (`dist >= margin - gap`, [`MjContact::exclude`]).
 /// - The cone, `impratio`, time step and the `refsafe` flag are the model's options.
 ///
 /// Rows: equality (connect, weld, joint, tendon), friction loss (dofs then tendons), limits
