@@ -23,19 +23,35 @@ pub struct Cone {
     pub friction: [f64; 5],
 }
 
-/// MuJoCo's `con->mu`, the regularized friction of an elliptic contact whose first row is `row`:
-/// `mu_reg = mu_1 sqrt(R_{row+1} / R_row)` (`mj_makeImpedance`; equal to `mu_1 / sqrt(impratio)`
-/// for rows built by MuJoCo's rule `R_{row+1} = R_row / impratio`). Read from the rows' `R`
-/// because that is all the solver needs to agree with the rows it is given.
-pub fn regularized_mu(efc: &Efc, row: usize, contact: &MjContact) -> f64 {
+/// MuJoCo's `con->mu`, the regularized friction of an elliptic contact whose first row is `row`,
+/// recomputed from the rows: `mu_reg = mu_1 sqrt(R_{row+1} / R_row)` (`mj_makeImpedance`; equal
+/// to `mu_1 / sqrt(impratio)` for rows built by MuJoCo's rule `R_{row+1} = R_row / impratio`).
+pub fn mu_from_r(efc: &Efc, row: usize, contact: &MjContact) -> f64 {
     contact.friction[0] * (efc.r[row + 1] / efc.r[row]).sqrt()
+}
+
+/// The regularized friction the solvers use for contact `c` (first row `row`): `efc.mu[c]` as the
+/// constraint rows stored it, or [`mu_from_r`] when `efc.mu` is empty (rows built by hand).
+pub fn regularized_mu(efc: &Efc, row: usize, c: usize) -> f64 {
+    if efc.mu.len() == efc.contacts.len() {
+        efc.mu[c]
+    } else {
+        mu_from_r(efc, row, &efc.contacts[c])
+    }
 }
 
 /// The elliptic cones of `efc`, checked: every block of `ContactElliptic` rows names a contact of
 /// `efc.contacts` with `dim` 3, 4 or 6, has exactly `dim` consecutive rows with that id, positive
-/// friction and positive `R`.
+/// friction and a positive regularized `mu`; `efc.mu` is empty or has one entry per contact.
 pub fn cones(efc: &Efc) -> Result<Vec<Cone>> {
     let n = efc.nefc();
+    if !efc.mu.is_empty() && efc.mu.len() != efc.contacts.len() {
+        return Err(Error::BadLength {
+            what: "efc mu (one per contact)".into(),
+            got: efc.mu.len(),
+            expected: efc.contacts.len(),
+        });
+    }
     let mut out = Vec::new();
     let mut i = 0;
     // bounded: i grows by at least 1 each pass
@@ -81,7 +97,14 @@ pub fn cones(efc: &Efc) -> Result<Vec<Cone>> {
             }
             friction[j] = mu;
         }
-        let mu = regularized_mu(efc, i, con);
+        let mu = regularized_mu(efc, i, c);
+        if !(mu > 0.0 && mu.is_finite()) {
+            return Err(Error::BadParameter {
+                what: format!("contact {c} regularized friction mu"),
+                value: mu,
+                why: "an elliptic cone needs a positive mu".into(),
+            });
+        }
         out.push(Cone {
             row: i,
             dim,

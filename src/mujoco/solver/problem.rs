@@ -86,7 +86,8 @@ impl Problem {
 
     /// From one case of `tests/fixtures/solver/*.json` (MuJoCo's inputs: dense `M`, `qfrc_smooth`,
     /// the `efc_*` arrays and the contacts' dim, friction, `efc_address`) on `layout`, the layout
-    /// of the model the case names. MuJoCo's `qacc_smooth` is kept as written.
+    /// of the model the case names. MuJoCo's `qacc_smooth` and `con->mu` (into `efc.mu`) are kept
+    /// as written.
     pub fn from_fixture(layout: MjLayout, case: &serde_json::Value) -> Result<Self> {
         let nv = layout.nv;
         let m = DMatrix::from_row_slice(nv, nv, &floats(case, "M", nv * nv)?);
@@ -120,6 +121,11 @@ impl Problem {
             let mut con = blank_contact(int(c, "dim")?, [fr[0], fr[1], fr[2], fr[3], fr[4]]);
             con.efc_address = usize::try_from(addr).ok();
             efc.contacts.push(con);
+            efc.mu.push(
+                c.get("mu")
+                    .and_then(|m| m.as_f64())
+                    .ok_or_else(|| fixture_error("mu"))?,
+            );
         }
         let qfrc_smooth = floats(case, "qfrc_smooth", nv)?;
         let mut p = Problem::from_dense(layout, &m, qfrc_smooth, efc)?;
@@ -251,6 +257,16 @@ impl Problem {
         mul_j(&p.efc, &p.qacc_smooth, &mut jas);
         p.efc.aref = jas.iter().map(|x| x + rng.uniform(-3.0, 1.5)).collect();
         p.efc.d = r.iter().map(|r| 1.0 / r).collect();
+        // con->mu as mj_makeImpedance stores it (0 for frictionless contacts)
+        p.efc.mu = p
+            .efc
+            .contacts
+            .iter()
+            .map(|c| match c.efc_address {
+                Some(a) if c.dim > 1 => c.friction[0] * (r[a + 1] / r[a]).sqrt(),
+                _ => 0.0,
+            })
+            .collect();
         p.efc.r = r;
         for v in [
             &mut p.efc.pos,
