@@ -16,7 +16,7 @@
 //! ```
 
 use super::etree::{check_pattern, etree, symbolic};
-use super::OpCount;
+use super::{Counter, OpCount};
 use crate::error::{check_vector, Error, Result};
 use nalgebra::{DMatrix, DVector};
 
@@ -190,7 +190,7 @@ impl BlockLdlt {
 
     /// Factors a dense symmetric matrix on the given structure (allocating wrapper of
     /// [`BlockLdlt::load_dense`] and [`BlockLdlt::factor_in_place`]).
-    pub fn factor(symbolic: BlockSymbolic, a: &DMatrix<f64>, ops: &mut OpCount) -> Result<Self> {
+    pub fn factor(symbolic: BlockSymbolic, a: &DMatrix<f64>, ops: &mut impl Counter) -> Result<Self> {
         let mut f = BlockLdlt::new(symbolic);
         f.load_dense(a)?;
         f.factor_in_place(ops)?;
@@ -204,7 +204,7 @@ impl BlockLdlt {
     /// comes after a body block it touches. Fails with [`Error::ZeroPivot`] on a pivot below
     /// `eps * max |A_ij|`. The stored values are assumed finite (as [`BlockLdlt::load_dense`]
     /// leaves them).
-    pub fn factor_in_place(&mut self, ops: &mut OpCount) -> Result<()> {
+    pub fn factor_in_place(&mut self, ops: &mut impl Counter) -> Result<()> {
         let scale = self.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let tiny = f64::EPSILON * scale;
         let sym = &self.symbolic;
@@ -224,10 +224,10 @@ impl BlockLdlt {
                 }
                 for r1 in c + 1..sj {
                     let l1 = v[dj + c * sj + r1] / d;
-                    ops.div += 1;
+                    ops.div(1);
                     for r2 in r1..sj {
                         v[dj + r1 * sj + r2] -= l1 * v[dj + c * sj + r2];
-                        ops.madd += 1;
+                        ops.madd(1);
                     }
                     v[dj + c * sj + r1] = l1;
                 }
@@ -240,7 +240,7 @@ impl BlockLdlt {
                         let l = v[dj + kk * sj + c];
                         for r in 0..si {
                             v[at + c * si + r] -= v[at + kk * si + r] * l;
-                            ops.madd += 1;
+                            ops.madd(1);
                         }
                     }
                 }
@@ -265,7 +265,7 @@ impl BlockLdlt {
                             let r0 = if a == b { cb } else { 0 };
                             for ra in r0..sa {
                                 v[target + cb * sa + ra] -= v[wa + c * sa + ra] * wbc;
-                                ops.madd += 1;
+                                ops.madd(1);
                             }
                         }
                     }
@@ -278,7 +278,7 @@ impl BlockLdlt {
                     let d = v[dj + c * sj + c];
                     for r in 0..si {
                         v[at + c * si + r] /= d;
-                        ops.div += 1;
+                        ops.div(1);
                     }
                 }
             }
@@ -290,7 +290,7 @@ impl BlockLdlt {
     /// Solves `A x = b` with the factors, in place (`x` holds `b` on entry); assumes
     /// [`BlockLdlt::factor_in_place`] succeeded and `x` has length `n`.
     // ANCHOR: block_solve
-    pub fn solve_mut(&self, x: &mut [f64], ops: &mut OpCount) {
+    pub fn solve_mut(&self, x: &mut [f64], ops: &mut impl Counter) {
         let sym = &self.symbolic;
         let v = &self.values;
         // forward: L z = b
@@ -300,7 +300,7 @@ impl BlockLdlt {
                 let xc = x[oj + c];
                 for r in c + 1..sj {
                     x[oj + r] -= v[dj + c * sj + r] * xc;
-                    ops.madd += 1;
+                    ops.madd(1);
                 }
             }
             for (k, &i) in sym.pattern[j].iter().enumerate() {
@@ -309,7 +309,7 @@ impl BlockLdlt {
                     let xc = x[oj + c];
                     for r in 0..si {
                         x[oi + r] -= v[at + c * si + r] * xc;
-                        ops.madd += 1;
+                        ops.madd(1);
                     }
                 }
             }
@@ -319,7 +319,7 @@ impl BlockLdlt {
             let (oj, sj, dj) = (sym.offsets[j], sym.sizes[j], sym.diag_at[j]);
             for c in 0..sj {
                 x[oj + c] /= v[dj + c * sj + c];
-                ops.div += 1;
+                ops.div(1);
             }
         }
         // backward: L^T x = y
@@ -331,7 +331,7 @@ impl BlockLdlt {
                     let mut s = 0.0;
                     for r in 0..si {
                         s += v[at + c * si + r] * x[oi + r];
-                        ops.madd += 1;
+                        ops.madd(1);
                     }
                     x[oj + c] -= s;
                 }
@@ -340,7 +340,7 @@ impl BlockLdlt {
                 let mut s = 0.0;
                 for r in c + 1..sj {
                     s += v[dj + c * sj + r] * x[oj + r];
-                    ops.madd += 1;
+                    ops.madd(1);
                 }
                 x[oj + c] -= s;
             }
