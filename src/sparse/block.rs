@@ -116,6 +116,45 @@ impl BlockSymbolic {
     pub fn fill_blocks(&self) -> usize {
         self.in_a.iter().flatten().filter(|x| !**x).count()
     }
+
+    // ANCHOR: sym_mul
+    /// `y = A x` for a symmetric `A` whose lower block triangle is stored in `values` in this
+    /// layout (as [`BlockLdlt::load_dense`] or an assembly leaves it, before factoring): every
+    /// stored block `(i, j)` acts as itself and, off the diagonal, as its transpose `(j, i)`.
+    /// Only the blocks of `A`'s own pattern are read. Assumes `values.len() == self.len` and
+    /// `x`, `y` of length `n`.
+    pub fn sym_mul(&self, values: &[f64], x: &[f64], y: &mut [f64], ops: &mut impl Counter) {
+        y.fill(0.0);
+        for j in 0..self.nblocks() {
+            let (oj, sj, dj) = (self.offsets[j], self.sizes[j], self.diag_at[j]);
+            for c in 0..sj {
+                y[oj + c] += values[dj + c * sj + c] * x[oj + c];
+                for r in c + 1..sj {
+                    let a = values[dj + c * sj + r];
+                    y[oj + r] += a * x[oj + c];
+                    y[oj + c] += a * x[oj + r];
+                }
+            }
+            ops.madd(sj * sj);
+            for (k, &i) in self.pattern[j].iter().enumerate() {
+                if !self.in_a[j][k] {
+                    continue;
+                }
+                let (oi, si, at) = (self.offsets[i], self.sizes[i], self.off_at[j][k]);
+                for c in 0..sj {
+                    let mut s = 0.0;
+                    for r in 0..si {
+                        let a = values[at + c * si + r];
+                        y[oi + r] += a * x[oj + c];
+                        s += a * x[oi + r];
+                    }
+                    y[oj + c] += s;
+                }
+                ops.madd(2 * si * sj);
+            }
+        }
+    }
+    // ANCHOR_END: sym_mul
 }
 
 /// A block `L D L^T` factorization: the [`BlockSymbolic`] structure and one array of numbers

@@ -339,10 +339,12 @@ pub fn minimum_degree_with(adj: &[Vec<usize>], weights: &[usize]) -> Vec<usize> 
 // ANCHOR: nested_dissection
 /// Nested dissection of `adj` (weights `weights`), George's automatic form: in every connected
 /// part find a pseudo-peripheral node (repeated breadth-first search), cut its level structure at
-/// the level where half the weight lies behind, order the two sides first (recursively) and the
-/// separating level last. Parts of at most [`ND_LEAF`] nodes are ordered by [`minimum_degree`].
+/// the lightest level leaving at least a quarter of the weight on each side (the median level if
+/// none does), order the two sides first (recursively) and the separating level last. Parts of at most [`ND_LEAF`] nodes are ordered by [`minimum_degree`].
 /// On a chain a level is one node, on a ladder two or three, on a `k x k` grid at most `2k`: the
-/// separators the complexity section of the chapter counts. Checks its input.
+/// separators the complexity section of the chapter counts. On a tree a level is wide (all the
+/// nodes at one depth) and the separator a large clique: nested dissection by levels is a poor
+/// order for trees, where [`minimum_degree`] is nearly fill-free. Checks its input.
 pub fn nested_dissection(adj: &[Vec<usize>], weights: &[usize]) -> Result<Vec<usize>> {
     order(BlockOrdering::NestedDissection, adj, weights)
 }
@@ -453,15 +455,21 @@ pub fn nested_dissection_with(adj: &[Vec<usize>], weights: &[usize]) -> Vec<usiz
         for &x in &queue {
             per_level[level[x]] += weights[x];
         }
+        // the median level, or a lighter one with at least a quarter of the weight on each side
         let mut acc = 0;
-        let mut cut = 0;
+        let mut median = 0;
+        let mut best: Option<(usize, usize, usize)> = None; // (level weight, distance, level)
         for (l, &wl) in per_level.iter().enumerate() {
-            if 2 * (acc + wl) > total {
-                cut = l;
-                break;
+            if 2 * (acc + wl) > total && 2 * acc <= total {
+                median = l;
+            }
+            if l > 0 && 4 * acc >= total && 4 * (total - acc - wl) >= total {
+                let key = (wl, l.abs_diff(median), l);
+                best = Some(best.map_or(key, |b| b.min(key)));
             }
             acc += wl;
         }
+        let cut = best.map_or(median, |b| b.2);
         if ecc == 0 {
             // one node (a part larger than ND_LEAF always has an edge): nothing to split
             for &x in &queue {
