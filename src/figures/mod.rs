@@ -17,6 +17,7 @@ pub mod perf;
 pub mod schematics;
 pub mod sparse;
 pub mod spook;
+pub mod spook_sparse;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
+    out.extend(spook_sparse::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
 }

@@ -345,11 +345,13 @@ impl BlockLdlt {
             for (k, &i) in sym.pattern[j].iter().enumerate() {
                 let (oi, si, at) = (sym.offsets[i], sym.sizes[i], sym.off_at[j][k]);
                 for c in 0..sj {
+                    // x_i -= L_ij(:, c) x_j[c]
                     let xc = x[oj + c];
-                    for r in 0..si {
-                        x[oi + r] -= v[at + c * si + r] * xc;
-                        ops.madd(1);
+                    let col = &v[at + c * si..at + (c + 1) * si];
+                    for (xr, l) in x[oi..oi + si].iter_mut().zip(col) {
+                        *xr -= l * xc;
                     }
+                    ops.madd(si);
                 }
             }
         }
@@ -367,12 +369,11 @@ impl BlockLdlt {
             for (k, &i) in sym.pattern[j].iter().enumerate() {
                 let (oi, si, at) = (sym.offsets[i], sym.sizes[i], sym.off_at[j][k]);
                 for c in 0..sj {
-                    let mut s = 0.0;
-                    for r in 0..si {
-                        s += v[at + c * si + r] * x[oi + r];
-                        ops.madd(1);
-                    }
+                    // x_j[c] -= L_ij(:, c) . x_i
+                    let col = &v[at + c * si..at + (c + 1) * si];
+                    let s: f64 = col.iter().zip(&x[oi..oi + si]).map(|(l, xr)| l * xr).sum();
                     x[oj + c] -= s;
+                    ops.madd(si);
                 }
             }
             for c in (0..sj).rev() {

@@ -193,6 +193,26 @@ impl Multifrontal {
     /// the wrong sign (see [`Multifrontal::with_signs`]), naming the scalar row. The stored
     /// values are assumed finite (as [`BlockLdlt::load_dense`] leaves them).
     pub fn factor_in_place(&mut self, ops: &mut impl Counter) -> Result<()> {
+        self.factor_impl(None, ops)
+    }
+
+    /// [`Multifrontal::factor_in_place`] reading `A` from `a` (laid out as the factor's storage,
+    /// [`BlockSymbolic::len`] numbers) instead of from the storage itself, which receives `L`
+    /// and `D` and whose previous contents are ignored: the caller keeps `A` (for iterative
+    /// refinement) without copying it. Errors: `a` of the wrong length, and those of
+    /// [`Multifrontal::factor_in_place`].
+    pub fn factor_from(&mut self, a: &[f64], ops: &mut impl Counter) -> Result<()> {
+        if a.len() != self.ldlt.values.len() {
+            return Err(Error::BadLength {
+                what: "matrix values for the multifrontal factorization".into(),
+                got: a.len(),
+                expected: self.ldlt.values.len(),
+            });
+        }
+        self.factor_impl(Some(a), ops)
+    }
+
+    fn factor_impl(&mut self, src: Option<&[f64]>, ops: &mut impl Counter) -> Result<()> {
         let Multifrontal {
             ldlt,
             plan,
@@ -211,17 +231,16 @@ impl Multifrontal {
             let f = &mut front[..nf * nf];
             f.fill(0.0);
             // 1. column j of A: the diagonal block and the blocks of A's pattern below it
+            let a: &[f64] = src.unwrap_or(v);
             for c in 0..sj {
-                for r in c..sj {
-                    f[c * nf + r] = v[dj + c * sj + r];
-                }
+                f[c * nf + c..c * nf + sj].copy_from_slice(&a[dj + c * sj + c..dj + (c + 1) * sj]);
             }
             let mut row = sj;
             for (k, &i) in sym.pattern[j].iter().enumerate() {
                 let (si, at) = (sym.sizes[i], sym.off_at[j][k]);
                 if sym.in_a[j][k] {
                     for c in 0..sj {
-                        f[c * nf + row..c * nf + row + si].copy_from_slice(&v[at + c * si..at + (c + 1) * si]);
+                        f[c * nf + row..c * nf + row + si].copy_from_slice(&a[at + c * si..at + (c + 1) * si]);
                     }
                 }
                 row += si;

@@ -73,11 +73,14 @@ pub fn groups_of(rows: &[Row]) -> Vec<Group> {
     out
 }
 
+/// A block graph: the nodes, their sizes (rows) and their neighbours.
+pub type BlockGraph = (Vec<SpookNode>, Vec<usize>, Vec<Vec<usize>>);
+
 // ANCHOR: block_graph
 /// The block graph of a system with `nbody` bodies and the constraint `groups`, in the natural
 /// order (bodies `0..nbody`, then the groups): node sizes (6 per body, the row count per group)
 /// and the neighbours of every node (a group touches its one or two bodies).
-pub fn block_graph(nbody: usize, groups: &[Group]) -> (Vec<SpookNode>, Vec<usize>, Vec<Vec<usize>>) {
+pub fn block_graph(nbody: usize, groups: &[Group]) -> BlockGraph {
     let mut nodes: Vec<SpookNode> = (0..nbody).map(SpookNode::Body).collect();
     let mut sizes = vec![6; nbody];
     let mut adj = vec![Vec::new(); nbody + groups.len()];
@@ -150,11 +153,13 @@ pub struct SpookSparse {
     pub fill: Fill,
     /// Steps of iterative refinement after the solve (see [`SpookSparse::solve`]).
     pub refine: usize,
+    /// The assembled `A` in the factor's block layout (read by the factorization, kept for the
+    /// refinement's residual).
+    pub a: Vec<f64>,
     body_block: Vec<usize>,
     slots: Vec<GroupSlots>,
     rhs: Vec<f64>,
-    /// `A` and `b` as assembled (the factor overwrites `A`), the solution, and a work vector.
-    a: Vec<f64>,
+    /// `b` as assembled, the solution, and a work vector.
     b: Vec<f64>,
     x: Vec<f64>,
     work: Vec<f64>,
@@ -279,17 +284,21 @@ impl SpookSparse {
     }
 
     // ANCHOR: assemble_sparse
-    /// Loads the step's numbers into the factor's storage: `M_i` on every body block,
+    /// Assembles the step's matrix `A` (in the factor's block layout) and right-hand side:
+    /// `M_i` on every body block,
     /// `-Sigma` on every group block, `G` (or `G^T`) on the blocks between them, and the
     /// right-hand side `[M v_k + h f_k; Upsilon (G v_k - (4/h) phi)]` in block order. `mass`,
     /// `v`, `f` are the stepper's per-body arrays; `rows` must match ([`SpookSparse::matches`]).
     pub fn assemble(&mut self, mass: &[(f64, Mat3)], v: &[f64], f: &[f64], h: f64, rows: &[Row]) {
-        self.mf.ldlt.clear();
+        // every entry the factorization reads (lower diagonal blocks, blocks of A's pattern) is
+        // written below, so nothing needs clearing; the numbers go into `a`, which the
+        // factorization reads and the refinement keeps
         let sym = &self.mf.ldlt.symbolic;
-        let vals = &mut self.mf.ldlt.values;
+        let vals = &mut self.a;
         for (i, (m, is)) in mass.iter().enumerate() {
             let bb = self.body_block[i];
             let (at, off) = (sym.diag_at[bb], sym.offsets[bb]);
+            vals[at..at + 36].fill(0.0);
             for k in 0..3 {
                 vals[at + 7 * k] = *m;
                 for c in 0..3 {
@@ -305,6 +314,7 @@ impl SpookSparse {
         }
         for (grp, slot) in self.groups.iter().zip(&self.slots) {
             let s = slot.size;
+            vals[slot.diag..slot.diag + s * s].fill(0.0);
             for k in 0..s {
                 let row = &rows[grp.first + k];
                 vals[slot.diag + k * s + k] = -row.sigma;
@@ -316,7 +326,7 @@ impl SpookSparse {
                     for c in 0..6 {
                         // G block (s x 6) when the group comes after the body, G^T (6 x s) else
                         let idx = if body_after { at + k * 6 + c } else { at + c * s + k };
-                        vals[idx] += g[c];
+                        vals[idx] = g[c];
                         gv += g[c] * v[6 * b + c];
                     }
                 }
@@ -342,9 +352,8 @@ impl SpookSparse {
         names: &dyn Fn(usize) -> String,
         ops: &mut impl Counter,
     ) -> Result<()> {
-        self.a.copy_from_slice(&self.mf.ldlt.values);
         self.b.copy_from_slice(&self.rhs);
-        if let Err(e) = self.mf.factor_in_place(ops) {
+        if let Err(e) = self.mf.factor_from(&self.a, ops) {
             return Err(self.singular(e, names));
         }
         self.x.copy_from_slice(&self.b);
