@@ -142,7 +142,7 @@ pub struct SpookSparse {
     pub nbody: usize,
     /// The ordering used.
     pub ordering: BlockOrdering,
-    /// Whether the [`kkt_safe_order`] (bodies before the groups on them) replaced `ordering`
+    /// Whether the KKT-safe order (bodies before the groups on them, see the chapter) replaced `ordering`
     /// because some `Sigma_ii = 0`.
     pub kkt_safe: bool,
     /// The nodes in factorization order.

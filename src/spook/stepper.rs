@@ -467,7 +467,7 @@ impl Stepper {
     }
 
     /// Solves by the Schur complement with the crate's dense Cholesky
-    /// ([`crate::sparse::dense_cholesky`]). Writes `v_next` and `lambda`.
+    /// ([`crate::sparse::cholesky_dense`]). Writes `v_next` and `lambda`.
     pub fn solve_schur(&mut self) -> Result<()> {
         let (s, b, v_free, w) = self.schur_system();
         let l = crate::sparse::cholesky_dense(&s).map_err(|_| Error::Singular {
