@@ -190,8 +190,8 @@ impl Multifrontal {
     /// and the index map were sized by the [`FrontPlan`].
     ///
     /// Errors: [`Error::ZeroPivot`] for a pivot not above [`PIVOT_RTOL`] times its column, or of
-    /// the wrong sign (see [`Multifrontal::with_signs`]), naming the scalar row. The stored
-    /// values are assumed finite (as [`BlockLdlt::load_dense`] leaves them).
+    /// the wrong sign (see [`Multifrontal::with_signs`]), naming the scalar row;
+    /// [`Error::NonFinite`] when a pivot column holds a NaN or an infinity (non-finite input).
     pub fn factor_in_place(&mut self, ops: &mut impl Counter) -> Result<()> {
         self.factor_impl(None, ops)
     }
@@ -273,6 +273,13 @@ impl Multifrontal {
                 let d = f[col + c];
                 let scale = f[col + c..col + nf].iter().fold(0.0f64, |m, x| m.max(x.abs()));
                 let sign = signs[j];
+                if !(d.is_finite() && scale.is_finite()) {
+                    return Err(Error::NonFinite {
+                        what: format!("block multifrontal LDL^T pivot column (block {j})"),
+                        index: sym.offsets[j] + c,
+                        value: d,
+                    });
+                }
                 if !(d.abs() > PIVOT_RTOL * scale) || (sign != 0 && d * sign as f64 <= 0.0) {
                     return Err(Error::ZeroPivot {
                         what: if sign == 0 {
