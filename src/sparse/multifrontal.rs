@@ -421,6 +421,22 @@ mod tests {
     }
 
     #[test]
+    fn a_nan_is_reported_as_non_finite() {
+        let (sizes, signs, a) = random_quasi_definite(5, 0.4, 3);
+        let adj = block_pattern_of(&a, &sizes);
+        let sym = BlockSymbolic::new(&sizes, &adj).unwrap();
+        let mut mf = Multifrontal::new(sym).with_signs(&signs).unwrap();
+        let mut values = vec![0.0; mf.ldlt.values.len()];
+        mf.ldlt.load_dense(&a).unwrap();
+        values.copy_from_slice(&mf.ldlt.values);
+        values[0] = f64::NAN;
+        let e = mf.factor_from(&values, &mut OpCount::default()).unwrap_err();
+        assert!(matches!(e, Error::NonFinite { .. }), "{e}");
+        let e = mf.factor_from(&values[1..], &mut OpCount::default()).unwrap_err();
+        assert!(matches!(e, Error::BadLength { .. }), "{e}");
+    }
+
+    #[test]
     fn a_redundant_row_is_a_zero_pivot() {
         // [[1, 0, 1, 1], [0, 1, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]]: rows 2 and 3 repeat one
         // constraint on variable 0 with Sigma = 0
