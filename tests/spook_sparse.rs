@@ -284,7 +284,11 @@ fn minimum_degree_fill_is_close_to_suitesparse_amd() {
                 g.name, md.l_blocks, g.amd_block_nnz_l, mdw.l_scalars, g.amd_scalar_nnz_l
             );
         }
-        assert!(md.l_blocks <= nat.l_blocks, "{}: minimum degree fills more than natural", g.name);
+        assert!(
+            md.l_blocks <= nat.l_blocks,
+            "{}: minimum degree fills more than natural",
+            g.name
+        );
         assert!(ratio <= AMD_RATIO, "{}: block fill ratio {ratio:.3} to AMD", g.name);
         assert!(sratio <= AMD_RATIO, "{}: scalar fill ratio {sratio:.3} to AMD", g.name);
     }
