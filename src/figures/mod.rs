@@ -20,6 +20,7 @@ pub mod schematics;
 pub mod solver;
 pub mod sparse;
 pub mod spook;
+pub mod spook_sparse;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(loops2::run(dir)?);
     out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
+    out.extend(spook_sparse::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
 }

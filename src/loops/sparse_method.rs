@@ -22,7 +22,7 @@ use super::table::loop_error;
 use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc, Model};
 use crate::sparse::etree::{interleave, permute_pattern, After};
-use crate::sparse::{BlockLdlt, BlockSymbolic, OpCount};
+use crate::sparse::{BlockLdlt, BlockSymbolic, Multifrontal, OpCount};
 use crate::spatial::{xlt, Force, Motion, Vec3, Vec6, Xform};
 use nalgebra::{DMatrix, DVector};
 
@@ -355,6 +355,25 @@ impl SparseMethod {
     pub fn solve_in_place(&mut self, ops: &mut OpCount) -> Result<()> {
         self.factor.factor_in_place(ops)?;
         self.factor.solve_mut(&mut self.rhs, ops);
+        Ok(())
+    }
+
+    /// A block multifrontal factorization ([`crate::sparse::multifrontal`], the machinery of the
+    /// chapter "Sparse direct solves for SPOOK") on this system's structure and order, for
+    /// [`SparseMethod::solve_multifrontal_in_place`]. Build it once; it holds its own storage.
+    pub fn multifrontal(&self) -> Multifrontal {
+        Multifrontal::new(self.factor.symbolic.clone())
+    }
+
+    /// [`SparseMethod::solve_in_place`] by the block multifrontal method: `mf` (from
+    /// [`SparseMethod::multifrontal`]) factors the assembled matrix, which stays in
+    /// [`SparseMethod::factor`], and solves for `[a; -lambda]` in place of the right-hand side.
+    /// The same factor as the right-looking kernel, organised by fronts along the elimination
+    /// tree. Errors: a zero pivot ([`Error::ZeroPivot`]), an `mf` of another structure
+    /// ([`Error::BadLength`]).
+    pub fn solve_multifrontal_in_place(&mut self, mf: &mut Multifrontal, ops: &mut OpCount) -> Result<()> {
+        mf.factor_from(&self.factor.values, ops)?;
+        mf.solve_mut(&mut self.rhs, ops);
         Ok(())
     }
 

@@ -16,7 +16,7 @@
 //! ```
 
 use super::etree::{check_pattern, etree, symbolic};
-use super::OpCount;
+use super::{Counter, OpCount};
 use crate::error::{check_vector, Error, Result};
 use nalgebra::{DMatrix, DVector};
 
@@ -116,6 +116,45 @@ impl BlockSymbolic {
     pub fn fill_blocks(&self) -> usize {
         self.in_a.iter().flatten().filter(|x| !**x).count()
     }
+
+    // ANCHOR: sym_mul
+    /// `y = A x` for a symmetric `A` whose lower block triangle is stored in `values` in this
+    /// layout (as [`BlockLdlt::load_dense`] or an assembly leaves it, before factoring): every
+    /// stored block `(i, j)` acts as itself and, off the diagonal, as its transpose `(j, i)`.
+    /// Only the blocks of `A`'s own pattern are read. Assumes `values.len() == self.len` and
+    /// `x`, `y` of length `n`.
+    pub fn sym_mul(&self, values: &[f64], x: &[f64], y: &mut [f64], ops: &mut impl Counter) {
+        y.fill(0.0);
+        for j in 0..self.nblocks() {
+            let (oj, sj, dj) = (self.offsets[j], self.sizes[j], self.diag_at[j]);
+            for c in 0..sj {
+                y[oj + c] += values[dj + c * sj + c] * x[oj + c];
+                for r in c + 1..sj {
+                    let a = values[dj + c * sj + r];
+                    y[oj + r] += a * x[oj + c];
+                    y[oj + c] += a * x[oj + r];
+                }
+            }
+            ops.madd(sj * sj);
+            for (k, &i) in self.pattern[j].iter().enumerate() {
+                if !self.in_a[j][k] {
+                    continue;
+                }
+                let (oi, si, at) = (self.offsets[i], self.sizes[i], self.off_at[j][k]);
+                for c in 0..sj {
+                    let mut s = 0.0;
+                    for r in 0..si {
+                        let a = values[at + c * si + r];
+                        y[oi + r] += a * x[oj + c];
+                        s += a * x[oi + r];
+                    }
+                    y[oj + c] += s;
+                }
+                ops.madd(2 * si * sj);
+            }
+        }
+    }
+    // ANCHOR_END: sym_mul
 }
 
 /// A block `L D L^T` factorization: the [`BlockSymbolic`] structure and one array of numbers
@@ -190,7 +229,7 @@ impl BlockLdlt {
 
     /// Factors a dense symmetric matrix on the given structure (allocating wrapper of
     /// [`BlockLdlt::load_dense`] and [`BlockLdlt::factor_in_place`]).
-    pub fn factor(symbolic: BlockSymbolic, a: &DMatrix<f64>, ops: &mut OpCount) -> Result<Self> {
+    pub fn factor(symbolic: BlockSymbolic, a: &DMatrix<f64>, ops: &mut impl Counter) -> Result<Self> {
         let mut f = BlockLdlt::new(symbolic);
         f.load_dense(a)?;
         f.factor_in_place(ops)?;
@@ -204,7 +243,7 @@ impl BlockLdlt {
     /// comes after a body block it touches. Fails with [`Error::ZeroPivot`] on a pivot below
     /// `eps * max |A_ij|`. The stored values are assumed finite (as [`BlockLdlt::load_dense`]
     /// leaves them).
-    pub fn factor_in_place(&mut self, ops: &mut OpCount) -> Result<()> {
+    pub fn factor_in_place(&mut self, ops: &mut impl Counter) -> Result<()> {
         let scale = self.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let tiny = f64::EPSILON * scale;
         let sym = &self.symbolic;
@@ -224,10 +263,10 @@ impl BlockLdlt {
                 }
                 for r1 in c + 1..sj {
                     let l1 = v[dj + c * sj + r1] / d;
-                    ops.div += 1;
+                    ops.div(1);
                     for r2 in r1..sj {
                         v[dj + r1 * sj + r2] -= l1 * v[dj + c * sj + r2];
-                        ops.madd += 1;
+                        ops.madd(1);
                     }
                     v[dj + c * sj + r1] = l1;
                 }
@@ -240,7 +279,7 @@ impl BlockLdlt {
                         let l = v[dj + kk * sj + c];
                         for r in 0..si {
                             v[at + c * si + r] -= v[at + kk * si + r] * l;
-                            ops.madd += 1;
+                            ops.madd(1);
                         }
                     }
                 }
@@ -265,7 +304,7 @@ impl BlockLdlt {
                             let r0 = if a == b { cb } else { 0 };
                             for ra in r0..sa {
                                 v[target + cb * sa + ra] -= v[wa + c * sa + ra] * wbc;
-                                ops.madd += 1;
+                                ops.madd(1);
                             }
                         }
                     }
@@ -278,7 +317,7 @@ impl BlockLdlt {
                     let d = v[dj + c * sj + c];
                     for r in 0..si {
                         v[at + c * si + r] /= d;
-                        ops.div += 1;
+                        ops.div(1);
                     }
                 }
             }
@@ -290,7 +329,7 @@ impl BlockLdlt {
     /// Solves `A x = b` with the factors, in place (`x` holds `b` on entry); assumes
     /// [`BlockLdlt::factor_in_place`] succeeded and `x` has length `n`.
     // ANCHOR: block_solve
-    pub fn solve_mut(&self, x: &mut [f64], ops: &mut OpCount) {
+    pub fn solve_mut(&self, x: &mut [f64], ops: &mut impl Counter) {
         let sym = &self.symbolic;
         let v = &self.values;
         // forward: L z = b
@@ -300,17 +339,19 @@ impl BlockLdlt {
                 let xc = x[oj + c];
                 for r in c + 1..sj {
                     x[oj + r] -= v[dj + c * sj + r] * xc;
-                    ops.madd += 1;
+                    ops.madd(1);
                 }
             }
             for (k, &i) in sym.pattern[j].iter().enumerate() {
                 let (oi, si, at) = (sym.offsets[i], sym.sizes[i], sym.off_at[j][k]);
                 for c in 0..sj {
+                    // x_i -= L_ij(:, c) x_j[c]
                     let xc = x[oj + c];
-                    for r in 0..si {
-                        x[oi + r] -= v[at + c * si + r] * xc;
-                        ops.madd += 1;
+                    let col = &v[at + c * si..at + (c + 1) * si];
+                    for (xr, l) in x[oi..oi + si].iter_mut().zip(col) {
+                        *xr -= l * xc;
                     }
+                    ops.madd(si);
                 }
             }
         }
@@ -319,7 +360,7 @@ impl BlockLdlt {
             let (oj, sj, dj) = (sym.offsets[j], sym.sizes[j], sym.diag_at[j]);
             for c in 0..sj {
                 x[oj + c] /= v[dj + c * sj + c];
-                ops.div += 1;
+                ops.div(1);
             }
         }
         // backward: L^T x = y
@@ -328,19 +369,18 @@ impl BlockLdlt {
             for (k, &i) in sym.pattern[j].iter().enumerate() {
                 let (oi, si, at) = (sym.offsets[i], sym.sizes[i], sym.off_at[j][k]);
                 for c in 0..sj {
-                    let mut s = 0.0;
-                    for r in 0..si {
-                        s += v[at + c * si + r] * x[oi + r];
-                        ops.madd += 1;
-                    }
+                    // x_j[c] -= L_ij(:, c) . x_i
+                    let col = &v[at + c * si..at + (c + 1) * si];
+                    let s: f64 = col.iter().zip(&x[oi..oi + si]).map(|(l, xr)| l * xr).sum();
                     x[oj + c] -= s;
+                    ops.madd(si);
                 }
             }
             for c in (0..sj).rev() {
                 let mut s = 0.0;
                 for r in c + 1..sj {
                     s += v[dj + c * sj + r] * x[oj + r];
-                    ops.madd += 1;
+                    ops.madd(1);
                 }
                 x[oj + c] -= s;
             }

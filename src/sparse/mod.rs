@@ -20,6 +20,8 @@
 //! |---|---|
 //! | [`etree`] | elimination tree, postorder, symbolic factorization, orderings of a symmetric pattern |
 //! | [`block`] | block `L D L^T` without pivoting as a value ([`BlockSymbolic`] + [`BlockLdlt`]): Baraff's block-tree factorization and the banded ladder factorization of Featherstone 8.13 |
+//! | [`ordering`] | fill-reducing orderings of a block pattern (natural, approximate minimum degree, nested dissection) and the [`Fill`] they cause (chapter "Sparse direct solves for SPOOK") |
+//! | [`multifrontal`] | block multifrontal `L D L^T` on the same [`BlockLdlt`] value: fronts assembled by extend-add in postorder ([`Multifrontal`]) |
 //!
 //! The dense references they are held against live here too, one home each: the root-first
 //! Cholesky [`cholesky_dense`] and the SVD pseudo-inverse solve [`pinv_solve_dense`].
@@ -28,6 +30,8 @@ pub mod block;
 mod dense;
 pub mod etree;
 mod layout;
+pub mod multifrontal;
+pub mod ordering;
 
 pub use block::{BlockLdlt, BlockSymbolic};
 pub use dense::{
@@ -35,6 +39,8 @@ pub use dense::{
     SVD_MAX_ITERATIONS,
 };
 pub use layout::{factor_i, factor_i_in_place, solve_ld, FactorI, MjLayout, PivotPolicy, MJ_MINVAL};
+pub use multifrontal::{FrontPlan, Multifrontal, PIVOT_RTOL};
+pub use ordering::{fill, minimum_degree, nested_dissection, order, BlockOrdering, Fill};
 
 // ANCHOR: counter
 /// Where a kernel reports the floating-point operations it performs. The kernels of this module

@@ -9,6 +9,7 @@
 //! | Building a system from a model | [`SpookSystem::from_model`] (tree joints, loop joints, connect and weld) |
 //! | The matrix form | [`Stepper::block_system`] (`[[M, -G^T], [G, Sigma]]`), [`spook_parameters`] (`Upsilon`, `Sigma`) |
 //! | Solving it | [`Stepper::solve_direct`] (LU), [`Stepper::solve_schur`] (`S = G M^-1 G^T + Sigma`), [`Stepper::solve_pgs`] |
+//! | Sparse direct solves (chapter "Sparse direct solves for SPOOK") | [`Stepper::solve_sparse`], [`SpookSparse`], [`sparse::block_graph`], [`graph_scene`] |
 //! | One step | [`Stepper::step`] |
 //! | Contacts and friction | [`Stepper::assemble`] with [`crate::collision`], [`RowKind`] |
 //! | Stabilization and its time scale | [`violation_decay_factor`] |
@@ -22,12 +23,14 @@
 mod body;
 mod constraint;
 pub mod scenes;
+pub mod sparse;
 mod stepper;
 mod system;
 
 pub use body::{d_rot, gamma, quat_step, Body};
 pub use constraint::{constraint_rows, g_row, joint_coordinate, Constraint, ConstraintKind, Dq, Frame};
-pub use stepper::{spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper};
+pub use sparse::{graph_scene, BodyGraph, SpookSparse};
+pub use stepper::{spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper, SPARSE_THRESHOLD};
 pub use system::{SpookGeom, SpookSystem, MASSLESS_FRACTION};
 
 use crate::error::{Error, Result};

@@ -13,20 +13,27 @@
 
 use super::body::quat_step;
 use super::constraint::{constraint_rows, g_row, joint_coordinate, Dq};
+use super::sparse::SpookSparse;
 use super::system::SpookSystem;
 use crate::collision::{collide, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::integrate::check_timestep;
 use crate::model::GeomType;
+use crate::sparse::{BlockOrdering, NoCount};
 use crate::spatial::{Mat3, Vec3};
 use nalgebra::{DMatrix, DVector};
 
 /// How the stepper solves its linear system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpookSolver {
-    /// Schur complement for bilateral rows only, projected Gauss-Seidel as soon as a limit or
-    /// contact row is active.
+    /// Bilateral rows only: the sparse direct solve ([`SpookSolver::Sparse`]) from
+    /// [`StepSettings::sparse_threshold`] bodies up, the dense Schur complement below; projected
+    /// Gauss-Seidel as soon as a limit or contact row is active.
     Auto,
+    /// Block multifrontal `L D L^T` of the whole quasi-definite system
+    /// `[[M, G^T], [G, -Sigma]]` in a fill-reducing order (book chapter "Sparse direct solves
+    /// for SPOOK"; bilateral rows only). Linear time on chains and trees.
+    Sparse,
     /// Dense LU of the whole block system `[[M, -G^T], [G, Sigma]]` (the reference; bilateral
     /// rows only).
     Direct,
@@ -55,7 +62,15 @@ pub struct StepSettings {
     pub contact_margin: f64,
     /// A limit row is created when the joint is closer than this to its limit (rad or m).
     pub limit_margin: f64,
+    /// Fill-reducing ordering of the sparse solve (when every `Sigma_ii > 0`).
+    pub ordering: BlockOrdering,
+    /// [`SpookSolver::Auto`] solves bilateral systems of at least this many bodies sparsely.
+    pub sparse_threshold: usize,
 }
+
+/// The default [`StepSettings::sparse_threshold`]: from this many bodies up the sparse solve
+/// beats the dense Schur complement (measured on chains: `benches/spook_sparse.rs`).
+pub const SPARSE_THRESHOLD: usize = 8;
 
 impl Default for StepSettings {
     fn default() -> Self {
@@ -67,6 +82,8 @@ impl Default for StepSettings {
             contact_tau: 2.0 / 60.0,
             contact_margin: 0.01,
             limit_margin: 0.05,
+            ordering: BlockOrdering::MinimumDegree,
+            sparse_threshold: SPARSE_THRESHOLD,
         }
     }
 }
@@ -150,6 +167,11 @@ pub struct Stepper {
     phi_buf: Vec<f64>,
     /// `d phi / dq` (14 entries each) of one constraint's rows while it is assembled.
     dq_buf: Vec<Dq>,
+    /// The sparse solver of the current row structure (built on first use, rebuilt when the
+    /// structure changes).
+    pub sparse: Option<SpookSparse>,
+    /// Constraint names, for the errors of the sparse solve.
+    names: Vec<String>,
 }
 
 impl Stepper {
@@ -187,6 +209,8 @@ impl Stepper {
             pgs_sweeps: 0,
             phi_buf: vec![],
             dq_buf: vec![],
+            sparse: None,
+            names: sys.constraints.iter().map(|c| c.name.clone()).collect(),
         })
     }
 
@@ -443,7 +467,7 @@ impl Stepper {
     }
 
     /// Solves by the Schur complement with the crate's dense Cholesky
-    /// ([`crate::sparse::dense_cholesky`]). Writes `v_next` and `lambda`.
+    /// ([`crate::sparse::cholesky_dense`]). Writes `v_next` and `lambda`.
     pub fn solve_schur(&mut self) -> Result<()> {
         let (s, b, v_free, w) = self.schur_system();
         let l = crate::sparse::cholesky_dense(&s).map_err(|_| Error::Singular {
@@ -455,6 +479,35 @@ impl Stepper {
         self.v_next = v_free + w * &self.lambda;
         Ok(())
     }
+
+    // ANCHOR: solve_sparse
+    /// Solves the assembled (bilateral) system with the sparse direct solver: builds
+    /// [`SpookSparse`] for the row structure on first use or when it changed (ordering and
+    /// symbolic factorization), then assembles the numbers, factors and solves. Writes `v_next`
+    /// and `lambda`. Errors: unilateral rows ([`Error::Unsupported`]), a singular system
+    /// ([`Error::Singular`], e.g. redundant rows with `epsilon = 0`).
+    pub fn solve_sparse(&mut self) -> Result<()> {
+        let n = self.nbody();
+        let mut sp = match self.sparse.take() {
+            Some(sp) if sp.matches(n, &self.rows) => sp,
+            _ => SpookSparse::new(n, &self.rows, self.settings.ordering)?,
+        };
+        sp.assemble(&self.mass, self.v.as_slice(), self.f.as_slice(), self.h, &self.rows);
+        if self.lambda.len() != self.rows.len() {
+            self.lambda = DVector::zeros(self.rows.len());
+        }
+        let names = &self.names;
+        let name = |c: usize| names.get(c).cloned().unwrap_or_else(|| format!("{c}"));
+        let out = sp.solve(
+            self.v_next.as_mut_slice(),
+            self.lambda.as_mut_slice(),
+            &name,
+            &mut NoCount,
+        );
+        self.sparse = Some(sp);
+        out
+    }
+    // ANCHOR_END: solve_sparse
 
     // ANCHOR: pgs
     /// Projected Gauss-Seidel on the Schur system: sweep the rows, each
@@ -505,6 +558,8 @@ impl Stepper {
         let unilateral = self.has_unilateral_rows();
         match (self.settings.solver, unilateral) {
             (SpookSolver::Pgs, _) | (SpookSolver::Auto, true) => self.solve_pgs()?,
+            (SpookSolver::Auto, false) if self.nbody() >= self.settings.sparse_threshold => self.solve_sparse()?,
+            (SpookSolver::Sparse, false) => self.solve_sparse()?,
             (SpookSolver::Auto, false) | (SpookSolver::Schur, false) => self.solve_schur()?,
             (SpookSolver::Direct, false) => self.solve_direct()?,
             (_, true) => {
