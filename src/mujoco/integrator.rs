@@ -547,7 +547,12 @@ impl<'m> Simulator<'m> {
         }
         // mj_advance: act by mj_nextActivation (exact for filterexact)
         let mut act = self.state.act.clone();
-        for (ia, a) in model.actuators.iter().filter(|a| a.dyntype != DynType::None).enumerate() {
+        for (ia, a) in model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != DynType::None)
+            .enumerate()
+        {
             act[ia] = next_activation(a, act[ia], self.act_rate[ia], h);
         }
         // ANCHOR_END: step
