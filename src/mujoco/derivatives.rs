@@ -218,3 +218,62 @@ pub fn inverse_fd(
     Ok(out)
 }
 // ANCHOR_END: inverse_fd
+
+// ANCHOR: lqr
+/// The infinite-horizon discrete LQR gain of `x_{k+1} = A x_k + B u_k` with cost
+/// `sum x^T Q x + u^T R u`: iterates the Riccati recursion
+/// `P <- Q + A^T P A - A^T P B (R + B^T P B)^-1 B^T P A` from `P = Q` until the largest change
+/// is below `tol` times the largest entry of `P` (at most `max_iter` times: an
+/// [`Error::NotConverged`] otherwise), then returns `K = (R + B^T P B)^-1 B^T P A`, so that
+/// `u = -K x`. `Q` (nx x nx) and `R` (nu x nu) must be symmetric, `R` positive definite.
+pub fn lqr_gain(
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    q: &DMatrix<f64>,
+    r: &DMatrix<f64>,
+    tol: f64,
+    max_iter: usize,
+) -> Result<DMatrix<f64>> {
+    let (nx, nu) = b.shape();
+    for (what, m, n) in [("A", a, nx), ("Q", q, nx), ("R", r, nu)] {
+        if m.shape() != (n, n) {
+            return Err(Error::BadShape {
+                what: what.into(),
+                rows: m.nrows(),
+                cols: m.ncols(),
+                expected: format!("{n} x {n}"),
+            });
+        }
+    }
+    let gain = |p: &DMatrix<f64>| -> Result<DMatrix<f64>> {
+        let s = r + b.transpose() * p * b;
+        let rhs = b.transpose() * p * a;
+        s.cholesky()
+            .map(|c| c.solve(&rhs))
+            .ok_or_else(|| Error::PivotNotPositive {
+                matrix: "R + B^T P B of the Riccati recursion".into(),
+                row: 0,
+                pivot: f64::NAN,
+            })
+    };
+    let mut p = q.clone();
+    for _ in 0..max_iter {
+        let k = gain(&p)?;
+        let next = q + a.transpose() * &p * a - a.transpose() * &p * b * &k;
+        let next = (&next + next.transpose()) * 0.5;
+        let change = (&next - &p).amax();
+        p = next;
+        if !p.amax().is_finite() {
+            break;
+        }
+        if change <= tol * p.amax() {
+            return gain(&p);
+        }
+    }
+    Err(Error::NotConverged {
+        solver: "the discrete Riccati iteration of lqr_gain".into(),
+        iterations: max_iter,
+        residual: None,
+    })
+}
+// ANCHOR_END: lqr
