@@ -576,6 +576,23 @@ impl<'m> Simulator<'m> {
         Ok(())
     }
 
+    /// MuJoCo's `mj_forward` at the current state without stepping: fills [`Simulator::fwd`]
+    /// (forces, actuator quantities) and [`Simulator::qacc`].
+    pub fn forward(&mut self) -> Result<()> {
+        let s = &self.state;
+        forward_pass(
+            self.model,
+            &s.qpos,
+            &s.qvel,
+            &s.act,
+            &s.ctrl,
+            &s.qfrc_applied,
+            &mut self.fwd,
+        )?;
+        self.qacc.copy_from_slice(&self.fwd.qacc);
+        Ok(())
+    }
+
     /// `[potential, kinetic]` energy of the current state (MuJoCo's `energy`).
     pub fn energy(&self) -> Result<[f64; 2]> {
         Ok([
