@@ -311,7 +311,8 @@ fn unsupported(k: usize, a: &Actuator, what: &str) -> Error {
 ///   affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`), clamped to `forcerange`;
 /// - `qfrc_actuator = moment^T p`.
 ///
-/// Controls are clamped to `ctrlrange`, activations to `actrange` when used. Muscles are an
+/// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
+/// `actrange` when used. Muscles are an
 /// [`Error::Unsupported`]. Kernel: lengths are assumed valid (see [`actuation`]).
 pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out: &mut Actuation) -> Result<()> {
     out.qfrc.fill(0.0);
@@ -321,7 +322,11 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
         let velocity: f64 = (0..model.nv).map(|c| row[c] * qd[c]).sum();
         out.velocity[k] = velocity;
         let length = out.length[k];
-        let u = clamped_ctrl(a, ctrl[k]);
+        let u = if model.opt.disabled("clampctrl") {
+            ctrl[k]
+        } else {
+            clamped_ctrl(a, ctrl[k])
+        };
         let input = match a.dyntype {
             DynType::None => u,
             DynType::Muscle => return Err(unsupported(k, a, "muscle dynamics")),

@@ -126,7 +126,11 @@ pub fn qderiv(
     let mut ia = 0;
     for (k, a) in model.actuators.iter().enumerate() {
         let input = if a.dyntype == DynType::None {
-            crate::dynamics::clamped_ctrl(a, ctrl[k])
+            if model.opt.disabled("clampctrl") {
+                ctrl[k]
+            } else {
+                crate::dynamics::clamped_ctrl(a, ctrl[k])
+            }
         } else {
             ia += 1;
             act[ia - 1]
