@@ -4,12 +4,16 @@
 //! matrices against MuJoCo 4.0.0's `mjd_transitionFD` and `mjd_inverseFD`
 //! (`tests/fixtures/make_derivative_fixtures.py` -> `tests/fixtures/derivatives.json`).
 
-use mbd::dynamics::{actuator_na, tendon_kinematics, transmission, Workspace};
+mod common;
+
+use common::{config, model_spec, random_model, random_state, state_spec};
+use mbd::dynamics::{actuator_na, bias_forces, tendon_kinematics, transmission, Workspace};
 use mbd::model::{canned, Integrator, Model};
 use mbd::mujoco::derivatives::{inverse_fd, transition_fd};
 use mbd::mujoco::implicit::{pattern, qderiv, rne_vel};
 use mbd::mujoco::integrator::{forward_pass, Forward, State};
 use nalgebra::DMatrix;
+use proptest::prelude::*;
 use serde_json::Value;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
@@ -234,4 +238,35 @@ fn finite_difference_derivatives_agree_with_mujoco() {
         compare(&format!("{name} DfDa"), &inv.dfda, &matrix(&case["inverse"]["dfda"]));
     }
     eprintln!("largest relative difference from MuJoCo's derivatives: {worst:.2e}");
+}
+
+proptest! {
+    #![proptest_config(config(32))]
+
+    /// The polarization form of `-d qfrc_bias / d qvel` ([`rne_vel`]) on random trees with every
+    /// joint type (revolute, prismatic, helical, cylindrical, planar, spherical, free): equal to
+    /// central differences of RNEA's bias force (step 1e-6) to 1e-6 relative, and zero where
+    /// MuJoCo's pattern has no entry (dofs on different branches do not couple).
+    #[test]
+    fn rne_derivative_matches_central_differences_on_random_trees(ms in model_spec(), ss in state_spec()) {
+        let model = random_model(&ms);
+        let s = random_state(&model, &ss);
+        let nv = model.nv;
+        let pat = pattern(&model);
+        let mut d = DMatrix::zeros(nv, nv);
+        let mut ws = Workspace::new(&model);
+        let (z, mut a, mut b, mut c) = (vec![0.0; nv], vec![0.0; nv], vec![0.0; nv], vec![0.0; nv]);
+        rne_vel(&model, &mut ws, &s.q, &s.qd, &z, &mut a, &mut b, &mut c, &pat, &mut d);
+        let eps = 1e-6;
+        let mut fd = DMatrix::zeros(nv, nv);
+        for j in 0..nv {
+            let (mut vp, mut vm) = (s.qd.clone(), s.qd.clone());
+            vp[j] += eps;
+            vm[j] -= eps;
+            let col = (bias_forces(&model, &s.q, &vm).unwrap() - bias_forces(&model, &s.q, &vp).unwrap()) / (2.0 * eps);
+            fd.set_column(j, &col);
+        }
+        let scale = fd.amax().max(1.0);
+        prop_assert!((&d - &fd).amax() / scale < 1e-6, "|D - FD| = {:.2e}", (&d - &fd).amax());
+    }
 }
