@@ -634,8 +634,12 @@ fn run_mujoco(
     progress: &mut Progress,
 ) -> Result<()> {
     let every = o.every.max(1);
-    // the forces of the initial state, for its row
-    sim.forward()?;
+    // the actuator forces of each recorded state need a forward pass at that state (the step's
+    // own pass is at the state before it)
+    let actuated = !sim.model.actuators.is_empty();
+    if actuated {
+        sim.forward()?;
+    }
     sample(sim, rec, plot)?;
     for k in 1..=o.steps {
         if let Some(s) = schedule {
@@ -648,7 +652,9 @@ fn run_mujoco(
                 let c = s.at(sim.state.time).to_vec();
                 sim.state.ctrl = c;
             }
-            sim.forward()?;
+            if actuated {
+                sim.forward()?;
+            }
             sample(sim, rec, plot)?;
         }
         progress.tick(k);
