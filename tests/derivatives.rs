@@ -18,31 +18,15 @@ use serde_json::Value;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
-/// A model with every actuator kind and transmission: a hinge chain with a ball joint and a
-/// slide, a damped fixed tendon, motor / position / velocity / affine-gain actuators with and
-/// without activation dynamics, a slider-crank, a site and a joint-in-parent on the ball.
-const ACTUATED: &str = r#"<mujoco><compiler angle="radian"/><option timestep="0.002"/>
-  <default><geom contype="0" conaffinity="0"/></default>
-  <worldbody>
-    <body name="a"><joint name="h1" type="hinge" axis="0 1 0" damping="0.3"/><geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.04"/>
-      <site name="crank" pos="0.1 0 -0.2"/>
-      <body name="b" pos="0 0 -0.5"><joint name="ball" type="ball" damping="0.1"/><geom type="capsule" fromto="0 0 0 0.3 0 -0.3" size="0.04"/>
-        <site name="tip" pos="0.3 0 -0.3" quat="0.9 0.1 0.3 0.2"/>
-        <body name="c" pos="0.3 0 -0.3"><joint name="h2" type="hinge" axis="1 0 0"/><joint name="s" type="slide" axis="0 0 1" damping="0.2"/>
-          <geom type="box" size="0.05 0.06 0.07"/></body></body></body>
-    <site name="slider" pos="0.05 0.02 0.3" quat="0.8 0.6 0 0"/>
-  </worldbody>
-  <tendon><fixed name="t" damping="0.4"><joint joint="h1" coef="0.5"/><joint joint="h2" coef="-0.7"/></fixed></tendon>
-  <actuator>
-    <motor joint="h1" gear="2"/>
-    <position joint="h2" kp="5" kv="0.7"/>
-    <velocity joint="s" kv="1.3"/>
-    <general joint="h1" gaintype="affine" gainprm="1 0.2 -0.6" biastype="affine" biasprm="0.1 -0.3 -0.2" dyntype="filter" dynprm="0.05"/>
-    <general tendon="t" gaintype="affine" gainprm="2 0 -0.5" dyntype="integrator"/>
-    <general cranksite="crank" slidersite="slider" cranklength="0.6" gainprm="1" biastype="affine" biasprm="0 0 -0.4"/>
-    <general site="tip" gear="1 0.5 0 0.2 0 0.3" biastype="affine" biasprm="0 0 -0.3"/>
-    <general jointinparent="ball" gear="0.3 -0.2 0.5" biastype="affine" biasprm="0 0 -0.25"/>
-  </actuator></mujoco>"#;
+/// The model with every actuator kind and transmission (`tests/fixtures/models/actuated.xml`):
+/// a hinge, a ball joint, a hinge and a slide, a damped fixed tendon, motor / position /
+/// velocity / affine-gain actuators with and without activation dynamics, a slider-crank, a
+/// site and a joint-in-parent on the ball.
+fn actuated() -> Model {
+    mbd::mjcf::load(format!("{FIXTURES}/models/actuated.xml"))
+        .unwrap()
+        .model
+}
 
 fn sample_state(model: &Model, scale: f64) -> State {
     let mut s = State::reference(model);
@@ -130,7 +114,7 @@ fn qderiv_matches_central_differences_on_chains_trees_floating_and_ball_models()
 
 #[test]
 fn qderiv_matches_central_differences_with_every_actuator_kind() {
-    let model = mbd::mjcf::load_str(ACTUATED).unwrap().model;
+    let model = actuated();
     check_d(&model, &sample_state(&model, 1.5), "actuated");
 }
 
@@ -140,7 +124,7 @@ fn qderiv_matches_central_differences_with_every_actuator_kind() {
 /// take MuJoCo's moment, which is the derivative only at the reference.
 #[test]
 fn moment_arms_are_length_gradients() {
-    let model = mbd::mjcf::load_str(ACTUATED).unwrap().model;
+    let model = actuated();
     let s = sample_state(&model, 1.0);
     let nu = model.actuators.len();
     let lengths = |q: &[f64]| {
@@ -152,7 +136,7 @@ fn moment_arms_are_length_gradients() {
     };
     let (_, moment) = lengths(&s.qpos);
     let eps = 1e-6;
-    for k in [0, 1, 2, 4, 5] {
+    for k in [0, 1, 2, 3, 4, 5, 6] {
         for c in 0..model.nv {
             let mut dq = vec![0.0; model.nv];
             dq[c] = 1.0;
