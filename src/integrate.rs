@@ -55,6 +55,10 @@ pub struct StepScratch {
     vi: Vec<f64>,
     /// First dof of the rotation of every ball and free joint (the `dexp^-1` correction).
     rotation_dofs: Vec<usize>,
+    /// Stage rates of the auxiliary state ([`rk4_step_aux`]), sized on first use.
+    aux_dot: [Vec<f64>; 4],
+    /// Stage auxiliary state.
+    aux_i: Vec<f64>,
 }
 
 impl StepScratch {
@@ -72,6 +76,8 @@ impl StepScratch {
             qi: vec![0.0; nq],
             vi: zv(),
             rotation_dofs: rotation_dofs(model),
+            aux_dot: [vec![], vec![], vec![], vec![]],
+            aux_i: vec![],
         }
     }
 }
@@ -147,6 +153,24 @@ pub const RK4_A: [[f64; 3]; 3] = [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1
 /// The weights `B` of [`RK4_A`]'s tableau.
 pub const RK4_B: [f64; 4] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
 
+/// A first-order system beside `(qpos, qvel)`: the acceleration and the rate of an auxiliary
+/// state `aux` (MuJoCo's actuator activations `act`) at one stage. [`rk4_step_aux`] integrates
+/// both with the same tableau, as `mj_RungeKutta` integrates `(qpos, qvel, act)`.
+pub trait StageDynamics {
+    /// Writes `a(qpos, qvel, aux)` into `qacc` (nv) and `aux_dot(qpos, qvel, aux)` into
+    /// `aux_dot` (the length of `aux`).
+    fn eval(&mut self, qpos: &[f64], qvel: &[f64], aux: &[f64], qacc: &mut [f64], aux_dot: &mut [f64]) -> Result<()>;
+}
+
+/// An [`Acceleration`] as a [`StageDynamics`] without auxiliary state.
+struct NoAux<'a, F: Acceleration>(&'a mut F);
+
+impl<F: Acceleration> StageDynamics for NoAux<'_, F> {
+    fn eval(&mut self, qpos: &[f64], qvel: &[f64], _aux: &[f64], qacc: &mut [f64], _aux_dot: &mut [f64]) -> Result<()> {
+        self.0.qacc(qpos, qvel, qacc)
+    }
+}
+
 /// One step of the classic fourth-order Runge-Kutta method on the joint manifolds, as MuJoCo's
 /// `mj_RungeKutta` does it. Stage `i` sits at
 /// `q_i = q_0 (+) h sum_j A_ij k_j`, `v_i = v_0 + h sum_j A_ij a_j`, where `a_j` is the stage
@@ -164,18 +188,46 @@ pub fn rk4_step(
     qvel: &mut [f64],
     h: f64,
 ) -> Result<()> {
+    rk4_step_aux(model, s, &mut NoAux(f), qpos, qvel, &[], &mut [], h)
+}
+
+/// [`rk4_step`] with an auxiliary state `aux` (MuJoCo's `act`): stage `i` also sits at
+/// `aux_i = aux_0 + h sum_j A_ij aux_dot_j`. `aux` itself is left unchanged: the weighted rate
+/// `sum_j B_j aux_dot_j` is written into `aux_rate` for the caller to advance `aux` with its own
+/// rule (MuJoCo's `mj_advance` calls `mj_nextActivation`, exact for `filterexact`).
+///
+/// Kernel: lengths are the model's and `aux_rate` has the length of `aux`.
+#[allow(clippy::too_many_arguments)]
+pub fn rk4_step_aux(
+    model: &Model,
+    s: &mut StepScratch,
+    f: &mut impl StageDynamics,
+    qpos: &mut [f64],
+    qvel: &mut [f64],
+    aux: &[f64],
+    aux_rate: &mut [f64],
+    h: f64,
+) -> Result<()> {
+    let na = aux.len();
+    for buf in s.aux_dot.iter_mut().chain([&mut s.aux_i]) {
+        buf.resize(na, 0.0);
+    }
     s.q0.copy_from_slice(qpos);
     s.v0.copy_from_slice(qvel);
     s.k[0].copy_from_slice(qvel);
-    f.qacc(&s.q0, &s.v0, &mut s.a[0])?;
+    f.eval(&s.q0, &s.v0, aux, &mut s.a[0], &mut s.aux_dot[0])?;
     for (i, a_row) in RK4_A.iter().enumerate() {
         // dq = sum_j A_ij k_j, dv = sum_j A_ij a_j over the stages computed so far (j <= i)
         s.dq.fill(0.0);
         s.dv.fill(0.0);
+        s.aux_i.copy_from_slice(aux);
         for j in 0..=i {
             for d in 0..model.nv {
                 s.dq[d] += a_row[j] * s.k[j][d];
                 s.dv[d] += a_row[j] * s.a[j][d];
+            }
+            for d in 0..na {
+                s.aux_i[d] += h * a_row[j] * s.aux_dot[j][d];
             }
         }
         s.qi.copy_from_slice(&s.q0);
@@ -183,7 +235,7 @@ pub fn rk4_step(
         for d in 0..model.nv {
             s.vi[d] = s.v0[d] + h * s.dv[d];
         }
-        f.qacc(&s.qi, &s.vi, &mut s.a[i + 1])?;
+        f.eval(&s.qi, &s.vi, &s.aux_i, &mut s.a[i + 1], &mut s.aux_dot[i + 1])?;
         s.k[i + 1].copy_from_slice(&s.vi);
         for &r in &s.rotation_dofs {
             let theta = h * Vec3::new(s.dq[r], s.dq[r + 1], s.dq[r + 2]);
@@ -194,10 +246,14 @@ pub fn rk4_step(
     }
     s.dq.fill(0.0);
     s.dv.fill(0.0);
+    aux_rate.fill(0.0);
     for (j, b) in RK4_B.iter().enumerate() {
         for d in 0..model.nv {
             s.dq[d] += b * s.k[j][d];
             s.dv[d] += b * s.a[j][d];
+        }
+        for d in 0..na {
+            aux_rate[d] += b * s.aux_dot[j][d];
         }
     }
     qpos.copy_from_slice(&s.q0);

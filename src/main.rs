@@ -26,19 +26,28 @@ USAGE:
         the model's <keyframe><key name=NAME>. --json prints everything; --dense adds the
         nv x nv matrices M and L.
 
-    mbd simulate MODEL.xml --steps N [--every K] [--integrator euler|rk4] [--state STATE.json]
+    mbd simulate MODEL.xml --steps N | --duration T [--every K]
+                 [--integrator euler|implicit|implicitfast|rk4] [--state STATE.json | --key NAME]
+                 [--ctrl VALUES | --ctrl-file CSV] [--plot FILE.svg [--plot-vars LIST]] [--quiet]
                  [--engine mujoco|spook [--epsilon E] [--tau T]] --out FILE.csv|FILE.json|-
-        Step an unconstrained model with MuJoCo's semi-implicit Euler or RK4 (default: the
-        model's <option integrator>) and stream time, qpos, qvel and energy per step (every K-th
-        step with --every) to the file or, with -, to standard output. An older file at --out is
-        removed first; --out may not be an input; a run that diverges keeps the rows written.
-        --engine spook steps the same model in maximal coordinates with SPOOK (regularization
-        epsilon, stabilization time tau of every joint) and writes each body's x, rho, nu, omega.
+        Step an unconstrained model with one of MuJoCo's integrators (default: the model's
+        <option integrator>) and stream time, qpos and qvel named by joint, the energies and
+        each actuator's ctrl, force and act per step (every K-th step with --every) to the file
+        or, with -, to standard output. --ctrl gives nu comma-separated controls for the whole
+        run; --ctrl-file a CSV with a header time,NAME,... and rows held from their time on.
+        --plot writes a figure of --plot-vars (comma-separated: qpos:JOINT, qvel:JOINT,
+        ctrl:ACTUATOR, force:ACTUATOR, act:ACTUATOR, energy, or a column name; default every
+        hinge and slide position). A progress bar shows on a terminal for runs longer than a
+        second (--quiet: never). An older file at --out is removed first; --out may not be an
+        input; a run that diverges stops with one line naming the step, time and quantity and
+        keeps the rows written. --engine spook steps the same model in maximal coordinates with
+        SPOOK (regularization epsilon, stabilization time tau of every joint) and writes each
+        body's x, rho, nu, omega.
 
     mbd --help | --version
 
-STATE.json: {\"qpos\": [...], \"qvel\": [...], \"qfrc_applied\": [...]}, each optional (qpos0 and
-zeros otherwise), in MuJoCo's conventions: quaternions (w, x, y, z); free-joint qvel = [world
+STATE.json: {\"time\": t, \"qpos\": [...], \"qvel\": [...], \"act\": [...], \"ctrl\": [...],
+\"qfrc_applied\": [...]}, each optional (0, qpos0 and zeros otherwise), in MuJoCo's conventions: quaternions (w, x, y, z); free-joint qvel = [world
 linear velocity of the body origin, body-frame angular velocity].
 
 Exit codes: 0 success, 1 error (one line on stderr), 2 malformed command line.";
@@ -244,8 +253,14 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
             "--engine",
             "--epsilon",
             "--tau",
+            "--duration",
+            "--key",
+            "--ctrl",
+            "--ctrl-file",
+            "--plot",
+            "--plot-vars",
         ],
-        &[],
+        &["--quiet"],
     )?;
     let model = o.model("simulate")?;
     let count = |flag: &str, default: Option<usize>| -> Result<usize, Failure> {
@@ -257,7 +272,55 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
             (None, None) => Err(Failure::Usage(format!("simulate: {flag} N is required"))),
         }
     };
-    let steps = count("--steps", None)?;
+    let steps = match (o.value("--steps"), o.value("--duration")) {
+        (Some(_), Some(_)) => return Err(Failure::Usage("simulate: give --steps or --duration, not both".into())),
+        (None, Some(t)) => {
+            let t: f64 = t
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| Failure::Usage(format!("simulate: --duration '{t}' is not a non-negative number")))?;
+            let h = mbd::mjcf::load(&model).map_err(Failure::from)?.model.opt.timestep;
+            (t / h).round() as usize
+        }
+        _ => count("--steps", None)?,
+    };
+    let ctrl = match (o.value("--ctrl"), o.value("--ctrl-file")) {
+        (Some(_), Some(_)) => return Err(Failure::Usage("simulate: give --ctrl or --ctrl-file, not both".into())),
+        (Some(v), None) => Some(mbd::cli::simulate::Controls::Constant(
+            v.split(',')
+                .map(|x| {
+                    x.trim()
+                        .parse::<f64>()
+                        .map_err(|_| Failure::Usage(format!("simulate: --ctrl '{x}' is not a number")))
+                })
+                .collect::<Result<Vec<f64>, Failure>>()?,
+        )),
+        (None, Some(p)) => Some(mbd::cli::simulate::Controls::File(PathBuf::from(p))),
+        (None, None) => None,
+    };
+    let plot = o.value("--plot").map(PathBuf::from);
+    if let Some(p) = &plot {
+        if p.extension().and_then(|e| e.to_str()) != Some("svg") {
+            return Err(Failure::Usage(format!(
+                "simulate: --plot {} must end in .svg",
+                p.display()
+            )));
+        }
+    }
+    let plot_vars: Vec<String> = match o.value("--plot-vars") {
+        Some(v) if plot.is_none() => {
+            return Err(Failure::Usage(format!(
+                "simulate: --plot-vars {v} goes with --plot FILE.svg"
+            )))
+        }
+        Some(v) => v
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None => vec![],
+    };
     let every = count("--every", Some(1))?;
     if every == 0 {
         return Err(Failure::Usage("simulate: --every must be at least 1".into()));
@@ -310,6 +373,11 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         integrator,
         out,
         engine,
+        key: o.value("--key").map(String::from),
+        ctrl,
+        plot,
+        plot_vars,
+        quiet: o.switches.iter().any(|s| s == "--quiet"),
     })?;
     let line = format!(
         "{} steps of {} s with {}: t = {}, energy {:.9} -> {:.9}; wrote {} rows to {target}",

@@ -188,6 +188,8 @@ pub fn inspect_at(
                 time: kf.time,
                 qpos: kf.qpos.clone(),
                 qvel: kf.qvel.clone(),
+                act: kf.act.clone(),
+                ctrl: kf.ctrl.clone(),
                 qfrc_applied: vec![0.0; loaded.model.nv],
             }
         }

@@ -1,5 +1,12 @@
 //! `mbd simulate`: a trajectory of a model without constraints, streamed to a CSV or JSON file
-//! (or standard output) as it is computed.
+//! (or standard output) as it is computed, with any of MuJoCo's four integrators, controls
+//! from the command line or a CSV file, a progress bar on a terminal, and an optional figure of
+//! chosen signals (`--plot`).
+//!
+//! Columns: `time`, then every position and velocity named by joint (`shoulder.qpos`,
+//! `root.qpos[3]`), then `energy_potential`, `energy_kinetic`, then per actuator
+//! `NAME.ctrl` (the control applied over the next step), `NAME.force` (`actuator_force`) and,
+//! with activation dynamics, `NAME.act`.
 //!
 //! Output safety: the output may not be one of the inputs (the model or the state file); an
 //! older file at the output path is removed before the run starts, so that a failed run never
@@ -75,6 +82,146 @@ pub struct SimulateOptions {
     pub out: Output,
     /// The formulation.
     pub engine: Engine,
+    /// A keyframe to start from (`<keyframe><key name>`), instead of `state`.
+    pub key: Option<String>,
+    /// The actuator controls (None: the state's, zeros by default).
+    pub ctrl: Option<Controls>,
+    /// Write a figure of chosen signals to this SVG file.
+    pub plot: Option<PathBuf>,
+    /// The signals of the figure (`qpos:JOINT`, `qvel:JOINT`, `ctrl:ACTUATOR`, `force:ACTUATOR`,
+    /// `energy`, or a column name); empty: every hinge and slide position.
+    pub plot_vars: Vec<String>,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// Where the controls of `mbd simulate` come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Controls {
+    /// The same controls at every step (nu values).
+    Constant(Vec<f64>),
+    /// A CSV file: a header `time,NAME,...` (nu control columns), then rows of times and
+    /// controls, times increasing; the controls of the last row at or before `t` apply at `t`
+    /// (a zero-order hold; the first row's before it).
+    File(PathBuf),
+}
+
+/// A control schedule: times and the controls from each time on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControlSchedule {
+    /// Start time of each row (increasing).
+    pub time: Vec<f64>,
+    /// Controls of each row (nu each).
+    pub ctrl: Vec<Vec<f64>>,
+}
+
+impl ControlSchedule {
+    /// The controls that apply at time `t` (zero-order hold).
+    pub fn at(&self, t: f64) -> &[f64] {
+        let k = self.time.partition_point(|&x| x <= t + 1e-12).max(1) - 1;
+        &self.ctrl[k]
+    }
+
+    /// Reads a control CSV for `nu` actuators (see [`Controls::File`]), naming the file, line
+    /// and column of what is wrong.
+    pub fn read(path: &Path, nu: usize) -> Result<Self> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::State(format!("cannot read {}: {e}", path.display())))?;
+        let bad = |line: usize, why: String| Error::State(format!("{}:{line}: {why}", path.display()));
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let Some((_, header)) = lines.next() else {
+            return Err(bad(1, "empty control file (expected a header time,NAME,...)".into()));
+        };
+        let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+        if cols.first() != Some(&"time") || cols.len() != nu + 1 {
+            return Err(bad(
+                1,
+                format!("the header must be time followed by {nu} control columns (one per actuator), got '{header}'"),
+            ));
+        }
+        let mut out = ControlSchedule {
+            time: vec![],
+            ctrl: vec![],
+        };
+        for (i, line) in lines {
+            let vals: Vec<&str> = line.split(',').map(str::trim).collect();
+            if vals.len() != nu + 1 {
+                return Err(bad(i + 1, format!("{} values, expected {}", vals.len(), nu + 1)));
+            }
+            let mut row = Vec::with_capacity(nu + 1);
+            for (c, v) in vals.iter().enumerate() {
+                match v.parse::<f64>() {
+                    Ok(x) if x.is_finite() => row.push(x),
+                    _ => {
+                        return Err(bad(
+                            i + 1,
+                            format!("column {} ('{}'): '{v}' is not a finite number", c + 1, cols[c]),
+                        ))
+                    }
+                }
+            }
+            if out.time.last().is_some_and(|&t| row[0] <= t) {
+                return Err(bad(i + 1, format!("time {} does not increase", row[0])));
+            }
+            out.time.push(row[0]);
+            out.ctrl.push(row[1..].to_vec());
+        }
+        if out.time.is_empty() {
+            return Err(bad(2, "no control rows after the header".into()));
+        }
+        Ok(out)
+    }
+}
+
+/// A progress bar on standard error for runs longer than about a second: created hidden, shown
+/// after one second when standard error is a terminal and `--quiet` is not given.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    start: std::time::Instant,
+    shown: bool,
+    allowed: bool,
+}
+
+impl Progress {
+    fn new(steps: usize, quiet: bool) -> Self {
+        use std::io::IsTerminal;
+        Progress {
+            bar: indicatif::ProgressBar::hidden(),
+            start: std::time::Instant::now(),
+            shown: false,
+            allowed: !quiet && std::io::stderr().is_terminal() && steps > 0,
+        }
+        .with_len(steps)
+    }
+
+    fn with_len(self, steps: usize) -> Self {
+        self.bar.set_length(steps as u64);
+        self
+    }
+
+    fn tick(&mut self, k: usize) {
+        if !self.allowed || (k & 63) != 0 {
+            return;
+        }
+        if !self.shown && self.start.elapsed().as_secs_f64() > 1.0 {
+            self.bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps, {elapsed} elapsed, {eta} left")
+            {
+                self.bar.set_style(style);
+            }
+            self.shown = true;
+        }
+        if self.shown {
+            self.bar.set_position(k as u64);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown {
+            self.bar.finish_and_clear();
+        }
+    }
 }
 
 /// What a finished run reports.
@@ -199,10 +346,33 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
         }
     }
     let model = crate::mjcf::load(&o.model)?.model;
-    let state = match &o.state {
-        Some(p) => read_state(p, &model)?,
-        None => State::reference(&model),
+    let mut state = match (&o.state, &o.key) {
+        (Some(p), None) => read_state(p, &model)?,
+        (None, Some(k)) => State::keyframe(&model, k)?,
+        (None, None) => State::reference(&model),
+        (Some(_), Some(_)) => return Err(Error::State("give a state file or a keyframe, not both".into())),
     };
+    let nu = model.actuators.len();
+    let schedule = match &o.ctrl {
+        None => None,
+        Some(Controls::Constant(c)) => {
+            if c.len() != nu {
+                return Err(Error::InvalidArgument {
+                    what: "--ctrl".into(),
+                    why: format!("{} values given, the model has {nu} actuators", c.len()),
+                });
+            }
+            crate::error::check_vector("--ctrl", c, nu)?;
+            Some(ControlSchedule {
+                time: vec![state.time],
+                ctrl: vec![c.clone()],
+            })
+        }
+        Some(Controls::File(p)) => Some(ControlSchedule::read(p, nu)?),
+    };
+    if let Some(s) = &schedule {
+        state.ctrl = s.at(state.time).to_vec();
+    }
     let integrator = o.integrator.unwrap_or(model.opt.integrator);
     let mut sim = match o.engine {
         Engine::Mujoco => Some(Simulator::new(&model, state, integrator)?),
@@ -216,16 +386,29 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
             None
         }
     };
+    let signal_names = mujoco_signal_names(&model);
     let header = match o.engine {
         Engine::Mujoco => {
             let (qn, vn) = state_column_names(&model);
-            csv_header(&qn, &vn, model.nq, model.nv, &Simulator::SIGNALS)
+            let names: Vec<&str> = signal_names.iter().map(String::as_str).collect();
+            csv_header(&qn, &vn, model.nq, model.nv, &names)
         }
         Engine::Spook { .. } => {
             let (qn, vn) = spook_column_names(&model);
             csv_header(&qn, &vn, qn.len(), vn.len(), &crate::spook::SIGNALS)
         }
     };
+    let picks = {
+        let columns: Vec<&str> = header.trim_end().split(',').collect();
+        let wanted = o.plot.is_some() && o.engine == Engine::Mujoco;
+        plot_columns(&columns, &o.plot_vars, wanted)?
+    };
+    if o.engine != Engine::Mujoco && (o.ctrl.is_some() || o.plot.is_some() || o.key.is_some()) {
+        return Err(Error::Unsupported {
+            what: "--ctrl, --ctrl-file, --key and --plot with --engine spook".into(),
+            why: "they go with the MuJoCo engine".into(),
+        });
+    }
     let w: Box<dyn Write> = match &file {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
             Error::InvalidOutput {
@@ -259,7 +442,19 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
         rec.w.write_all(header.as_bytes())?;
     }
     let result = match (&mut sim, o.engine) {
-        (Some(sim), _) => sim.run(o.steps, o.every, &mut rec),
+        (Some(sim), _) => {
+            let mut plot = PlotData { picks, series: vec![] };
+            plot.series.resize(plot.picks.len(), vec![]);
+            let mut progress = Progress::new(o.steps, o.quiet);
+            let r = run_mujoco(sim, o, schedule.as_ref(), &mut rec, &mut plot, &mut progress);
+            progress.finish();
+            if let Some(p) = &o.plot {
+                if plot.series.first().is_some_and(|s| !s.is_empty()) {
+                    write_plot(p, &model.name, integrator, &plot)?;
+                }
+            }
+            r
+        }
         (None, Engine::Spook { epsilon, tau }) => {
             let mut opts = crate::spook::SpookOptions::default();
             if let Some(e) = epsilon {
@@ -291,6 +486,180 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
         energy: (rec.first_energy.unwrap_or(0.0), rec.last_energy),
         rows: rec.rows,
     })
+}
+
+/// The signals recorded after the state: the two energies, then per actuator its control,
+/// force and (with dynamics) activation.
+pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
+    let mut out: Vec<String> = Simulator::SIGNALS.iter().map(|s| s.to_string()).collect();
+    for (k, a) in model.actuators.iter().enumerate() {
+        let name = if a.name.is_empty() {
+            format!("actuator{k}")
+        } else {
+            a.name.clone()
+        };
+        out.push(format!("{name}.ctrl"));
+        out.push(format!("{name}.force"));
+        if a.dyntype != crate::model::DynType::None {
+            out.push(format!("{name}.act"));
+        }
+    }
+    out
+}
+
+/// The signal values of [`mujoco_signal_names`] at the simulator's state (the forces of its
+/// last forward pass).
+fn mujoco_signals(sim: &Simulator) -> Result<Vec<f64>> {
+    let e = sim.energy()?;
+    let mut out = vec![e[0], e[1]];
+    let mut ia = 0;
+    for (k, a) in sim.model.actuators.iter().enumerate() {
+        out.push(sim.state.ctrl[k]);
+        out.push(sim.fwd.actuation.force[k]);
+        if a.dyntype != crate::model::DynType::None {
+            out.push(sim.state.act[ia]);
+            ia += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The columns a figure shows and their samples.
+struct PlotData {
+    /// (label, column indices summed into the series).
+    picks: Vec<(String, Vec<usize>)>,
+    /// (time, value) per pick.
+    series: Vec<Vec<(f64, f64)>>,
+}
+
+/// Resolves `--plot-vars` against the column names: `qpos:JOINT` and `qvel:JOINT` (every
+/// coordinate of the joint), `ctrl:NAME`, `force:NAME`, `act:NAME` (an actuator), `energy`
+/// (the total), or a column name. Empty: every one-coordinate position.
+fn plot_columns(columns: &[&str], vars: &[String], wanted: bool) -> Result<Vec<(String, Vec<usize>)>> {
+    if !wanted {
+        return Ok(vec![]);
+    }
+    let find = |name: &str| columns.iter().position(|c| *c == name);
+    if vars.is_empty() {
+        let picks: Vec<(String, Vec<usize>)> = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.ends_with(".qpos"))
+            .map(|(i, c)| (c.to_string(), vec![i]))
+            .collect();
+        return Ok(picks);
+    }
+    let mut out = vec![];
+    for v in vars {
+        if v == "energy" {
+            let (p, k) = (find("energy_potential"), find("energy_kinetic"));
+            out.push(("energy (J)".to_string(), p.into_iter().chain(k).collect()));
+            continue;
+        }
+        if let Some(i) = find(v) {
+            out.push((v.clone(), vec![i]));
+            continue;
+        }
+        let matched: Vec<(String, Vec<usize>)> = match v.split_once(':') {
+            Some((kind @ ("qpos" | "qvel" | "ctrl" | "force" | "act"), name)) => {
+                let exact = format!("{name}.{kind}");
+                let indexed = format!("{name}.{kind}[");
+                columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c == exact || c.starts_with(&indexed))
+                    .map(|(i, c)| (c.to_string(), vec![i]))
+                    .collect()
+            }
+            _ => vec![],
+        };
+        if matched.is_empty() {
+            return Err(Error::InvalidArgument {
+                what: format!("--plot-vars {v}"),
+                why: format!(
+                    "no such signal; use qpos:JOINT, qvel:JOINT, ctrl:ACTUATOR, force:ACTUATOR, act:ACTUATOR, energy, or a column ({})",
+                    columns[1..].join(", ")
+                ),
+            });
+        }
+        out.extend(matched);
+    }
+    Ok(out)
+}
+
+/// Writes the figure of `--plot`.
+#[cfg(feature = "plot")]
+fn write_plot(path: &Path, model: &str, integrator: Integrator, plot: &PlotData) -> Result<()> {
+    let mut chart = crate::plot::Chart::new(&format!("{model}, {integrator}"), "time (s)", "value");
+    for ((label, _), pts) in plot.picks.iter().zip(&plot.series) {
+        chart = chart.with(crate::plot::Series::line(label, pts.clone()));
+    }
+    chart.save_svg(path)
+}
+
+#[cfg(not(feature = "plot"))]
+fn write_plot(_: &Path, _: &str, _: Integrator, _: &PlotData) -> Result<()> {
+    Err(Error::Unsupported {
+        what: "--plot".into(),
+        why: "this build has no plotting (cargo feature `plot`)".into(),
+    })
+}
+
+/// Records one row (and the figure's samples).
+fn sample(sim: &Simulator, rec: &mut impl Recorder, plot: &mut PlotData) -> Result<()> {
+    let sig = mujoco_signals(sim)?;
+    let s = &sim.state;
+    rec.record(s.time, &s.qpos, &s.qvel, &sig)?;
+    if !plot.picks.is_empty() {
+        let row: Vec<f64> = std::iter::once(s.time)
+            .chain(s.qpos.iter().copied())
+            .chain(s.qvel.iter().copied())
+            .chain(sig.iter().copied())
+            .collect();
+        for ((_, cols), pts) in plot.picks.iter().zip(plot.series.iter_mut()) {
+            pts.push((s.time, cols.iter().map(|&c| row[c]).sum()));
+        }
+    }
+    Ok(())
+}
+
+/// The MuJoCo engine's loop: the controls of the schedule at each step's start, one step, a
+/// sample every `every` steps (and the last), the progress bar.
+fn run_mujoco(
+    sim: &mut Simulator,
+    o: &SimulateOptions,
+    schedule: Option<&ControlSchedule>,
+    rec: &mut impl Recorder,
+    plot: &mut PlotData,
+    progress: &mut Progress,
+) -> Result<()> {
+    let every = o.every.max(1);
+    // the actuator forces of each recorded state need a forward pass at that state (the step's
+    // own pass is at the state before it)
+    let actuated = !sim.model.actuators.is_empty();
+    if actuated {
+        sim.forward()?;
+    }
+    sample(sim, rec, plot)?;
+    for k in 1..=o.steps {
+        if let Some(s) = schedule {
+            let c = s.at(sim.state.time).to_vec();
+            sim.state.ctrl = c;
+        }
+        sim.step()?;
+        if k % every == 0 || k == o.steps {
+            if let Some(s) = schedule {
+                let c = s.at(sim.state.time).to_vec();
+                sim.state.ctrl = c;
+            }
+            if actuated {
+                sim.forward()?;
+            }
+            sample(sim, rec, plot)?;
+        }
+        progress.tick(k);
+    }
+    Ok(())
 }
 
 /// Passes on sample 0, every `every`-th sample and the last of `steps + 1` samples.

@@ -1,6 +1,7 @@
 //! State files of the `mbd` command: JSON in MuJoCo's conventions,
-//! `{"qpos": [...], "qvel": [...], "qfrc_applied": [...]}`, each key optional (`qpos0` and zeros
-//! otherwise): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
+//! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...]}`,
+//! each key optional (0, `qpos0` and zeros otherwise; files written before `act`, `ctrl` and
+//! `time` existed read as before): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
 //! origin, body-frame angular velocity].
 
 use crate::error::{Error, Result};
@@ -34,20 +35,29 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
         Error::State("expected an object {\"qpos\": [...], \"qvel\": [...], \"qfrc_applied\": [...]}".into())
     })?;
     let mut state = State::reference(model);
+    let (nu, na) = (model.actuators.len(), crate::dynamics::actuator_na(model));
     for (key, v) in obj {
-        let (target, expected) = match key.as_str() {
-            "qpos" => (&mut state.qpos, model.nq),
-            "qvel" => (&mut state.qvel, model.nv),
-            "qfrc_applied" => (&mut state.qfrc_applied, model.nv),
+        if key == "time" {
+            state.time = v
+                .as_f64()
+                .filter(|t| t.is_finite())
+                .ok_or_else(|| Error::State("time must be a finite number".into()))?;
+            continue;
+        }
+        let (target, expected, size) = match key.as_str() {
+            "qpos" => (&mut state.qpos, model.nq, "nq"),
+            "qvel" => (&mut state.qvel, model.nv, "nv"),
+            "act" => (&mut state.act, na, "na, the actuators with activation dynamics"),
+            "ctrl" => (&mut state.ctrl, nu, "nu, the actuators"),
+            "qfrc_applied" => (&mut state.qfrc_applied, model.nv, "nv"),
             other => {
                 return Err(Error::State(format!(
-                    "unknown key \"{other}\" (expected qpos, qvel, qfrc_applied)"
+                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied)"
                 )));
             }
         };
         *target = number_list(key, v)?;
         if target.len() != expected {
-            let size = if key == "qpos" { "nq" } else { "nv" };
             return Err(Error::State(format!(
                 "{key} has {} entries, the model needs {expected} ({size})",
                 target.len()
@@ -103,5 +113,13 @@ mod tests {
         q[3..7].copy_from_slice(&[0.0; 4]);
         let text = serde_json::json!({ "qpos": q }).to_string();
         assert!(matches!(parse_state(&text, &ball), Err(Error::BadQuaternion { .. })));
+        // controls: a model with one actuator and one activation
+        let xml = r#"<mujoco><worldbody><body><joint name="x" type="slide"/><geom size="0.1" mass="1"/></body></worldbody>
+            <actuator><motor joint="x"/><general joint="x" dyntype="filter" dynprm="0.1"/></actuator></mujoco>"#;
+        let m = crate::mjcf::load_str(xml).unwrap().model;
+        let s = parse_state(r#"{"ctrl": [0.5, -1], "act": [0.25], "time": 2}"#, &m).unwrap();
+        assert_eq!((s.ctrl, s.act, s.time), (vec![0.5, -1.0], vec![0.25], 2.0));
+        let e = parse_state(r#"{"act": [0.25, 1]}"#, &m).unwrap_err().to_string();
+        assert!(e.contains("act has 2 entries") && e.contains("na"), "{e}");
     }
 }

@@ -1,16 +1,402 @@
-//! Actuator forces (MuJoCo's `mj_fwdActuation` without activation dynamics): for each actuator,
-//! length `gear * L` and velocity `gear * Ldot` of its joint or tendon, force
-//! `gain * input + bias` with `input = ctrl` (or `act` when it has dynamics), clamped to
-//! `forcerange`, and `qfrc_actuator = sum moment^T force`.
+//! MuJoCo's actuation model (`mj_transmission`, `mj_fwdActuation`, `mj_nextActivation`): every
+//! actuator is single-input single-output. Its transmission defines a scalar length `l(q)`
+//! (`actuator_length`) whose gradient is the moment arm (`actuator_moment`, one row of nu x nv);
+//! its activation dynamics turn the control `ctrl` into an activation `act` with rate
+//! `act_dot`; its force generation makes the scalar force `p = gain * (ctrl or act) + bias`
+//! (`actuator_force`), mapped to the joints by `qfrc_actuator = moment^T p`.
+//!
+//! | part | MuJoCo | here |
+//! |---|---|---|
+//! | lengths and moment arms | `mj_transmission` | [`transmission`] |
+//! | `act_dot`, gain, bias, clamping, `qfrc_actuator` | `mj_fwdActuation` | [`actuation_with`] |
+//! | advancing `act` (Euler, or exact for `filterexact`) | `mj_nextActivation` | [`next_activation`] |
+//!
+//! Book chapter: "Integrators and the simulation loop", section Actuation.
 
 use super::tendon::TendonState;
 use crate::error::{check_vector, Error, Result};
-use crate::model::{BiasType, DynType, GainType, Model, Transmission};
+use crate::kinematics::{body_jacobian, forward_kinematics, point_jacobian, Kinematics};
+use crate::model::constants::mjMINVAL;
+use crate::model::{Actuator, BiasType, DynType, GainType, JointType, Model, Transmission};
+use crate::spatial::{quat_difference, quat_mul, quat_to_mat, quat_to_rotvec, Mat3, Vec3};
+use nalgebra::DMatrix;
 
-/// `qfrc_actuator` at controls `ctrl` (nu) and activations `act` (one per actuator with
-/// dynamics, in actuator order). Controls are clamped to `ctrlrange` (MuJoCo's default
-/// `clampctrl`), activations to `actrange`. Muscle gains and biases are an
-/// [`Error::Unsupported`]. `ten` are the tendon lengths and moments at `q`
+/// MuJoCo's `na`: the number of activations, one per actuator with dynamics.
+pub fn actuator_na(model: &Model) -> usize {
+    model.actuators.iter().filter(|a| a.dyntype != DynType::None).count()
+}
+
+/// What [`actuation_with`] computes (MuJoCo's names).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Actuation {
+    /// `actuator_length` (nu).
+    pub length: Vec<f64>,
+    /// `actuator_moment` (nu x nv, dense): `d length / d qpos` in velocity coordinates.
+    pub moment: DMatrix<f64>,
+    /// `actuator_velocity = moment qvel` (nu).
+    pub velocity: Vec<f64>,
+    /// `actuator_force` (nu), after `forcerange` clamping.
+    pub force: Vec<f64>,
+    /// Whether each force was clamped by `forcerange` (then its velocity derivative is 0).
+    pub clamped: Vec<bool>,
+    /// `act_dot` (na).
+    pub act_dot: Vec<f64>,
+    /// `qfrc_actuator = moment^T force` (nv).
+    pub qfrc: Vec<f64>,
+}
+
+impl Actuation {
+    /// Zeroed storage for `model`.
+    pub fn new(model: &Model) -> Self {
+        let nu = model.actuators.len();
+        Actuation {
+            length: vec![0.0; nu],
+            moment: DMatrix::zeros(nu, model.nv),
+            velocity: vec![0.0; nu],
+            force: vec![0.0; nu],
+            clamped: vec![false; nu],
+            act_dot: vec![0.0; actuator_na(model)],
+            qfrc: vec![0.0; model.nv],
+        }
+    }
+}
+
+/// World position and orientation (columns = site axes) of a site.
+fn site_frame(model: &Model, kin: &Kinematics, s: usize) -> (Vec3, Mat3) {
+    let site = &model.sites[s];
+    (
+        kin.point(site.body, &site.pos),
+        kin.rotation(site.body) * quat_to_mat(&site.quat),
+    )
+}
+
+/// The world orientation of a site as a quaternion (`site_quat` composed with the body's).
+fn site_quat(model: &Model, kin: &Kinematics, s: usize) -> [f64; 4] {
+    let site = &model.sites[s];
+    let body = crate::spatial::mat_to_quat_with(&kin.rotation(site.body));
+    quat_mul(&body, &site.quat)
+}
+
+/// Translational (3 x nv) and rotational (3 x nv) world Jacobians of a site (`mj_jacSite`).
+fn site_jacobians(model: &Model, q: &[f64], s: usize, kin: &Kinematics) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    let site = &model.sites[s];
+    let jp = point_jacobian(model, q, site.body, &site.pos)?;
+    let jb = body_jacobian(model, q, site.body)?;
+    let r = kin.rotation(site.body);
+    let mut jr = DMatrix::zeros(3, model.nv);
+    for c in 0..model.nv {
+        let w = r * Vec3::new(jb[(0, c)], jb[(1, c)], jb[(2, c)]);
+        jr.column_mut(c).copy_from(&w);
+    }
+    Ok((jp, jr))
+}
+
+/// Zeroes the columns of the dofs that move both bodies (the common ancestors), as
+/// `mj_transmission` does for a site with a reference site: motion of a shared ancestor moves
+/// both sites together and must not count.
+fn clear_common_ancestors(model: &Model, a: usize, b: usize, jac: &mut DMatrix<f64>) {
+    let chain = |mut i: usize| {
+        let mut out = Vec::new();
+        while i != 0 {
+            out.push(i);
+            i = model.lambda[i];
+        }
+        out
+    };
+    let (ca, cb) = (chain(a), chain(b));
+    for i in ca.iter().filter(|i| cb.contains(i)) {
+        for dof in model.dofs(*i) {
+            jac.column_mut(dof).fill(0.0);
+        }
+    }
+}
+
+// ANCHOR: transmission
+/// MuJoCo's `mj_transmission`: `actuator_length` and `actuator_moment` of every actuator at
+/// `q` (`ten` the tendon state at `q`). Per transmission ([`Transmission`]):
+/// - hinge/slide joint: `l = gear_0 q`, moment `gear_0` at the dof;
+/// - ball joint: `l = rotvec(q) . g`, moment `g` on the 3 dofs, where `g = gear[0..3]`
+///   (`jointinparent`: `g = R^T gear`, the parent-frame axis in the child frame);
+/// - free joint: `l = 0`, moment `(gear[0..3], g)` with `g` as for a ball;
+/// - tendon: `l = gear_0 L`, moment `gear_0 ten_J`;
+/// - slider-crank: with `a` the slider's z axis, `v = x_crank - x_slider`, `r` the rod,
+///   `l = a.v - sqrt((a.v)^2 + r^2 - v.v)` and the moment by the chain rule through the
+///   Jacobians of `v` and `a`;
+/// - site: `l = 0`, moment `J^T (R gear)` (force and torque along the gear in the site frame);
+///   with a reference site, `l` is the site's position and rotation vector relative to it,
+///   projected on `gear` in the reference frame, and the Jacobians are relative (common
+///   ancestors removed).
+pub fn transmission(
+    model: &Model,
+    q: &[f64],
+    ten: &TendonState,
+    length: &mut [f64],
+    moment: &mut DMatrix<f64>,
+) -> Result<()> {
+    moment.fill(0.0);
+    let mut kin: Option<Kinematics> = None;
+    for (i, a) in model.actuators.iter().enumerate() {
+        let gear = &a.gear;
+        match a.trn {
+            Transmission::Joint(j) | Transmission::JointInParent(j) => {
+                let (qa, va) = (model.q_adr[j], model.v_adr[j]);
+                let in_parent = matches!(a.trn, Transmission::JointInParent(_));
+                match model.joints[j].jtype {
+                    JointType::Spherical | JointType::Free => {
+                        let free = model.joints[j].jtype == JointType::Free;
+                        let qo = if free { qa + 3 } else { qa };
+                        let mut quat = [q[qo], q[qo + 1], q[qo + 2], q[qo + 3]];
+                        crate::spatial::quat_normalize(&mut quat);
+                        let g0 = if free {
+                            Vec3::new(gear[3], gear[4], gear[5])
+                        } else {
+                            Vec3::new(gear[0], gear[1], gear[2])
+                        };
+                        let g = if in_parent {
+                            quat_to_mat(&quat).transpose() * g0
+                        } else {
+                            g0
+                        };
+                        if free {
+                            length[i] = 0.0;
+                            for k in 0..3 {
+                                moment[(i, va + k)] = gear[k];
+                                moment[(i, va + 3 + k)] = g[k];
+                            }
+                        } else {
+                            length[i] = quat_to_rotvec(&quat).dot(&g);
+                            for k in 0..3 {
+                                moment[(i, va + k)] = g[k];
+                            }
+                        }
+                    }
+                    _ => {
+                        length[i] = q[qa] * gear[0];
+                        moment[(i, va)] = gear[0];
+                    }
+                }
+            }
+            Transmission::Tendon(t) => {
+                length[i] = ten.length[t] * gear[0];
+                for c in 0..model.nv {
+                    moment[(i, c)] = ten.moment[(t, c)] * gear[0];
+                }
+            }
+            Transmission::SliderCrank { crank, slider } => {
+                let kin = kin.get_or_insert(forward_kinematics(model, q)?);
+                let (xs, rs) = site_frame(model, kin, slider);
+                let (xc, _) = site_frame(model, kin, crank);
+                let axis: Vec3 = rs.column(2).into();
+                let v = xc - xs;
+                let rod = a.cranklength;
+                let av = axis.dot(&v);
+                let det = av * av + rod * rod - v.dot(&v);
+                let (dlda, dldv);
+                if det <= 0.0 {
+                    // the rod cannot reach: MuJoCo falls back to the projection a.v
+                    length[i] = av;
+                    dlda = v;
+                    dldv = axis;
+                } else {
+                    let sdet = det.sqrt();
+                    length[i] = av - sdet;
+                    dldv = axis * (1.0 - av / sdet) + v / sdet;
+                    dlda = v * (1.0 - av / sdet);
+                }
+                let (js, jrs) = site_jacobians(model, q, slider, kin)?;
+                let (jc, _) = site_jacobians(model, q, crank, kin)?;
+                for c in 0..model.nv {
+                    // d axis / dq_c = w_c x axis; d v / dq_c = J_crank - J_slider
+                    let w = Vec3::new(jrs[(0, c)], jrs[(1, c)], jrs[(2, c)]);
+                    let da = w.cross(&axis);
+                    let dv = Vec3::new(
+                        jc[(0, c)] - js[(0, c)],
+                        jc[(1, c)] - js[(1, c)],
+                        jc[(2, c)] - js[(2, c)],
+                    );
+                    moment[(i, c)] = gear[0] * (dlda.dot(&da) + dldv.dot(&dv));
+                }
+                length[i] *= gear[0];
+            }
+            Transmission::Site { site, refsite } => {
+                let kin = kin.get_or_insert(forward_kinematics(model, q)?);
+                let (jp, jr) = site_jacobians(model, q, site, kin)?;
+                let (xs, rs) = site_frame(model, kin, site);
+                let gf = Vec3::new(gear[0], gear[1], gear[2]);
+                let gt = Vec3::new(gear[3], gear[4], gear[5]);
+                length[i] = 0.0;
+                match refsite {
+                    None => {
+                        let (wf, wt) = (rs * gf, rs * gt);
+                        for c in 0..model.nv {
+                            moment[(i, c)] = (0..3).map(|k| jp[(k, c)] * wf[k] + jr[(k, c)] * wt[k]).sum();
+                        }
+                    }
+                    Some(r) => {
+                        let (jpr, jrr) = site_jacobians(model, q, r, kin)?;
+                        let (xr, rr) = site_frame(model, kin, r);
+                        let (bs, br) = (model.sites[site].body, model.sites[r].body);
+                        if gf != Vec3::zeros() {
+                            let vec = rr.transpose() * (xs - xr);
+                            length[i] += vec.dot(&gf);
+                            let mut j = &jp - &jpr;
+                            clear_common_ancestors(model, bs, br, &mut j);
+                            let w = rr * gf;
+                            for c in 0..model.nv {
+                                moment[(i, c)] += (0..3).map(|k| j[(k, c)] * w[k]).sum::<f64>();
+                            }
+                        }
+                        if gt != Vec3::zeros() {
+                            let vec = quat_difference(&site_quat(model, kin, r), &site_quat(model, kin, site));
+                            length[i] += vec.dot(&gt);
+                            let mut j = &jr - &jrr;
+                            clear_common_ancestors(model, bs, br, &mut j);
+                            let w = rr * gt;
+                            for c in 0..model.nv {
+                                moment[(i, c)] += (0..3).map(|k| j[(k, c)] * w[k]).sum::<f64>();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: transmission
+
+// ANCHOR: activation
+/// MuJoCo's `mj_nextActivation`: the activation after one step of size `h` from `act` with
+/// rate `act_dot`. `filterexact` integrates the filter `act_dot = (ctrl - act) / tau` exactly,
+/// `act + act_dot tau (1 - exp(-h / tau))`, which is stable for every `tau > 0`; the others
+/// take an Euler step `act + h act_dot` (for `filter` stable only when `h < 2 tau`). The result
+/// is clamped to `actrange` when limited.
+pub fn next_activation(a: &Actuator, act: f64, act_dot: f64, h: f64) -> f64 {
+    let next = if a.dyntype == DynType::FilterExact {
+        let tau = a.dynprm[0].max(mjMINVAL);
+        act + act_dot * tau * (1.0 - (-h / tau).exp())
+    } else {
+        act + h * act_dot
+    };
+    if a.actlimited {
+        next.clamp(a.actrange[0], a.actrange[1])
+    } else {
+        next
+    }
+}
+// ANCHOR_END: activation
+
+/// The control an actuator sees: `ctrl` clamped to `ctrlrange` when limited (MuJoCo's default
+/// `clampctrl`).
+pub fn clamped_ctrl(a: &Actuator, ctrl: f64) -> f64 {
+    if a.ctrllimited {
+        ctrl.clamp(a.ctrlrange[0], a.ctrlrange[1])
+    } else {
+        ctrl
+    }
+}
+
+fn unsupported(k: usize, a: &Actuator, what: &str) -> Error {
+    Error::Unsupported {
+        what: format!("actuator {k} ('{}')", a.name),
+        why: format!("{what} are not implemented"),
+    }
+}
+
+// ANCHOR: fwd_actuation
+/// MuJoCo's `mj_fwdActuation` after `mj_transmission` (`out.length`, `out.moment` filled):
+/// - `act_dot`: `integrator` `ctrl`; `filter`/`filterexact` `(ctrl - act) / max(tau, mjMINVAL)`;
+/// - force `p = gain * input + bias` with input `ctrl` (no dynamics) or `act`, `gain` fixed
+///   (`gainprm[0]`) or affine (`gainprm[0] + gainprm[1] l + gainprm[2] ldot`), `bias` none or
+///   affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`), clamped to `forcerange`;
+/// - `qfrc_actuator = moment^T p`.
+///
+/// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
+/// `actrange` when used. Muscles are an
+/// [`Error::Unsupported`]. Kernel: lengths are assumed valid (see [`actuation`]).
+pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out: &mut Actuation) -> Result<()> {
+    out.qfrc.fill(0.0);
+    let mut ia = 0;
+    for (k, a) in model.actuators.iter().enumerate() {
+        let row = out.moment.row(k);
+        let velocity: f64 = (0..model.nv).map(|c| row[c] * qd[c]).sum();
+        out.velocity[k] = velocity;
+        let length = out.length[k];
+        let u = if model.opt.disabled("clampctrl") {
+            ctrl[k]
+        } else {
+            clamped_ctrl(a, ctrl[k])
+        };
+        let input = match a.dyntype {
+            DynType::None => u,
+            DynType::Muscle => return Err(unsupported(k, a, "muscle dynamics")),
+            dyn_type => {
+                let x = act[ia];
+                out.act_dot[ia] = match dyn_type {
+                    DynType::Integrator => u,
+                    _ => (u - x) / a.dynprm[0].max(mjMINVAL),
+                };
+                ia += 1;
+                if a.actlimited {
+                    x.clamp(a.actrange[0], a.actrange[1])
+                } else {
+                    x
+                }
+            }
+        };
+        let gain = match a.gaintype {
+            GainType::Fixed => a.gainprm[0],
+            GainType::Affine => a.gainprm[0] + a.gainprm[1] * length + a.gainprm[2] * velocity,
+            GainType::Muscle => return Err(unsupported(k, a, "muscle gains")),
+        };
+        let bias = match a.biastype {
+            BiasType::None => 0.0,
+            BiasType::Affine => a.biasprm[0] + a.biasprm[1] * length + a.biasprm[2] * velocity,
+            BiasType::Muscle => return Err(unsupported(k, a, "muscle biases")),
+        };
+        let mut force = gain * input + bias;
+        out.clamped[k] = false;
+        if a.forcelimited {
+            // MuJoCo's mjd_actuator_vel drops an actuator whose force sits on a bound
+            out.clamped[k] = force <= a.forcerange[0] || force >= a.forcerange[1];
+            force = force.clamp(a.forcerange[0], a.forcerange[1]);
+        }
+        out.force[k] = force;
+        for c in 0..model.nv {
+            out.qfrc[c] += row[c] * force;
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: fwd_actuation
+
+/// Checks `ctrl` (nu) and `act` (na) against `model`: lengths and finiteness.
+pub fn check_controls(model: &Model, ctrl: &[f64], act: &[f64]) -> Result<()> {
+    check_vector("ctrl", ctrl, model.actuators.len())?;
+    check_vector("act", act, actuator_na(model))
+}
+
+/// [`transmission`] and [`actuation_with`] at `(q, qd, ctrl, act)` after checking them:
+/// every actuator quantity of MuJoCo's `mj_fwdActuation`.
+pub fn actuation(
+    model: &Model,
+    ten: &TendonState,
+    q: &[f64],
+    qd: &[f64],
+    ctrl: &[f64],
+    act: &[f64],
+) -> Result<Actuation> {
+    model.check_state(q, qd)?;
+    check_controls(model, ctrl, act)?;
+    let mut out = Actuation::new(model);
+    transmission(model, q, ten, &mut out.length, &mut out.moment)?;
+    actuation_with(model, qd, ctrl, act, &mut out)?;
+    crate::error::check_output("qfrc_actuator", &out.qfrc)?;
+    Ok(out)
+}
+
+/// `qfrc_actuator` at controls `ctrl` (nu) and activations `act` (na, in actuator order), see
+/// [`actuation`]. `ten` are the tendon lengths and moments at `q`
 /// ([`tendon_kinematics`](super::tendon_kinematics)).
 pub fn actuator_forces(
     model: &Model,
@@ -20,67 +406,5 @@ pub fn actuator_forces(
     ctrl: &[f64],
     act: &[f64],
 ) -> Result<Vec<f64>> {
-    model.check_state(q, qd)?;
-    let nu = model.actuators.len();
-    check_vector("ctrl", ctrl, nu)?;
-    let na = model.actuators.iter().filter(|a| a.dyntype != DynType::None).count();
-    check_vector("act", act, na)?;
-    let mut qfrc = vec![0.0; model.nv];
-    let mut ia = 0;
-    for (k, a) in model.actuators.iter().enumerate() {
-        let g = a.gear[0];
-        let (length, velocity) = match a.trn {
-            Transmission::Joint(j) => (g * q[model.q_adr[j]], g * qd[model.v_adr[j]]),
-            Transmission::Tendon(t) => {
-                let row = ten.moment.row(t);
-                (
-                    g * ten.length[t],
-                    g * (0..model.nv).map(|c| row[c] * qd[c]).sum::<f64>(),
-                )
-            }
-        };
-        let input = if a.dyntype == DynType::None {
-            let c = ctrl[k];
-            if a.ctrllimited {
-                c.clamp(a.ctrlrange[0], a.ctrlrange[1])
-            } else {
-                c
-            }
-        } else {
-            let x = act[ia];
-            ia += 1;
-            if a.actlimited {
-                x.clamp(a.actrange[0], a.actrange[1])
-            } else {
-                x
-            }
-        };
-        let unsupported = || Error::Unsupported {
-            what: format!("actuator {k} ('{}')", a.name),
-            why: "muscle gains and biases are not implemented".into(),
-        };
-        let gain = match a.gaintype {
-            GainType::Fixed => a.gainprm[0],
-            GainType::Affine => a.gainprm[0] + a.gainprm[1] * length + a.gainprm[2] * velocity,
-            GainType::Muscle => return Err(unsupported()),
-        };
-        let bias = match a.biastype {
-            BiasType::None => 0.0,
-            BiasType::Affine => a.biasprm[0] + a.biasprm[1] * length + a.biasprm[2] * velocity,
-            BiasType::Muscle => return Err(unsupported()),
-        };
-        let mut force = gain * input + bias;
-        if a.forcelimited {
-            force = force.clamp(a.forcerange[0], a.forcerange[1]);
-        }
-        match a.trn {
-            Transmission::Joint(j) => qfrc[model.v_adr[j]] += g * force,
-            Transmission::Tendon(t) => {
-                for c in 0..model.nv {
-                    qfrc[c] += g * ten.moment[(t, c)] * force;
-                }
-            }
-        }
-    }
-    Ok(qfrc)
+    Ok(actuation(model, ten, q, qd, ctrl, act)?.qfrc)
 }

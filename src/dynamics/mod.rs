@@ -18,7 +18,10 @@ mod rnea;
 mod tendon;
 
 pub use aba::{aba, aba_with};
-pub use actuation::actuator_forces;
+pub use actuation::{
+    actuation, actuation_with, actuator_forces, actuator_na, check_controls, clamped_ctrl, next_activation,
+    transmission, Actuation,
+};
 pub use crba::{crba, crba_with, fill_upper, hand_c};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, tendon_passive};

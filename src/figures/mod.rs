@@ -13,6 +13,7 @@ pub mod collision;
 pub mod com;
 pub mod constraint;
 pub mod draw;
+pub mod integrators;
 pub mod loops;
 pub mod loops2;
 pub mod perf;
@@ -42,6 +43,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
     out.extend(spook_sparse::run(dir)?);
+    out.extend(integrators::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
 }

@@ -376,7 +376,7 @@ impl<'d> Reader<'d> {
     pub(crate) fn read_actuators(
         &mut self,
         e: &'d Elem,
-        model: &Model,
+        _model: &Model,
         joint_fs: &HashMap<String, usize>,
     ) -> Result<Vec<Actuator>> {
         let doc = self.doc;
@@ -415,6 +415,7 @@ impl<'d> Reader<'d> {
                     name: ae.attr("name").unwrap_or_default().to_string(),
                     trn: Transmission::Joint(0),
                     gear: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                    cranklength: 0.0,
                     dyntype: DynType::None,
                     dynprm: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                     gaintype: GainType::Fixed,
@@ -454,38 +455,79 @@ impl<'d> Reader<'d> {
             }
             let own = Attrs::direct(&doc.files, ae);
             apply_actuator_layer(tag, &own, &mut spec)?;
-            // transmission
-            let trn = match (own.last("joint"), own.last("tendon")) {
-                (Some(src), None) => {
+            // transmission: exactly one of joint, jointinparent, tendon, cranksite (with
+            // slidersite), site (with an optional refsite)
+            let given: Vec<&str> = ["joint", "jointinparent", "tendon", "cranksite", "site", "body"]
+                .into_iter()
+                .filter(|k| own.has(k))
+                .collect();
+            if given.len() > 1 {
+                return Err(own.err(format!(
+                    "an actuator needs exactly one transmission (got {})",
+                    given.join(", ")
+                )));
+            }
+            let site_of = |key: &str| -> Result<usize> {
+                let src = own.last(key).expect("checked by has");
+                self.site_index
+                    .get(src.value.as_str())
+                    .copied()
+                    .ok_or_else(|| own.err_attr(key, src, "unknown site"))
+            };
+            let trn = match given.first().copied() {
+                Some(key @ ("joint" | "jointinparent")) => {
+                    let src = own.last(key).expect("checked by has");
                     let Some(&fb) = joint_fs.get(src.value.as_str()) else {
-                        return Err(own.err_attr("joint", src, "unknown joint"));
+                        return Err(own.err_attr(key, src, "unknown joint"));
                     };
-                    if !matches!(
-                        model.joints[fb].jtype,
-                        JointType::Revolute { .. } | JointType::Prismatic { .. }
-                    ) {
-                        return Err(own.err_attr(
-                            "joint",
-                            src,
-                            "actuators on ball and free joints are not implemented (only hinge and slide)",
-                        ));
+                    if key == "joint" {
+                        Transmission::Joint(fb)
+                    } else {
+                        Transmission::JointInParent(fb)
                     }
-                    Transmission::Joint(fb)
                 }
-                (None, Some(src)) => match self.tendon_index.get(src.value.as_str()) {
-                    Some(&t) => Transmission::Tendon(t),
-                    None => return Err(own.err_attr("tendon", src, "unknown tendon")),
-                },
-                (Some(_), Some(_)) => return Err(own.err("an actuator needs exactly one transmission")),
-                (None, None) => {
-                    for k in ["site", "body", "jointinparent", "cranksite"] {
-                        if own.has(k) {
-                            return Err(own.err_key(k, "this transmission is not implemented (only joint and tendon)"));
-                        }
+                Some("tendon") => {
+                    let src = own.last("tendon").expect("checked by has");
+                    match self.tendon_index.get(src.value.as_str()) {
+                        Some(&t) => Transmission::Tendon(t),
+                        None => return Err(own.err_attr("tendon", src, "unknown tendon")),
                     }
-                    return Err(own.err("an actuator needs a transmission (joint or tendon)"));
+                }
+                Some("cranksite") => {
+                    if !own.has("slidersite") {
+                        return Err(own.err_key("cranksite", "a slider-crank needs a slidersite"));
+                    }
+                    if !(spec.act.cranklength > 0.0) {
+                        return Err(own.err_key("cranksite", "a slider-crank needs a positive cranklength"));
+                    }
+                    Transmission::SliderCrank {
+                        crank: site_of("cranksite")?,
+                        slider: site_of("slidersite")?,
+                    }
+                }
+                Some("site") => Transmission::Site {
+                    site: site_of("site")?,
+                    refsite: if own.has("refsite") {
+                        Some(site_of("refsite")?)
+                    } else {
+                        None
+                    },
+                },
+                Some(_) => {
+                    return Err(own.err_key("body", "the body (adhesion) transmission is not implemented"));
+                }
+                None => {
+                    return Err(
+                        own.err("an actuator needs a transmission (joint, jointinparent, tendon, cranksite or site)")
+                    )
                 }
             };
+            if own.has("refsite") && !matches!(trn, Transmission::Site { .. }) {
+                return Err(own.err_key("refsite", "refsite goes with a site transmission"));
+            }
+            if own.has("slidersite") && !matches!(trn, Transmission::SliderCrank { .. }) {
+                return Err(own.err_key("slidersite", "slidersite goes with cranksite"));
+            }
             spec.act.trn = trn;
             let resolve = |l: Limited, range: [f64; 2], key: &str| -> Result<bool> {
                 let on = match l {
@@ -640,10 +682,14 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
         s.actlimited = l;
     }
     s.act.gear = a.partial::<6>("gear", s.act.gear)?;
-    for key in ["actdim", "cranklength"] {
-        if a.has(key) {
-            return Err(a.err_key(key, "not implemented"));
-        }
+    if a.has("actdim") {
+        return Err(a.err_key("actdim", "not implemented"));
+    }
+    if a.boolean("actearly")? == Some(true) {
+        return Err(a.err_key("actearly", "using the next activation in the force is not implemented"));
+    }
+    if let Some(c) = a.real("cranklength")? {
+        s.act.cranklength = c;
     }
     if a.real("inheritrange")?.is_some_and(|x| x != 0.0) {
         return Err(a.err_key("inheritrange", "inheriting the joint range is not implemented"));

@@ -641,6 +641,8 @@ impl<'d> Reader<'d> {
                 "spring" | "damper" | "actuation" | "passive" => {
                     return Err(a.err_key(name, "disabling passive or actuator forces is not implemented"))
                 }
+                // honoured by the simulator (mujoco::integrator, dynamics::actuation)
+                "eulerdamp" | "clampctrl" => {}
                 _ => self.warn(
                     format!("flag {name}"),
                     e.file,

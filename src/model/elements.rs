@@ -94,13 +94,35 @@ pub struct Tendon {
     pub friction: SolverParams,
 }
 
-/// An actuator's transmission (MuJoCo's `actuator_trntype` and `actuator_trnid`).
+/// An actuator's transmission (MuJoCo's `actuator_trntype` and `actuator_trnid`): what its
+/// length `l(q)` is, and so its moment arm `dl/dq` (see `dynamics::transmission`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Transmission {
-    /// A joint (the Featherstone body carrying it).
+    /// A joint (the Featherstone body carrying it), `mjTRN_JOINT`: hinge and slide use
+    /// `gear[0]`; a ball joint takes a torque `gear[0..3]` in the child frame; a free joint a
+    /// force `gear[0..3]` (world) and a torque `gear[3..6]` (body frame).
     Joint(usize),
-    /// A tendon (index into [`Model::tendons`](super::Model::tendons)).
+    /// A ball or free joint with the torque axis given in the parent frame
+    /// (`mjTRN_JOINTINPARENT`); on hinge and slide joints the same as [`Transmission::Joint`].
+    JointInParent(usize),
+    /// A tendon (index into [`Model::tendons`](super::Model::tendons)), `mjTRN_TENDON`.
     Tendon(usize),
+    /// A slider-crank (`mjTRN_SLIDERCRANK`): a rod of length `cranklength` joins the crank
+    /// site to the slider site; the length is the slider's travel along its site's z axis.
+    SliderCrank {
+        /// The crank pin (index into [`Model::sites`](super::Model::sites)).
+        crank: usize,
+        /// The slider (its z axis is the slider's direction).
+        slider: usize,
+    },
+    /// A site (`mjTRN_SITE`): a wrench `gear` (force, torque) in the site's frame; with a
+    /// reference site, the length is the site's pose relative to it projected on `gear`.
+    Site {
+        /// The site the wrench acts at.
+        site: usize,
+        /// The optional reference site.
+        refsite: Option<usize>,
+    },
 }
 
 /// Activation dynamics (MuJoCo's `mjtDyn`).
@@ -148,8 +170,11 @@ pub struct Actuator {
     pub name: String,
     /// The joint or tendon it drives.
     pub trn: Transmission,
-    /// Gear (only `gear[0]` acts on a joint or tendon).
+    /// Gear (only `gear[0]` acts on a hinge, slide or tendon; ball, free and site
+    /// transmissions use more, see [`Transmission`]).
     pub gear: [f64; 6],
+    /// Length of the connecting rod of a slider-crank (`actuator_cranklength`).
+    pub cranklength: f64,
     /// Activation dynamics and its parameters.
     pub dyntype: DynType,
     /// `dynprm`.

@@ -145,6 +145,14 @@ pub struct Options {
     pub flags: Vec<(String, bool)>,
 }
 
+impl Options {
+    /// Whether MuJoCo's `<flag NAME="disable">` is set (a disable flag, such as `contact`,
+    /// `constraint`, `eulerdamp` or `clampctrl`).
+    pub fn disabled(&self, name: &str) -> bool {
+        self.flags.iter().any(|(n, on)| n == name && !on)
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -639,8 +647,14 @@ impl Model {
         }
         for (k, a) in self.actuators.iter().enumerate() {
             let trn_ok = match a.trn {
-                Transmission::Joint(j) => scalar_joint(j),
+                Transmission::Joint(j) | Transmission::JointInParent(j) => (1..=self.nb).contains(&j),
                 Transmission::Tendon(t) => t < self.tendons.len(),
+                Transmission::SliderCrank { crank, slider } => {
+                    crank < self.sites.len() && slider < self.sites.len() && a.cranklength > 0.0
+                }
+                Transmission::Site { site, refsite } => {
+                    site < self.sites.len() && refsite.is_none_or(|r| r < self.sites.len())
+                }
             };
             let finite = a
                 .gear
@@ -654,7 +668,7 @@ impl Model {
                     "actuator",
                     k,
                     &a.name,
-                    "its transmission must be a hinge, slide or tendon of the model and its parameters finite".into(),
+                    "its transmission must name a joint, tendon or site of the model (a slider-crank a positive cranklength) and its parameters be finite".into(),
                 ));
             }
         }

@@ -1,33 +1,46 @@
 //! MuJoCo's time stepping for models without constraints: `mj_step` = `mj_forward` (here the
-//! smooth acceleration) followed by `mj_Euler` or `mj_RungeKutta`, with the state checks of
-//! `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
+//! smooth dynamics, [`forward_pass`]) followed by one of MuJoCo's four integrators, with the
+//! state checks of `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
 //!
 //! | MuJoCo | here |
 //! |---|---|
-//! | `mjData.{time, qpos, qvel, qfrc_applied}` | [`State`] |
-//! | `mj_Euler` with implicit joint damping | [`Simulator::step`] with [`Integrator::Euler`]: [`DampedAcceleration`] solves `(M + h D) qacc = f` |
-//! | `mj_RungeKutta` (RK4 tableau, `dexp^-1` on ball and free joints) | [`Simulator::step`] with [`Integrator::Rk4`], [`crate::integrate::rk4_step`] |
+//! | `mjData.{time, qpos, qvel, act, ctrl, qfrc_applied}` | [`State`] |
+//! | `mj_forward` (smooth part: passive, actuation, bias, `qacc`) | [`forward_pass`] into [`Forward`] |
+//! | `mj_Euler` (implicit joint damping unless `<flag eulerdamp="disable">`) | [`Integrator::Euler`]: `(M + h diag(damping)) a = f` |
+//! | `mj_implicit` with `integrator="implicit"` | [`Integrator::Implicit`]: `(M - h D) a = f`, `D` with the RNE derivative, reverse LU ([`super::implicit`]) |
+//! | `mj_implicit` with `integrator="implicitfast"` | [`Integrator::ImplicitFast`]: `D` symmetrized without RNE, `L^T D L` |
+//! | `mj_RungeKutta` (RK4 tableau, `dexp^-1` on ball and free joints, `act` integrated too) | [`Integrator::Rk4`], [`crate::integrate::rk4_step_aux`] |
+//! | `mj_advance` (`act` by `mj_nextActivation`, then `qvel`, `qpos`, `time`) | [`Simulator::step`] |
 //! | `mj_checkPos`, `mj_checkVel`, `mj_checkAcc` | [`check_finite`]: an error naming step, time and entry (MuJoCo resets the state and warns; the strict error is the only policy so far) |
 //!
-//! A student writes a controller against [`Simulator`]: set `sim.state.qfrc_applied` (the
-//! generalized control forces) and call [`Simulator::step`]. Models with constraints (contacts,
-//! equality constraints, friction loss, reached joint limits) are refused until the constraint
-//! model is built: see [`check_unconstrained`].
+//! A student writes a controller against [`Simulator`]: set `sim.state.ctrl` (the actuator
+//! controls) or `sim.state.qfrc_applied` (generalized forces) and call [`Simulator::step`].
+//! Models with constraints (contacts, equality constraints, friction loss, reached joint
+//! limits) are refused until the constraint model is built: see [`check_unconstrained`].
 
 use super::collision::candidate_pairs;
+use super::implicit::{
+    check_implicit_supported, lu_reverse_in_place, lu_reverse_solve, pattern, qderiv, rne_vel, solve_small,
+    standalone_free_joints,
+};
 use super::limits::first_violated_limit;
 use crate::dynamics::{
-    aba_with, crba_with, kinetic_energy, passive_forces_with, potential_energy, rnea_with, Workspace,
+    aba_with, actuation_with, actuator_na, check_controls, crba_with, fill_upper, kinetic_energy, next_activation,
+    passive_forces_with, potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState,
+    Workspace,
 };
 use crate::error::{check_vector, Error, Result};
-use crate::integrate::{check_timestep, euler_step, rk4_step, Acceleration, Recorder, StepScratch};
-use crate::model::{Equality, Integrator, Model, MJ_MAXVAL};
-use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
+use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
+use crate::model::{DynType, Equality, Integrator, Model, MJ_MAXVAL};
+use crate::sparse::{
+    cholesky_dense_in_place, cholesky_solve_dense_with, factor_i_in_place, solve_ld, NoCount, PivotPolicy,
+};
 use nalgebra::DMatrix;
 
-/// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities
-/// and applied generalized forces, in MuJoCo's conventions (quaternions w, x, y, z; free-joint
-/// qvel = [world linear velocity of the body origin, body-frame angular velocity]).
+/// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities,
+/// actuator activations and controls, and applied generalized forces, in MuJoCo's conventions
+/// (quaternions w, x, y, z; free-joint qvel = [world linear velocity of the body origin,
+/// body-frame angular velocity]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     /// Simulation time (s).
@@ -36,28 +49,58 @@ pub struct State {
     pub qpos: Vec<f64>,
     /// Generalized velocities (nv).
     pub qvel: Vec<f64>,
+    /// Actuator activations (`act`, na: one per actuator with dynamics, in actuator order).
+    pub act: Vec<f64>,
+    /// Actuator controls (`ctrl`, nu).
+    pub ctrl: Vec<f64>,
     /// Applied generalized forces, MuJoCo's `qfrc_applied` (nv): the controls of a student's
     /// controller.
     pub qfrc_applied: Vec<f64>,
 }
 
 impl State {
-    /// The model's reference state: time 0, `qpos0`, zero velocity, no applied force.
+    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control and
+    /// applied force.
     pub fn reference(model: &Model) -> Self {
         State {
             time: 0.0,
             qpos: model.qpos0.as_slice().to_vec(),
             qvel: vec![0.0; model.nv],
+            act: vec![0.0; actuator_na(model)],
+            ctrl: vec![0.0; model.actuators.len()],
             qfrc_applied: vec![0.0; model.nv],
         }
+    }
+
+    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`), or
+    /// [`Error::Unknown`].
+    pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
+        let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
+            return Err(Error::Unknown {
+                kind: "keyframe".into(),
+                name: name.into(),
+            });
+        };
+        let state = State {
+            time: kf.time,
+            qpos: kf.qpos.clone(),
+            qvel: kf.qvel.clone(),
+            act: kf.act.clone(),
+            ctrl: kf.ctrl.clone(),
+            qfrc_applied: vec![0.0; model.nv],
+        };
+        state.check(model)?;
+        Ok(state)
     }
 
     /// Checks lengths, finiteness, magnitudes and quaternions against `model`.
     pub fn check(&self, model: &Model) -> Result<()> {
         model.check_state(&self.qpos, &self.qvel)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
+        check_controls(model, &self.ctrl, &self.act)?;
         check_finite(None, self.time, "qpos", &self.qpos)?;
         check_finite(None, self.time, "qvel", &self.qvel)?;
+        check_finite(None, self.time, "act", &self.act)?;
         check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)
     }
 }
@@ -83,7 +126,10 @@ pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &
 /// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`). Joint limits are
 /// checked while stepping instead (they matter only once reached).
 pub fn check_unconstrained(model: &Model) -> Result<()> {
-    if let Some(eq) = model.equality.first() {
+    if model.opt.disabled("constraint") {
+        return Ok(());
+    }
+    if let Some(eq) = model.equality.first().filter(|_| !model.opt.disabled("equality")) {
         let name = match eq {
             Equality::Connect { name, .. }
             | Equality::Weld { name, .. }
@@ -95,7 +141,10 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
             why: "constraints are not simulated yet".into(),
         });
     }
-    if let Some(&(a, b)) = candidate_pairs(model).first() {
+    if let Some(&(a, b)) = candidate_pairs(model)
+        .first()
+        .filter(|_| !model.opt.disabled("contact"))
+    {
         let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
         return Err(Error::Unsupported {
             what: format!(
@@ -107,7 +156,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
     }
     for i in 1..=model.nb {
         let j = &model.joints[i];
-        if j.frictionloss > 0.0 {
+        if j.frictionloss > 0.0 && !model.opt.disabled("frictionloss") {
             return Err(Error::Unsupported {
                 what: format!("joint '{}' with frictionloss {}", j.name, j.frictionloss),
                 why: "dry friction is a constraint and is not simulated yet".into(),
@@ -117,69 +166,137 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
     Ok(())
 }
 
-// ANCHOR: damped
-/// The acceleration of MuJoCo's Euler step with implicit joint damping (`mj_Euler`): the damping
-/// force `-D v` is taken at the end of the step, `v+ = v + h qacc` with
-/// `M qacc = f - D (v + h qacc)`, i.e. `(M + h D) qacc = qfrc_smooth = qfrc_passive +
-/// qfrc_applied - qfrc_bias`, where `qfrc_passive` still holds `-D v`. Without damping (or with
-/// `h = 0`) it is the smooth acceleration of ABA.
-pub struct DampedAcceleration<'a> {
-    /// The model.
-    pub model: &'a Model,
-    /// Recursive-algorithm scratch.
-    pub ws: &'a mut Workspace,
-    /// Applied generalized forces.
-    pub qfrc_applied: &'a [f64],
-    /// `h`, the step the damping is implicit over (0 for the plain smooth acceleration).
-    pub h: f64,
-    /// `M + h D`, then its Cholesky factor (nv x nv).
-    pub m: &'a mut DMatrix<f64>,
-    /// `qfrc_smooth` (nv).
-    pub f: &'a mut Vec<f64>,
-    /// Bias forces (nv).
-    pub bias: &'a mut Vec<f64>,
-    /// Zeros (nv), the acceleration at which RNEA gives the bias forces.
-    pub zeros: &'a [f64],
+/// The first joint outside its range, unless `<flag constraint="disable">` or
+/// `<flag limit="disable">` makes limits irrelevant.
+fn violated_limit(model: &Model, q: &[f64]) -> Option<impl std::fmt::Display> {
+    if model.opt.disabled("constraint") || model.opt.disabled("limit") {
+        return None;
+    }
+    first_violated_limit(model, q)
 }
 
-impl Acceleration for DampedAcceleration<'_> {
-    fn qacc(&mut self, qpos: &[f64], qvel: &[f64], qacc: &mut [f64]) -> Result<()> {
-        let model = self.model;
-        passive_forces_with(model, qpos, qvel, self.f)?;
-        for (f, a) in self.f.iter_mut().zip(self.qfrc_applied) {
-            *f += a;
+// ANCHOR: forward
+/// What one forward pass computes and the integrators read (the smooth part of `mjData` after
+/// `mj_forward`).
+#[derive(Clone, Debug)]
+pub struct Forward {
+    /// `qfrc_passive` (nv).
+    pub qfrc_passive: Vec<f64>,
+    /// `qfrc_bias = c(q, v)` (nv).
+    pub qfrc_bias: Vec<f64>,
+    /// `qfrc_smooth = qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias` (nv).
+    pub qfrc_smooth: Vec<f64>,
+    /// `qfrc_constraint` (nv): zero until the constraint stage is wired in.
+    pub qfrc_constraint: Vec<f64>,
+    /// `qacc = M^-1 (qfrc_smooth + qfrc_constraint)` (nv).
+    pub qacc: Vec<f64>,
+    /// The actuators: lengths, moments, forces, `act_dot`, `qfrc_actuator`.
+    pub actuation: Actuation,
+    /// Tendon lengths and `ten_J` (None when the model has no tendons).
+    pub ten: Option<TendonState>,
+    /// Recursive-algorithm scratch.
+    pub ws: Workspace,
+    /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
+    tau: Vec<f64>,
+    /// Zeros (nv), the acceleration at which RNEA gives the bias forces.
+    zeros: Vec<f64>,
+}
+
+impl Forward {
+    /// Storage for `model`.
+    pub fn new(model: &Model) -> Self {
+        let z = || vec![0.0; model.nv];
+        Forward {
+            qfrc_passive: z(),
+            qfrc_bias: z(),
+            qfrc_smooth: z(),
+            qfrc_constraint: z(),
+            qacc: z(),
+            actuation: Actuation::new(model),
+            ten: None,
+            ws: Workspace::new(model),
+            tau: z(),
+            zeros: z(),
         }
-        let damped = self.h > 0.0 && (1..=model.nb).any(|i| model.joints[i].damping > 0.0);
-        if !damped {
-            // qacc_smooth by ABA with tau = qfrc_passive + qfrc_applied
-            return aba_with(model, self.ws, qpos, qvel, self.f, None, qacc);
-        }
-        rnea_with(model, self.ws, qpos, qvel, self.zeros, None, self.bias);
-        // crba_with writes only the tree's pattern of the lower triangle: clear the fill-in the
-        // last step's Cholesky factor left elsewhere
-        self.m.fill(0.0);
-        crba_with(model, self.ws, qpos, self.m);
-        for i in 1..=model.nb {
-            for dof in model.dofs(i) {
-                self.m[(dof, dof)] += self.h * model.joints[i].damping;
-            }
-        }
-        for k in 0..model.nv {
-            qacc[k] = self.f[k] - self.bias[k];
-        }
-        cholesky_dense_in_place(self.m, "M + h diag(damping) of the implicit-damping Euler step")?;
-        cholesky_solve_dense_with(self.m, qacc);
+    }
+}
+
+/// The forward pass every integrator calls, once per step (Euler, implicit, implicitfast) or
+/// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
+/// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
+/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). The one place
+/// where a constraint stage will replace `qacc` by the constrained acceleration.
+///
+/// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
+#[allow(clippy::too_many_arguments)]
+pub fn forward_pass(
+    model: &Model,
+    q: &[f64],
+    v: &[f64],
+    act: &[f64],
+    ctrl: &[f64],
+    qfrc_applied: &[f64],
+    out: &mut Forward,
+) -> Result<()> {
+    // position stage: tendons and transmissions
+    if !model.tendons.is_empty() {
+        out.ten = Some(tendon_kinematics(model, q)?);
+    }
+    if !model.actuators.is_empty() {
+        let ten = match &out.ten {
+            Some(t) => t,
+            None => &TendonState {
+                length: vec![],
+                moment: DMatrix::zeros(0, model.nv),
+            },
+        };
+        transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
+    }
+    // velocity stage: passive and bias forces
+    passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
+    rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias);
+    // acceleration stage: actuation, qfrc_smooth, qacc
+    actuation_with(model, v, ctrl, act, &mut out.actuation)?;
+    for k in 0..model.nv {
+        out.tau[k] = out.qfrc_passive[k] + out.actuation.qfrc[k] + qfrc_applied[k];
+        out.qfrc_smooth[k] = out.tau[k] - out.qfrc_bias[k];
+        out.qfrc_constraint[k] = 0.0;
+    }
+    aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)
+}
+// ANCHOR_END: forward
+
+/// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state.
+struct Stage<'a> {
+    model: &'a Model,
+    ctrl: &'a [f64],
+    qfrc_applied: &'a [f64],
+    fwd: &'a mut Forward,
+}
+
+impl StageDynamics for Stage<'_> {
+    fn eval(&mut self, q: &[f64], v: &[f64], act: &[f64], qacc: &mut [f64], act_dot: &mut [f64]) -> Result<()> {
+        forward_pass(self.model, q, v, act, self.ctrl, self.qfrc_applied, self.fwd)?;
+        qacc.copy_from_slice(&self.fwd.qacc);
+        act_dot.copy_from_slice(&self.fwd.actuation.act_dot);
         Ok(())
     }
 }
-// ANCHOR_END: damped
+
+/// Whether `mj_Euler` integrates the joint damping implicitly: some dof is damped and
+/// `<flag eulerdamp="disable">` is not set.
+pub fn euler_damps_implicitly(model: &Model) -> bool {
+    !model.opt.disabled("eulerdamp") && (1..=model.nb).any(|i| model.joints[i].damping > 0.0)
+}
 
 /// MuJoCo's `mj_step` for a model without constraints, one call per step, allocation-free
-/// after [`Simulator::new`].
+/// after [`Simulator::new`] for models without tendons, site or slider-crank transmissions
+/// (those compute Jacobians with allocating helpers).
 pub struct Simulator<'m> {
     /// The model.
     pub model: &'m Model,
-    /// The state, advanced by [`Simulator::step`]; set `state.qfrc_applied` to control it.
+    /// The state, advanced by [`Simulator::step`]; set `state.ctrl` or `state.qfrc_applied` to
+    /// control it.
     pub state: State,
     /// The scheme.
     pub integrator: Integrator,
@@ -187,81 +304,265 @@ pub struct Simulator<'m> {
     pub steps: usize,
     /// The acceleration of the last step's first stage (`qacc`, nv).
     pub qacc: Vec<f64>,
-    ws: Workspace,
+    /// The forward pass of the last step's first stage (its forces and actuator quantities).
+    pub fwd: Forward,
     scratch: StepScratch,
+    /// `M`, `M + h diag(damping)` or `M - h D`, then its factor (nv x nv).
     m: DMatrix<f64>,
+    /// `qDeriv` (nv x nv).
+    d: DMatrix<f64>,
+    /// MuJoCo's pattern of `qDeriv`.
+    pat: Vec<bool>,
+    /// `M - h sym(D)` in the legacy sparse layout, then its `L^T D L` factor (implicitfast).
+    qh: Vec<f64>,
+    qh_diag_inv: Vec<f64>,
+    /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
+    free_bodies: Vec<usize>,
+    /// Scratch (nv each): the force solved for, and the RNE derivative's evaluations.
     f: Vec<f64>,
-    bias: Vec<f64>,
-    zeros: Vec<f64>,
+    vp: Vec<f64>,
+    plus: Vec<f64>,
+    minus: Vec<f64>,
+    /// `act_dot` used to advance `act` (na).
+    act_rate: Vec<f64>,
 }
 
 impl<'m> Simulator<'m> {
     /// A simulator at `state`, after checking that the model needs no constraint solver
-    /// ([`check_unconstrained`]), that the time step is positive and finite, the integrator is
-    /// implemented (Euler, RK4) and the state valid.
+    /// ([`check_unconstrained`]), that the time step is positive and finite, the state valid,
+    /// and (implicit, implicitfast) that the model has no fluid forces.
     pub fn new(model: &'m Model, state: State, integrator: Integrator) -> Result<Self> {
         check_unconstrained(model)?;
         check_timestep(model.opt.timestep)?;
-        if !matches!(integrator, Integrator::Euler | Integrator::Rk4) {
-            return Err(Error::Unsupported {
-                what: format!("integrator '{integrator}'"),
-                why: "not implemented yet (use Euler or RK4)".into(),
-            });
+        if matches!(integrator, Integrator::Implicit | Integrator::ImplicitFast) {
+            check_implicit_supported(model)?;
         }
         state.check(model)?;
-        if let Some(v) = first_violated_limit(model, &state.qpos) {
+        if let Some(v) = violated_limit(model, &state.qpos) {
             return Err(Error::Unsupported {
                 what: format!("at t = {}: {v}", state.time),
                 why: "joint limits are not simulated yet".into(),
             });
         }
+        let nv = model.nv;
         Ok(Simulator {
             model,
             state,
             integrator,
             steps: 0,
-            qacc: vec![0.0; model.nv],
-            ws: Workspace::new(model),
+            qacc: vec![0.0; nv],
+            fwd: Forward::new(model),
             scratch: StepScratch::new(model),
-            m: DMatrix::zeros(model.nv, model.nv),
-            f: vec![0.0; model.nv],
-            bias: vec![0.0; model.nv],
-            zeros: vec![0.0; model.nv],
+            m: DMatrix::zeros(nv, nv),
+            d: DMatrix::zeros(nv, nv),
+            pat: pattern(model),
+            qh: vec![0.0; model.mj_layout().nm],
+            qh_diag_inv: vec![0.0; nv],
+            free_bodies: standalone_free_joints(model),
+            f: vec![0.0; nv],
+            vp: vec![0.0; nv],
+            plus: vec![0.0; nv],
+            minus: vec![0.0; nv],
+            act_rate: vec![0.0; actuator_na(model)],
         })
     }
 
-    /// One step of size `model.opt.timestep`. Fails with [`Error::Diverged`] (naming the step,
-    /// time and first bad entry of `qpos`, `qvel` or `qacc`) when the state stops being finite or
-    /// exceeds `mjMAXVAL`, and with [`Error::Unsupported`] when a limited joint leaves its range.
-    /// On failure the state is left as it was before the step.
+    /// `M` at `q` into `self.m`, both triangles (CRBA writes only the tree's pattern: the rest
+    /// is cleared first, so no stale factor survives).
+    fn mass_matrix(&mut self, q: &[f64]) {
+        self.m.fill(0.0);
+        crba_with(self.model, &mut self.fwd.ws, q, &mut self.m);
+        fill_upper(self.model, &mut self.m);
+    }
+
+    // ANCHOR: integrators
+    /// The acceleration `a_used` each integrator advances the velocity with, from the forward
+    /// pass at the step's start (already in `self.fwd`), into `self.f`:
+    /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`;
+    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv`] and [`rne_vel`], reverse LU;
+    /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L`, with the
+    ///   standalone free bodies solved apart including their gyroscopic derivative.
+    fn implicit_acceleration(&mut self, q: &[f64], v: &[f64]) -> Result<()> {
+        let model = self.model;
+        let h = model.opt.timestep;
+        let nv = model.nv;
+        for k in 0..nv {
+            self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
+        }
+        match self.integrator {
+            Integrator::Euler => {
+                self.mass_matrix(q);
+                for i in 1..=model.nb {
+                    for dof in model.dofs(i) {
+                        self.m[(dof, dof)] += h * model.joints[i].damping;
+                    }
+                }
+                cholesky_dense_in_place(&mut self.m, "M + h diag(damping) of the implicit-damping Euler step")?;
+                cholesky_solve_dense_with(&self.m, &mut self.f);
+            }
+            Integrator::Implicit => {
+                self.mass_matrix(q);
+                qderiv(
+                    model,
+                    &self.fwd.actuation,
+                    self.fwd.ten.as_ref().map(|t| &t.moment),
+                    &self.state.ctrl,
+                    &self.state.act,
+                    &self.pat,
+                    &mut self.d,
+                );
+                rne_vel(
+                    model,
+                    &mut self.fwd.ws,
+                    q,
+                    v,
+                    &self.fwd.zeros,
+                    &mut self.vp,
+                    &mut self.plus,
+                    &mut self.minus,
+                    &self.pat,
+                    &mut self.d,
+                );
+                for k in 0..nv * nv {
+                    self.m.as_mut_slice()[k] -= h * self.d.as_slice()[k];
+                }
+                lu_reverse_in_place(&mut self.m, "M - h qDeriv of the implicit step")?;
+                lu_reverse_solve(&self.m, &mut self.f);
+            }
+            Integrator::ImplicitFast => {
+                self.mass_matrix(q);
+                qderiv(
+                    model,
+                    &self.fwd.actuation,
+                    self.fwd.ten.as_ref().map(|t| &t.moment),
+                    &self.state.ctrl,
+                    &self.state.act,
+                    &self.pat,
+                    &mut self.d,
+                );
+                let layout = model.mj_layout();
+                for i in 0..nv {
+                    for s in layout.dof_madr[i]..layout.dof_madr[i] + layout.dof_depth[i] + 1 {
+                        let j = layout.col[s];
+                        // the symmetrized derivative, (D + D^T) / 2
+                        self.qh[s] = self.m[(i, j)] - h * 0.5 * (self.d[(i, j)] + self.d[(j, i)]);
+                    }
+                }
+                factor_i_in_place(
+                    layout,
+                    &mut self.qh,
+                    &mut self.qh_diag_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut NoCount,
+                )?;
+                let rhs_free: Vec<[f64; 6]> = self
+                    .free_bodies
+                    .iter()
+                    .map(|&a| std::array::from_fn(|r| self.f[a + r]))
+                    .collect();
+                solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
+                if !self.free_bodies.is_empty() {
+                    // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
+                    let mut dfull = self.d.clone();
+                    rne_vel(
+                        model,
+                        &mut self.fwd.ws,
+                        q,
+                        v,
+                        &self.fwd.zeros,
+                        &mut self.vp,
+                        &mut self.plus,
+                        &mut self.minus,
+                        &self.pat,
+                        &mut dfull,
+                    );
+                    for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
+                        let mut a = [[0.0; 6]; 6];
+                        for (r, row) in a.iter_mut().enumerate() {
+                            for (c, x) in row.iter_mut().enumerate() {
+                                *x = self.m[(adr + r, adr + c)] - h * dfull[(adr + r, adr + c)];
+                            }
+                        }
+                        let mut x = rhs;
+                        solve_small(&mut a, &mut x)?;
+                        self.f[adr..adr + 6].copy_from_slice(&x);
+                    }
+                }
+            }
+            Integrator::Rk4 => unreachable!("RK4 has no implicit acceleration"),
+        }
+        Ok(())
+    }
+    // ANCHOR_END: integrators
+
+    /// One step of size `model.opt.timestep` with the simulator's integrator. Fails with
+    /// [`Error::Diverged`] (naming the step, time and first bad entry of `qpos`, `qvel`, `act`
+    /// or `qacc`) when the state stops being finite or exceeds `mjMAXVAL`, and with
+    /// [`Error::Unsupported`] when a limited joint leaves its range. On failure the state is
+    /// left as it was before the step.
     pub fn step(&mut self) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
         let (mut q, mut v) = (self.state.qpos.clone(), self.state.qvel.clone());
-        let mut f = DampedAcceleration {
-            model,
-            ws: &mut self.ws,
-            qfrc_applied: &self.state.qfrc_applied,
-            h: if self.integrator == Integrator::Euler { h } else { 0.0 },
-            m: &mut self.m,
-            f: &mut self.f,
-            bias: &mut self.bias,
-            zeros: &self.zeros,
-        };
-        match self.integrator {
-            Integrator::Rk4 => {
-                rk4_step(model, &mut self.scratch, &mut f, &mut q, &mut v, h)?;
-                f.h = 0.0;
-                f.qacc(&self.state.qpos, &self.state.qvel, &mut self.qacc)?;
+        // ANCHOR: step
+        if self.integrator == Integrator::Rk4 {
+            let mut stage = Stage {
+                model,
+                ctrl: &self.state.ctrl,
+                qfrc_applied: &self.state.qfrc_applied,
+                fwd: &mut self.fwd,
+            };
+            rk4_step_aux(
+                model,
+                &mut self.scratch,
+                &mut stage,
+                &mut q,
+                &mut v,
+                &self.state.act,
+                &mut self.act_rate,
+                h,
+            )?;
+            // the first stage's forward pass, for qacc and the recorded forces
+            let s = &self.state;
+            forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, &mut self.fwd)?;
+            self.qacc.copy_from_slice(&self.fwd.qacc);
+        } else {
+            let s = &self.state;
+            forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, &mut self.fwd)?;
+            self.qacc.copy_from_slice(&self.fwd.qacc);
+            self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
+            if self.integrator == Integrator::Euler && !euler_damps_implicitly(model) {
+                self.f.copy_from_slice(&self.fwd.qacc);
+            } else {
+                let (q0, v0) = (self.state.qpos.clone(), self.state.qvel.clone());
+                self.implicit_acceleration(&q0, &v0)?;
             }
-            _ => euler_step(model, &mut f, &mut q, &mut v, &mut self.qacc, h)?,
+            // mj_advance: v += h a, q = q (+) h v (the new velocity)
+            for k in 0..model.nv {
+                v[k] += h * self.f[k];
+            }
+            model.integrate_with(&mut q, &v, h);
+            model.normalize_quaternions_with(&mut q);
         }
+        // mj_advance: act by mj_nextActivation (exact for filterexact)
+        let mut act = self.state.act.clone();
+        for (ia, a) in model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != DynType::None)
+            .enumerate()
+        {
+            act[ia] = next_activation(a, act[ia], self.act_rate[ia], h);
+        }
+        // ANCHOR_END: step
         let step = Some(self.steps + 1);
         let t = self.state.time + h;
         check_finite(step, self.state.time, "qacc", &self.qacc)?;
         check_finite(step, t, "qpos", &q)?;
         check_finite(step, t, "qvel", &v)?;
-        if let Some(lim) = first_violated_limit(model, &q) {
+        check_finite(step, t, "act", &act)?;
+        if let Some(lim) = violated_limit(model, &q) {
             return Err(Error::Unsupported {
                 what: format!("at step {}, t = {t}: {lim}", self.steps + 1),
                 why: "joint limits are not simulated yet".into(),
@@ -269,8 +570,26 @@ impl<'m> Simulator<'m> {
         }
         self.state.qpos = q;
         self.state.qvel = v;
+        self.state.act = act;
         self.state.time = t;
         self.steps += 1;
+        Ok(())
+    }
+
+    /// MuJoCo's `mj_forward` at the current state without stepping: fills [`Simulator::fwd`]
+    /// (forces, actuator quantities) and [`Simulator::qacc`].
+    pub fn forward(&mut self) -> Result<()> {
+        let s = &self.state;
+        forward_pass(
+            self.model,
+            &s.qpos,
+            &s.qvel,
+            &s.act,
+            &s.ctrl,
+            &s.qfrc_applied,
+            &mut self.fwd,
+        )?;
+        self.qacc.copy_from_slice(&self.fwd.qacc);
         Ok(())
     }
 

@@ -5,6 +5,8 @@
 pub mod collision;
 pub mod com;
 pub mod constraint;
+pub mod derivatives;
+pub mod implicit;
 pub mod integrator;
 pub mod limits;
 pub mod solver;

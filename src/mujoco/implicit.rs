@@ -1,0 +1,308 @@
+//! The velocity derivative `D = d(qfrc_passive + qfrc_actuator - qfrc_bias) / d qvel` of
+//! MuJoCo's implicit integrators (`mjd_smooth_vel`) and the factorizations of `M - h D`
+//! (`mj_implicit`, `mj_Euler` with implicit damping).
+//!
+//! | MuJoCo | here |
+//! |---|---|
+//! | `mjd_passive_vel` (dof and tendon damping) | [`qderiv`] |
+//! | `mjd_actuator_vel` (gain and bias velocity terms) | [`qderiv`] |
+//! | `mjd_rne_vel` (`-d qfrc_bias / d qvel`) | [`rne_vel`] |
+//! | `mju_factorLUSparse`, `mju_solveLUSparse` (reverse order, no fill-in) | [`lu_reverse_in_place`], [`lu_reverse_solve`] |
+//! | `mj_factorI`/`mj_solveLD` on `M - h sym(D)` (implicitfast) | [`crate::sparse::factor_i_in_place`], [`crate::sparse::solve_ld`] |
+//! | `mjd_freeMhat` (implicitfast: standalone free bodies keep their gyroscopic term) | [`standalone_free_joints`] |
+//!
+//! `D` is stored dense but only on MuJoCo's pattern: entry `(i, j)` exists when dof `j` is an
+//! ancestor or a descendant of dof `i` (`D_rownnz`, `D_colind`); terms that couple two
+//! branches (a tendon across them) are dropped, as MuJoCo drops them. On this pattern the
+//! reverse-order elimination creates no fill-in. Book chapter: "Integrators and the simulation
+//! loop".
+
+use crate::dynamics::{rnea_with, Actuation, Workspace};
+use crate::error::{Error, Result};
+use crate::model::{BiasType, DynType, GainType, JointType, Model};
+use crate::sparse::is_ancestor_or_self;
+use nalgebra::DMatrix;
+
+/// Whether `(i, j)` is on MuJoCo's pattern of `qDeriv`: one dof is an ancestor of the other.
+pub fn on_pattern(model: &Model, i: usize, j: usize) -> bool {
+    let p = &model.dof_parent;
+    is_ancestor_or_self(p, i, j) || is_ancestor_or_self(p, j, i)
+}
+
+/// [`on_pattern`] for every entry, row-major (nv x nv), computed once per model.
+pub fn pattern(model: &Model) -> Vec<bool> {
+    let n = model.nv;
+    (0..n * n).map(|k| on_pattern(model, k / n, k % n)).collect()
+}
+
+// ANCHOR: rne_vel
+/// `-d qfrc_bias / d qvel` added into `d` (MuJoCo's `mjd_rne_vel`, the term only `implicit`
+/// keeps). The bias `c(q, v) = RNEA(q, v, 0)` is a quadratic form in `v` plus gravity:
+/// `c(v) = g + Q(v, v)` with `Q` symmetric bilinear (every velocity product in the recursion,
+/// `v x I v`, `v x v_J`, `c_J`, is a product of two velocities). So its derivative along `e_j`,
+/// `2 Q(v, e_j)`, is exactly `(c(v + s e_j) - c(v - s e_j)) / (2 s)` for every `s > 0` (the
+/// polarization identity): two RNEA passes per column, `O(nv n)` in all, like MuJoCo's
+/// recursion; `s = max(1, |v|)` keeps the two evaluations of the same size as `c(v)`.
+///
+/// Kernel: lengths are the model's; `plus`, `minus`, `vp` are scratch of length nv; `pat` is
+/// [`pattern`].
+#[allow(clippy::too_many_arguments)]
+pub fn rne_vel(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    v: &[f64],
+    zeros: &[f64],
+    vp: &mut [f64],
+    plus: &mut [f64],
+    minus: &mut [f64],
+    pat: &[bool],
+    d: &mut DMatrix<f64>,
+) {
+    let nv = model.nv;
+    let s = v.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    for j in 0..model.nv {
+        vp.copy_from_slice(v);
+        vp[j] = v[j] + s;
+        rnea_with(model, ws, q, vp, zeros, None, plus);
+        vp[j] = v[j] - s;
+        rnea_with(model, ws, q, vp, zeros, None, minus);
+        for i in 0..nv {
+            if pat[i * nv + j] {
+                d[(i, j)] -= (plus[i] - minus[i]) / (2.0 * s);
+            }
+        }
+    }
+}
+// ANCHOR_END: rne_vel
+
+// ANCHOR: qderiv
+/// MuJoCo's `mjd_smooth_vel` without the bias term, written into `d` (nv x nv, cleared first):
+/// - dof damping: `-damping` on the diagonal;
+/// - tendon damping: `-b J^T J` with `J` the tendon's row of `ten_J`;
+/// - actuators (unless the force sits on a `forcerange` bound): `J^T (dbias/dldot +
+///   dgain/dldot * input) J` with `J` the moment row, `dbias/dldot = biasprm[2]` (affine bias),
+///   `dgain/dldot = gainprm[2]` (affine gain), `input` the (clamped) ctrl or the act.
+///
+/// Entries off MuJoCo's pattern (`pat`, from [`pattern`]) are left out. The fluid forces' derivative
+/// (`mjd_inertiaBoxFluid`) is not included: models with `density` or `viscosity` are refused
+/// by the implicit integrators. `ten_j` is the tendons' `ten_J` (ntendon x nv).
+pub fn qderiv(
+    model: &Model,
+    act_out: &Actuation,
+    ten_j: Option<&DMatrix<f64>>,
+    ctrl: &[f64],
+    act: &[f64],
+    pat: &[bool],
+    d: &mut DMatrix<f64>,
+) {
+    d.fill(0.0);
+    let nv = model.nv;
+    let add_jtbj = |d: &mut DMatrix<f64>, row: &dyn Fn(usize) -> f64, b: f64| {
+        for i in 0..nv {
+            let ri = row(i);
+            if ri == 0.0 {
+                continue;
+            }
+            for j in 0..nv {
+                if pat[i * nv + j] {
+                    d[(i, j)] += ri * b * row(j);
+                }
+            }
+        }
+    };
+    for i in 1..=model.nb {
+        for dof in model.dofs(i) {
+            d[(dof, dof)] -= model.joints[i].damping;
+        }
+    }
+    if let Some(tj) = ten_j {
+        for (t, ten) in model.tendons.iter().enumerate() {
+            if ten.damping != 0.0 {
+                add_jtbj(d, &|c| tj[(t, c)], -ten.damping);
+            }
+        }
+    }
+    let mut ia = 0;
+    for (k, a) in model.actuators.iter().enumerate() {
+        let input = if a.dyntype == DynType::None {
+            if model.opt.disabled("clampctrl") {
+                ctrl[k]
+            } else {
+                crate::dynamics::clamped_ctrl(a, ctrl[k])
+            }
+        } else {
+            ia += 1;
+            act[ia - 1]
+        };
+        if act_out.clamped[k] {
+            continue;
+        }
+        let mut b = 0.0;
+        if a.biastype == BiasType::Affine {
+            b += a.biasprm[2];
+        }
+        if a.gaintype == GainType::Affine {
+            b += a.gainprm[2] * input;
+        }
+        if b != 0.0 {
+            add_jtbj(d, &|c| act_out.moment[(k, c)], b);
+        }
+    }
+}
+// ANCHOR_END: qderiv
+
+/// The implicit integrators' refusal of what [`qderiv`] leaves out: the fluid model.
+pub fn check_implicit_supported(model: &Model) -> Result<()> {
+    if model.opt.density > 0.0 || model.opt.viscosity > 0.0 {
+        return Err(Error::Unsupported {
+            what: "the implicit and implicitfast integrators with fluid forces (density or viscosity)".into(),
+            why: "the derivative of the fluid forces (mjd_inertiaBoxFluid) is not implemented".into(),
+        });
+    }
+    Ok(())
+}
+
+// ANCHOR: lu_reverse
+/// MuJoCo's `mju_factorLUSparse` on a dense matrix: Gaussian elimination without pivoting from
+/// the last row and column to the first, in place: `A = U L` with `U` unit upper triangular
+/// (its strict upper part stored) and `L` lower triangular (stored with its diagonal). Row
+/// `k`'s entries left of the diagonal are ancestors of dof k, so the update of row `i`
+/// (an ancestor) touches only ancestors of k, which are all on the pattern: no fill-in.
+/// `what` names the matrix in the error raised on a zero pivot.
+pub fn lu_reverse_in_place(a: &mut DMatrix<f64>, what: &str) -> Result<()> {
+    let n = a.nrows();
+    for k in (0..n).rev() {
+        let pivot = a[(k, k)];
+        if pivot == 0.0 || !pivot.is_finite() {
+            return Err(Error::ZeroPivot {
+                what: what.to_string(),
+                index: k,
+                value: pivot,
+            });
+        }
+        for i in 0..k {
+            if a[(i, k)] == 0.0 {
+                continue;
+            }
+            a[(i, k)] /= pivot;
+            let f = a[(i, k)];
+            for j in 0..k {
+                let akj = a[(k, j)];
+                if akj != 0.0 {
+                    a[(i, j)] -= f * akj;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` in place with the factor of [`lu_reverse_in_place`] (`mju_solveLUSparse`):
+/// `U y = b` from the last row up, then `L x = y` from the first row down.
+pub fn lu_reverse_solve(lu: &DMatrix<f64>, x: &mut [f64]) {
+    let n = lu.nrows();
+    for i in (0..n).rev() {
+        let mut s = x[i];
+        for j in i + 1..n {
+            s -= lu[(i, j)] * x[j];
+        }
+        x[i] = s;
+    }
+    for i in 0..n {
+        let mut s = x[i];
+        for j in 0..i {
+            s -= lu[(i, j)] * x[j];
+        }
+        x[i] = s / lu[(i, i)];
+    }
+}
+// ANCHOR_END: lu_reverse
+
+/// The first dof of every standalone free body's joint (MuJoCo's `mj_isFreeBody`: a free
+/// joint on a child of the world with no children). `implicitfast` solves these 6 x 6 blocks
+/// apart, with the gyroscopic derivative it drops elsewhere (`mjd_freeMhat`).
+pub fn standalone_free_joints(model: &Model) -> Vec<usize> {
+    (1..=model.nb)
+        .filter(|&i| {
+            model.joints[i].jtype == JointType::Free
+                && model.lambda[i] == 0
+                && !(1..=model.nb).any(|c| model.lambda[c] == i)
+        })
+        .map(|i| model.v_adr[i])
+        .collect()
+}
+
+/// Solves the dense `n x n` system `a x = b` (small blocks) by Gaussian elimination with
+/// partial pivoting, in place (`mju_factorLU6`/`mju_solveLU6` for the free-body blocks).
+pub fn solve_small(a: &mut [[f64; 6]; 6], b: &mut [f64; 6]) -> Result<()> {
+    let n = 6;
+    for k in 0..n {
+        let p = (k..n)
+            .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
+            .unwrap_or(k);
+        if a[p][k] == 0.0 {
+            return Err(Error::ZeroPivot {
+                what: "the free-body block of M - h D (implicitfast)".into(),
+                index: k,
+                value: 0.0,
+            });
+        }
+        a.swap(k, p);
+        b.swap(k, p);
+        for i in k + 1..n {
+            let f = a[i][k] / a[k][k];
+            for j in k..n {
+                a[i][j] -= f * a[k][j];
+            }
+            b[i] -= f * b[k];
+        }
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for j in i + 1..n {
+            s -= a[i][j] * b[j];
+        }
+        b[i] = s / a[i][i];
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::canned;
+
+    #[test]
+    fn reverse_lu_solves_and_creates_no_fill_in() {
+        let model = canned::floating_base_ball_arms();
+        let n = model.nv;
+        // a matrix on the pattern, diagonally dominant, unsymmetric
+        let mut a = DMatrix::zeros(n, n);
+        for i in 0..n {
+            for j in 0..n {
+                if on_pattern(&model, i, j) {
+                    a[(i, j)] = if i == j {
+                        10.0 + i as f64
+                    } else {
+                        0.3 * ((i * 7 + j * 3) as f64).sin()
+                    };
+                }
+            }
+        }
+        let b: Vec<f64> = (0..n).map(|k| (k as f64 * 0.7).cos()).collect();
+        let mut lu = a.clone();
+        lu_reverse_in_place(&mut lu, "test").unwrap();
+        for i in 0..n {
+            for j in 0..n {
+                if !on_pattern(&model, i, j) {
+                    assert_eq!(lu[(i, j)], 0.0, "fill-in at ({i}, {j})");
+                }
+            }
+        }
+        let mut x = b.clone();
+        lu_reverse_solve(&lu, &mut x);
+        let r = &a * nalgebra::DVector::from_column_slice(&x) - nalgebra::DVector::from_column_slice(&b);
+        assert!(r.amax() < 1e-13, "residual {}", r.amax());
+    }
+}

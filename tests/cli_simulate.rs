@@ -1,0 +1,237 @@
+//! `mbd simulate` with MuJoCo's four integrators, actuator controls (`--ctrl`, `--ctrl-file`),
+//! keyframes, `--duration`, `--plot` and the progress bar's quiet cases: the rows equal the
+//! library's simulator, and bad input ends with one `mbd:` line.
+
+use mbd::model::Integrator;
+use mbd::mujoco::integrator::{Simulator, State};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MBD: &str = env!("CARGO_BIN_EXE_mbd");
+
+fn idp() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/public/gymnasium/inverted_double_pendulum.xml")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_simulate").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mbd(args: &[&str]) -> Output {
+    Command::new(MBD).args(args).output().expect("cannot run mbd")
+}
+
+fn fails(args: &[&str], code: i32, needle: &str) {
+    let o = mbd(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "mbd {args:?}: {err}");
+    assert!(
+        err.starts_with("mbd: ") && err.lines().count() == 1,
+        "mbd {args:?}: {err}"
+    );
+    assert!(err.contains(needle), "mbd {args:?}: '{err}' lacks '{needle}'");
+}
+
+/// CSV text -> (header, rows).
+fn csv(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+/// Every integrator through the command equals the library's `Simulator` with the same
+/// controls, bit for bit (both print shortest round-trip numbers), and the columns are named by
+/// joint and actuator.
+#[test]
+fn simulate_with_each_integrator_and_constant_controls_matches_the_library() {
+    let dir = scratch("integrators");
+    let model = mbd::mjcf::load(idp()).unwrap().model;
+    for (flag, integ) in [
+        ("euler", Integrator::Euler),
+        ("implicit", Integrator::Implicit),
+        ("implicitfast", Integrator::ImplicitFast),
+        ("rk4", Integrator::Rk4),
+    ] {
+        let out = dir.join(format!("{flag}.csv"));
+        let o = mbd(&[
+            "simulate",
+            idp().to_str().unwrap(),
+            "--steps",
+            "20",
+            "--integrator",
+            flag,
+            "--ctrl",
+            "0.05",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+        assert_eq!(&header[..4], ["time", "slider.qpos", "hinge.qpos", "hinge2.qpos"]);
+        assert!(header.ends_with(&[
+            "energy_potential".into(),
+            "energy_kinetic".into(),
+            "slide.ctrl".into(),
+            "slide.force".into()
+        ]));
+        assert_eq!(rows.len(), 21);
+        let mut state = State::reference(&model);
+        state.ctrl = vec![0.05];
+        let mut sim = Simulator::new(&model, state, integ).unwrap();
+        for _ in 0..20 {
+            sim.step().unwrap();
+        }
+        let last = rows.last().unwrap();
+        assert_eq!(&last[1..4], &sim.state.qpos[..], "{flag}");
+        assert_eq!(last[header.iter().position(|h| h == "slide.ctrl").unwrap()], 0.05);
+    }
+}
+
+/// A control file is held from each row's time on; `--duration` counts steps from the
+/// model's timestep; `--plot` writes an SVG with the chosen signals.
+#[test]
+fn control_file_duration_and_plot() {
+    let dir = scratch("ctrl_file");
+    let ctrl = dir.join("ctrl.csv");
+    fs::write(&ctrl, "time,slide\n0,0.1\n0.05,-0.2\n").unwrap();
+    let (out, svg) = (dir.join("run.csv"), dir.join("run.svg"));
+    let o = mbd(&[
+        "simulate",
+        idp().to_str().unwrap(),
+        "--duration",
+        "0.1",
+        "--ctrl-file",
+        ctrl.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+        "--plot-vars",
+        "qpos:hinge,energy,ctrl:slide",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+    assert_eq!(rows.len(), 11, "0.1 s at 10 ms");
+    let c = header.iter().position(|h| h == "slide.ctrl").unwrap();
+    for r in &rows {
+        let expected = if r[0] < 0.05 - 1e-9 { 0.1 } else { -0.2 };
+        assert_eq!(r[c], expected, "t = {}", r[0]);
+    }
+    let svg = fs::read_to_string(&svg).unwrap();
+    for label in ["hinge.qpos", "energy (J)", "slide.ctrl"] {
+        assert!(svg.contains(label), "the figure lacks {label}");
+    }
+    // not a terminal: no progress bar, stderr empty
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn bad_controls_and_plot_requests_are_one_line_errors() {
+    let dir = scratch("errors");
+    let m = idp();
+    let m = m.to_str().unwrap();
+    let out = dir.join("x.csv");
+    let out = out.to_str().unwrap();
+    fails(
+        &["simulate", m, "--steps", "3", "--ctrl", "1,2", "--out", out],
+        1,
+        "1 actuators",
+    );
+    fails(
+        &["simulate", m, "--steps", "3", "--ctrl", "x", "--out", out],
+        2,
+        "not a number",
+    );
+    fails(
+        &[
+            "simulate",
+            m,
+            "--steps",
+            "3",
+            "--ctrl",
+            "1",
+            "--ctrl-file",
+            "c.csv",
+            "--out",
+            out,
+        ],
+        2,
+        "not both",
+    );
+    fails(
+        &["simulate", m, "--steps", "3", "--duration", "1", "--out", out],
+        2,
+        "not both",
+    );
+    let bad = dir.join("bad.csv");
+    fs::write(&bad, "time,slide\n0,0.1\n0,0.2\n").unwrap();
+    fails(
+        &[
+            "simulate",
+            m,
+            "--steps",
+            "3",
+            "--ctrl-file",
+            bad.to_str().unwrap(),
+            "--out",
+            out,
+        ],
+        1,
+        "does not increase",
+    );
+    fs::write(&bad, "time,a,b\n0,0.1,0\n").unwrap();
+    fails(
+        &[
+            "simulate",
+            m,
+            "--steps",
+            "3",
+            "--ctrl-file",
+            bad.to_str().unwrap(),
+            "--out",
+            out,
+        ],
+        1,
+        "1 control columns",
+    );
+    let svg = dir.join("p.svg");
+    let svg = svg.to_str().unwrap();
+    fails(
+        &[
+            "simulate",
+            m,
+            "--steps",
+            "3",
+            "--plot",
+            svg,
+            "--plot-vars",
+            "qpos:elbow",
+            "--out",
+            out,
+        ],
+        1,
+        "no such signal",
+    );
+    fails(
+        &["simulate", m, "--steps", "3", "--plot-vars", "energy", "--out", out],
+        2,
+        "goes with --plot",
+    );
+    fails(
+        &["simulate", m, "--steps", "3", "--plot", "p.png", "--out", out],
+        2,
+        "must end in .svg",
+    );
+    fails(
+        &["simulate", m, "--steps", "3", "--key", "nope", "--out", out],
+        1,
+        "nope",
+    );
+}

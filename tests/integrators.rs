@@ -1,0 +1,192 @@
+//! MuJoCo's four integrators against MuJoCo 4.0.0's own rollouts
+//! (`tests/fixtures/make_integrator_fixtures.py` -> `tests/fixtures/integrators.json`), and the
+//! properties the chapter "Integrators and the simulation loop" claims: RK4's energy drift,
+//! implicit damping's stability, the exact activation filter's stability.
+
+use mbd::integrate::Trajectory;
+use mbd::model::{Integrator, Model};
+use mbd::mujoco::integrator::{Simulator, State};
+use serde_json::Value;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+fn load(rel: &str) -> Model {
+    mbd::mjcf::load(format!("{FIXTURES}/models/{rel}")).unwrap().model
+}
+
+/// The fixture script's initial velocity and control sequence.
+fn qvel0(nv: usize, scale: f64) -> Vec<f64> {
+    (0..nv).map(|k| scale * (1.3 * k as f64 + 0.4).sin()).collect()
+}
+fn ctrl_at(step: usize, nu: usize, amplitude: f64) -> Vec<f64> {
+    (0..nu)
+        .map(|i| amplitude * (0.07 * step as f64 + 0.9 * i as f64).sin())
+        .collect()
+}
+
+fn integrator(name: &str) -> Integrator {
+    match name {
+        "euler" => Integrator::Euler,
+        "rk4" => Integrator::Rk4,
+        "implicit" => Integrator::Implicit,
+        "implicitfast" => Integrator::ImplicitFast,
+        other => panic!("unknown integrator {other}"),
+    }
+}
+
+/// Every case and integrator: positions, velocities and activations after 100 steps agree with
+/// MuJoCo's. The `actuated` model has every transmission (joint, joint in parent, tendon,
+/// slider-crank, site), every gain and bias and the three activation dynamics (filterexact
+/// with a time constant below h).
+/// Tolerance 1e-12 on qpos and 1e-11 on qvel (relative to max(1, |x|)), far inside the 1e-6 the
+/// issue asks for: the same formulas in a different order of operations agree to rounding
+/// (largest qpos error measured 2.5e-15) through 100 steps; velocities carry one more division
+/// by h.
+#[test]
+fn rollouts_agree_with_mujoco_for_all_four_integrators() {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/integrators.json")).unwrap();
+    let fx: Value = serde_json::from_str(&text).unwrap();
+    let steps = fx["steps"].as_u64().unwrap() as usize;
+    let mut worst = (0.0_f64, String::new());
+    for case in fx["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let mut model = load(case["model"].as_str().unwrap());
+        if let Some(d) = case["damping"].as_array() {
+            let (a, b) = (d[0].as_f64().unwrap(), d[1].as_f64().unwrap());
+            for i in 1..=model.nb {
+                model.joints[i].damping = a + b * (i - 1) as f64;
+            }
+        }
+        let scale = case["qvel_scale"].as_f64().unwrap();
+        let amp = case["ctrl_amplitude"].as_f64().unwrap();
+        for (iname, expected) in case["integrators"].as_object().unwrap() {
+            let mut state = State::reference(&model);
+            state.qvel = qvel0(model.nv, scale);
+            let mut sim = Simulator::new(&model, state, integrator(iname)).unwrap();
+            for k in 0..steps {
+                sim.state.ctrl = ctrl_at(k, model.actuators.len(), amp);
+                sim.step().unwrap_or_else(|e| panic!("{name} {iname} step {k}: {e}"));
+            }
+            for (key, got, tol) in [
+                ("qpos", &sim.state.qpos, 1e-12),
+                ("qvel", &sim.state.qvel, 1e-11),
+                ("act", &sim.state.act, 1e-12),
+            ] {
+                let want: Vec<f64> = expected[key]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let err = (g - w).abs() / w.abs().max(1.0);
+                    if key == "qpos" && err > worst.0 {
+                        worst = (err, format!("{name} {iname} qpos[{k}]"));
+                    }
+                    assert!(
+                        err < tol,
+                        "{name} {iname} {key}[{k}]: {g} vs MuJoCo {w} (error {err:.2e})"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("largest qpos error after {steps} steps: {:.2e} ({})", worst.0, worst.1);
+}
+
+fn total_energy(tr: &Trajectory) -> Vec<f64> {
+    let (p, k) = (
+        tr.signal("energy_potential").unwrap(),
+        tr.signal("energy_kinetic").unwrap(),
+    );
+    p.iter().zip(k).map(|(a, b)| a + b).collect()
+}
+
+fn energy_drift(model: &Model, state: &State, integrator: Integrator, h: f64, duration: f64) -> f64 {
+    let mut m = model.clone();
+    m.opt.timestep = h;
+    let mut sim = Simulator::new(&m, state.clone(), integrator).unwrap();
+    let mut tr = Trajectory::new(&Simulator::SIGNALS);
+    sim.run((duration / h).round() as usize, 1, &mut tr).unwrap();
+    let e = total_energy(&tr);
+    e.iter().map(|x| (x - e[0]).abs()).fold(0.0, f64::max)
+}
+
+/// RK4 on the conservative chain_7_spatial (no damping) for 2 s: the total energy drifts by
+/// less than 1e-6 J (measured about 1e-8), and by less than Euler's drift at a step 4 times
+/// smaller (RK4 at 4 ms costs four forward passes per step, Euler at 1 ms as many).
+#[test]
+fn rk4_energy_drift_is_small_and_below_euler_at_a_quarter_step() {
+    let model = load("chain_7_spatial.xml");
+    let mut state = State::reference(&model);
+    state.qvel = qvel0(model.nv, 1.0);
+    let rk4 = energy_drift(&model, &state, Integrator::Rk4, 0.004, 2.0);
+    let euler = energy_drift(&model, &state, Integrator::Euler, 0.001, 2.0);
+    eprintln!("energy drift over 2 s: RK4 (h = 4 ms) {rk4:.2e} J, Euler (h = 1 ms) {euler:.2e} J");
+    assert!(rk4 < 1e-6, "RK4 drift {rk4}");
+    assert!(rk4 < euler, "RK4 {rk4} vs Euler {euler}");
+}
+
+/// A stiffly damped pendulum (damping / inertia = 1000 1/s) at h = 10 ms: Euler with the damping
+/// implicit stays bounded and decays, while the explicit update (`eulerdamp` disabled) diverges
+/// (its amplification factor |1 - h b / m| = 9 > 1).
+#[test]
+fn implicit_damping_is_stable_where_explicit_is_not() {
+    let mut model = load("chain_7_spatial.xml");
+    model.opt.timestep = 0.01;
+    model.opt.gravity = mbd::spatial::Vec3::zeros();
+    let m11 = mbd::dynamics::crba(&model, model.qpos0.as_slice()).unwrap()[(0, 0)];
+    for i in 1..=model.nb {
+        model.joints[i].damping = 1000.0 * m11;
+    }
+    let mut state = State::reference(&model);
+    state.qvel = qvel0(model.nv, 0.5);
+    for integ in [Integrator::Euler, Integrator::Implicit, Integrator::ImplicitFast] {
+        let mut sim = Simulator::new(&model, state.clone(), integ).unwrap();
+        for _ in 0..200 {
+            sim.step().unwrap();
+        }
+        let vmax = sim.state.qvel.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        assert!(vmax < 1e-6, "{integ}: |qvel| = {vmax} after 2 s");
+    }
+    let mut explicit = model.clone();
+    explicit.opt.flags.push(("eulerdamp".into(), false));
+    let mut sim = Simulator::new(&explicit, state, Integrator::Euler).unwrap();
+    let diverged = (0..200).any(|_| sim.step().is_err());
+    assert!(diverged, "explicit damping at h b / m = 10 must diverge");
+}
+
+/// One actuator with activation dynamics on a slide joint: `filterexact` keeps the activation
+/// between its start and the control for every time constant, `filter` overshoots and diverges
+/// once the time constant is below h / 2.
+#[test]
+fn filterexact_is_stable_for_any_time_constant_and_filter_is_not() {
+    let xml = |dyntype: &str, tau: f64| {
+        format!(
+            r#"<mujoco><option timestep="0.01" gravity="0 0 0"/>
+            <worldbody><body><joint name="x" type="slide" axis="1 0 0"/><geom type="sphere" size="0.1" mass="1" contype="0" conaffinity="0"/></body></worldbody>
+            <actuator><general joint="x" dyntype="{dyntype}" dynprm="{tau}" gainprm="1"/></actuator></mujoco>"#
+        )
+    };
+    for tau in [1.0, 0.01, 0.004, 1e-4] {
+        for (dyntype, must_be_stable) in [("filterexact", true), ("filter", tau > 0.005)] {
+            let model = mbd::mjcf::load_str(&xml(dyntype, tau)).unwrap().model;
+            let mut state = State::reference(&model);
+            state.ctrl = vec![1.0];
+            let mut sim = Simulator::new(&model, state, Integrator::Euler).unwrap();
+            let mut bounded = true;
+            for _ in 0..200 {
+                if sim.step().is_err() || !(-1e-12..=1.0 + 1e-12).contains(&sim.state.act[0]) {
+                    bounded = false;
+                    break;
+                }
+            }
+            assert_eq!(bounded, must_be_stable, "{dyntype} tau = {tau}: bounded {bounded}");
+            if must_be_stable && dyntype == "filterexact" {
+                // exact: act(t) = 1 - exp(-t / tau)
+                let t = sim.state.time;
+                assert!((sim.state.act[0] - (1.0 - (-t / tau).exp())).abs() < 1e-12);
+            }
+        }
+    }
+}
