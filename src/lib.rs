@@ -48,22 +48,23 @@
 //! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
 //! [`dynamics`], [`collision`], [`mjcf`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
 //!
-//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`) |
+//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`; `exercises/X` = graded exercises, `exercises/tests/X.rs`) |
 //! |---|---|---|---|
 //! | Introduction (`introduction.md`) | this page | | |
-//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises_ch02`, `dynamics_props` |
-//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises_ch04`, `mjcf`, `public_models` |
-//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises_ch05`, `peers` |
-//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises_ch06`, `peers` |
-//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
-//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises_sparse`, `sparse` |
-//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
-//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
-//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
-//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
+//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises/ch02`, `dynamics_props` |
+//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises/ch04`, `mjcf`, `public_models` |
+//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises/ch05`, `peers` |
+//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises/ch06`, `peers` |
+//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises/ch07`, `peers` |
+//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises/sparse`, `sparse` |
+//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises/com`, `mujoco_com` |
+//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises/ch08`, `loops` |
+//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/loops2`, `loops2` |
+//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
+//! | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
 
 pub mod cli;
 pub mod collision;
