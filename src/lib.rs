@@ -42,6 +42,16 @@
 //! Every checked function returns [`Result`] with a typed [`Error`] naming what went wrong and
 //! where; I/O errors convert into it, so `?` works on both.
 //!
+//! ## Finding things
+//!
+//! Search these docs with the words of the field: "mass matrix" finds [`dynamics::crba`],
+//! "forward dynamics" [`dynamics::aba`], "inverse dynamics" [`dynamics::rnea`], "qfrc_bias"
+//! [`dynamics::bias_forces`], "MJCF" [`mjcf::load_str`]. Every public item's documentation names
+//! the book section, the equation or the MuJoCo function it implements; the book's notation table
+//! (`book/src/notation.md`) maps each symbol to its Rust name and its MuJoCo field. The graded
+//! exercises of every chapter are the separate crate `exercises/`
+//! (`cargo test -p exercises --test ch02`).
+//!
 //! ## Map: book chapter, module, example, tests
 //!
 //! The layering (a module uses only modules on the rows above it in this list, never one
