@@ -129,13 +129,16 @@ pub const SLIDER_DEFAULT: usize = 3;
 /// constants meet it.
 pub const SLIDER_STEP: f64 = 0.01;
 
+/// A plotted curve: `(t, value)` points.
+pub type Curve = Vec<(f64, f64)>;
+
 /// The return experiment of the interactive figure: the four-bar without gravity, its rocker
 /// joint turned 3 mrad away from a closed configuration and released at rest, stepped by RK4
 /// with step `h` and Baumgarte time constant `t_stab` (KKT method) for `t_end` s.
 /// Returns `(t, |e|)` for the simulation (stopped at the first step whose error exceeds 1 m or
 /// whose state the library rejects as diverged) and for the critically damped prediction
 /// `|e(0)| (1 + t/T) exp(-t/T)` of exercise 2 (released at rest, so `e'(0) = 0`).
-pub fn baumgarte_return(t_stab: f64, h: f64, t_end: f64) -> Result<(Vec<(f64, f64)>, Vec<(f64, f64)>)> {
+pub fn baumgarte_return(t_stab: f64, h: f64, t_end: f64) -> Result<(Curve, Curve)> {
     let mut m = mechanisms::four_bar();
     m.opt.gravity = crate::spatial::Vec3::zeros();
     let mut q = m.qpos0.as_slice().to_vec();
