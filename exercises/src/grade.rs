@@ -136,7 +136,11 @@ where
     }
     for r in 0..got.nrows() {
         for c in 0..got.ncols() {
-            close(got[(r, c)], want[(r, c)], tol, format_args!("{what}, entry ({r}, {c})"))?;
+            if got.ncols() == 1 {
+                close(got[(r, c)], want[(r, c)], tol, format_args!("{what}, entry {r}"))?;
+            } else {
+                close(got[(r, c)], want[(r, c)], tol, format_args!("{what}, entry ({r}, {c})"))?;
+            }
         }
     }
     Ok(())
