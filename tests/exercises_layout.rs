@@ -8,6 +8,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// Chapters whose exercises are still worked answers in `tests/exercises_*.rs` (they arrived
+/// after the exercises crate; moving them is the three-step procedure of
+/// `book/src/instructor.md`), with that test file. Any other chapter with exercises must have a
+/// grader in the crate.
+const NOT_YET_GRADED: [(&str, &str); 3] = [
+    ("constraints.md", "exercises_constraint"),
+    ("soft_constraints.md", "exercises_constraint"),
+    ("solvers.md", "exercises_solver"),
+];
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -81,6 +91,14 @@ fn every_chapter_of_the_exercises_crate_is_complete() {
     for (p, t) in &book {
         let Some(at) = t.find("\n## Exercises") else { continue };
         let section = &t[at..];
+        let file = p.file_name().unwrap().to_string_lossy().to_string();
+        if let Some((_, test)) = NOT_YET_GRADED.iter().find(|(f, _)| *f == file) {
+            assert!(
+                root().join(format!("tests/{test}.rs")).is_file() && section.contains(test),
+                "{file}: its exercises should be in tests/{test}.rs until they move to the exercises crate"
+            );
+            continue;
+        }
         let i = section
             .find("cargo test -p exercises --test ")
             .unwrap_or_else(|| panic!("{}: its Exercises section names no grader", p.display()));
