@@ -18,6 +18,7 @@
 //! | `*`, `_` or a vertical bar inside rendered math | (Markdown) reads them as emphasis or table cells | prevented: written as character references |
 //! | image of a figure nobody generates | copies whatever is in `src/figures` | a reference to an unknown figure |
 //! | a generated figure no chapter shows | nothing | an unreferenced figure |
+//! | an interactive figure (`<figure class="mbd-slider">`) whose range does not match its frames, a frame without its `data-value` label, a default frame other than the range's value, or a page without the slider script | nothing | the figure and what is wrong (each frame's file is checked as every image is) |
 
 use crate::error::{Error, Result};
 use mdbook_driver::book::BookItem;
@@ -465,6 +466,9 @@ fn scan_output(src_dir: &Path, html_dir: &Path, chapters: &[PathBuf], figures: &
         for directive in leftover_directives(main) {
             report(format!("directive `{directive}` was not expanded (missing file?)"));
         }
+        for problem in slider_problems(main, &html) {
+            report(problem);
+        }
         for lang in empty_code_blocks(main) {
             report(format!(
                 "empty {lang}code block (an include whose anchor or line range matched nothing?)"
@@ -528,6 +532,98 @@ fn main_content(html: &str) -> &str {
         (Some(a), Some(b)) if a < b => &html[a..b],
         _ => html,
     }
+}
+
+/// The value of attribute `name` in the tag `tag` (its text from `<` to `>`), entity-decoded.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let pat = format!(" {name}=\"");
+    let i = tag.find(&pat)? + pat.len();
+    let end = tag[i..].find('"')?;
+    Some(decode_entities(&tag[i..i + end]))
+}
+
+/// Whether the tag has the boolean attribute `name` (` hidden>`, ` hidden=""` ...).
+fn has_flag(tag: &str, name: &str) -> bool {
+    // mdBook writes a boolean attribute as `hidden=""`.
+    let empty = format!("{name}=\"\"");
+    tag.trim_end_matches('>')
+        .trim_end_matches('/')
+        .split_whitespace()
+        .skip(1)
+        .any(|a| a == name || a == empty)
+}
+
+/// The tags `<name ...>` in `html`.
+fn tags<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
+    let open = format!("<{name}");
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find(&open) {
+        let tail = &rest[i..];
+        let Some(end) = tail.find('>') else { break };
+        if tail[open.len()..].starts_with(|c: char| c.is_whitespace() || c == '>') {
+            out.push(&tail[..=end]);
+        }
+        rest = &tail[end..];
+    }
+    out
+}
+
+/// The problems of the page's interactive figures (`<figure class="mbd-slider">`, switched by
+/// `book/theme/slider.js`): the range input must run from 0 to the number of frames minus one,
+/// every frame needs its `data-value` label, exactly one frame (the one at the range's value) may
+/// be shown without JavaScript, and the page must load the script. `page` is the whole page,
+/// `main` its chapter text.
+fn slider_problems(main: &str, page: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = main;
+    let mut index = 0;
+    while let Some(i) = rest.find("<figure class=\"mbd-slider\"") {
+        index += 1;
+        let tail = &rest[i..];
+        let end = tail.find("</figure>").unwrap_or(tail.len());
+        let fig = &tail[..end];
+        rest = &tail[end..];
+        let mut say = |what: String| out.push(format!("interactive figure {index}: {what}"));
+        let frames = tags(fig, "img");
+        if frames.is_empty() {
+            say("no frames (<img>)".into());
+            continue;
+        }
+        for (k, f) in frames.iter().enumerate() {
+            if attribute(f, "data-value").is_none_or(|v| v.trim().is_empty()) {
+                say(format!("frame {k} has no data-value label"));
+            }
+        }
+        let inputs: Vec<&str> = tags(fig, "input")
+            .into_iter()
+            .filter(|t| attribute(t, "type").as_deref() == Some("range"))
+            .collect();
+        let [input] = inputs[..] else {
+            say(format!("{} range inputs, expected one", inputs.len()));
+            continue;
+        };
+        let num = |name: &str| attribute(input, name).and_then(|v| v.trim().parse::<usize>().ok());
+        let (min, max, value) = (num("min"), num("max"), num("value"));
+        if min != Some(0) || max != Some(frames.len() - 1) {
+            say(format!(
+                "the range runs from {min:?} to {max:?}, but there are {} frames (0 to {})",
+                frames.len(),
+                frames.len() - 1
+            ));
+        }
+        let shown: Vec<usize> = (0..frames.len()).filter(|&k| !has_flag(frames[k], "hidden")).collect();
+        if value.is_none() || shown != [value.unwrap_or(usize::MAX)] {
+            say(format!(
+                "frames {shown:?} are shown without JavaScript; expected exactly the range's value {value:?}"
+            ));
+        }
+        // mdBook names the script with a content hash: theme/slider-0123abcd.js
+        if !page.contains("theme/slider") {
+            say("the page does not load theme/slider.js (additional-js in book.toml)".into());
+        }
+    }
+    out
 }
 
 /// `{{#...}}` directives left in the text (the include preprocessor leaves them on failure).
@@ -712,6 +808,31 @@ fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interactive_figures_are_checked() {
+        let good = r#"<figure class="mbd-slider"><img src="figures/a_0.svg" data-value="T = 1" hidden>
+<img src="figures/a_1.svg" data-value="T = 2"><figcaption><input type="range" min="0" max="1" value="1">
+<output></output></figcaption></figure>"#;
+        let page = "<script src=\"theme/slider-e4f01f34.js\"></script>";
+        assert!(
+            slider_problems(good, page).is_empty(),
+            "{:?}",
+            slider_problems(good, page)
+        );
+        assert_eq!(slider_problems(good, "").len(), 1, "the script is missing");
+        let too_short = good.replace("max=\"1\"", "max=\"2\"");
+        assert_eq!(slider_problems(&too_short, page).len(), 1);
+        let two_shown = good.replace(" hidden>", ">");
+        assert_eq!(slider_problems(&two_shown, page).len(), 1);
+        let unlabelled = good.replace(" data-value=\"T = 2\"", "");
+        assert_eq!(slider_problems(&unlabelled, page).len(), 1);
+        let wrong_default = good.replace("value=\"1\"", "value=\"0\"");
+        assert_eq!(slider_problems(&wrong_default, page).len(), 1);
+        assert!(has_flag("<img src=\"x\" hidden>", "hidden"));
+        assert!(has_flag("<img src=\"x\" hidden=\"\">", "hidden"));
+        assert!(!has_flag("<img src=\"hidden\" alt=\"x\">", "hidden"));
+    }
 
     #[test]
     fn urls_are_split_into_path_and_fragment() {

@@ -42,31 +42,42 @@
 //! Every checked function returns [`Result`] with a typed [`Error`] naming what went wrong and
 //! where; I/O errors convert into it, so `?` works on both.
 //!
+//! ## Finding things
+//!
+//! Search these docs with the words of the field: "mass matrix" finds [`dynamics::crba`],
+//! "forward dynamics" [`dynamics::aba`], "inverse dynamics" [`dynamics::rnea`], "qfrc_bias"
+//! [`dynamics::bias_forces`], "MJCF" [`mjcf::load_str`]. Every public item's documentation names
+//! the book section, the equation or the MuJoCo function it implements; the book's notation table
+//! (`book/src/notation.md`) maps each symbol to its Rust name and its MuJoCo field. The graded
+//! exercises of every chapter are the separate crate `exercises/`
+//! (`cargo test -p exercises --test ch02`).
+//!
 //! ## Map: book chapter, module, example, tests
 //!
 //! The layering (a module uses only modules on the rows above it in this list, never one
 //! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
 //! [`dynamics`], [`collision`], [`mjcf`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
 //!
-//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`) |
+//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`; `exercises/X` = graded exercises, `exercises/tests/X.rs`) |
 //! |---|---|---|---|
 //! | Introduction (`introduction.md`) | this page | | |
-//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises_ch02`, `dynamics_props` |
-//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises_ch04`, `mjcf`, `public_models` |
-//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises_ch05`, `peers` |
-//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises_ch06`, `peers` |
-//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
-//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises_sparse`, `sparse` |
-//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
-//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
-//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
-//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
+//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises/ch02`, `dynamics_props` |
+//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises/ch04`, `mjcf`, `public_models` |
+//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises/ch05`, `peers` |
+//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises/ch06`, `peers` |
+//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises/ch07`, `peers` |
+//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises/sparse`, `sparse` |
+//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises/com`, `mujoco_com` |
+//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises/ch08`, `loops` |
+//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/loops2`, `loops2` |
+//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
 //! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises_spook_sparse`, `spook_sparse` |
 //! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
 //! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] (`impedance`, `invweight`) | `mujoco_constraint` | `exercises_constraint`, `constraint` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
+//! | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
 
 pub mod cli;
 pub mod collision;

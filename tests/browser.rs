@@ -10,7 +10,8 @@
 //!   "H q-double-dot + C = tau" reads "H q + C = tau";
 //! - the bracket of a matrix (`\begin{bmatrix}`) stretches over its rows;
 //! - the book's own math font (`book/src/fonts/STIXMath-Regular.otf`) is the one that loaded;
-//! - every figure (`<img>`) loaded and has a non-zero size;
+//! - every figure (`<img>`) loaded and has a non-zero size, and every interactive figure
+//!   (`<figure class="mbd-slider">`) shows exactly its frame for each value of its slider;
 //! - the page made no network request (resource timing in the page, and Chromium's network log
 //!   for any request a page initiated);
 //! - the search index quotes formulas as symbols, not as raw TeX.
@@ -41,7 +42,7 @@ const PROBE_JS: &str = r#"<script>
   function h(e) { return e.getBoundingClientRect().height; }
   function probe() {
     var main = document.querySelector('main') || document.body;
-    var out = { math: 0, math_empty: [], dots: [], fences: [], images: [], resources: [], fonts: [] };
+    var out = { math: 0, math_empty: [], dots: [], fences: [], images: [], sliders: [], resources: [], fonts: [] };
     main.querySelectorAll('math').forEach(function (m) {
       var r = m.getBoundingClientRect();
       out.math += 1;
@@ -64,7 +65,29 @@ const PROBE_JS: &str = r#"<script>
       var r = im.getBoundingClientRect();
       // mdBook adds a hidden copy of every image for click-to-zoom: it must load, but has no size.
       out.images.push({ src: im.getAttribute('src'), complete: im.complete, natural: im.naturalWidth,
-                        zoom_copy: !!im.closest('.img-wrapper'), width: r.width, height: r.height });
+                        zoom_copy: !!im.closest('.img-wrapper'), slider: !!im.closest('figure.mbd-slider'),
+                        width: r.width, height: r.height });
+    });
+    // Interactive figures: move each slider through all its values; after each, exactly the frame
+    // at that value must be laid out with a size.
+    main.querySelectorAll('figure.mbd-slider').forEach(function (fig) {
+      var input = fig.querySelector('input[type="range"]');
+      var frames = fig.querySelectorAll('img');
+      var steps = [];
+      if (input) {
+        for (var k = Number(input.min); k <= Number(input.max); k++) {
+          input.value = String(k);
+          input.dispatchEvent(new Event('input'));
+          var shown = [];
+          frames.forEach(function (im, i) {
+            var r = im.getBoundingClientRect();
+            if (r.width > 0 && r.height > 0) shown.push(i);
+          });
+          var label = fig.querySelector('output');
+          steps.push({ value: k, shown: shown, label: label ? label.textContent : '' });
+        }
+      }
+      out.sliders.push({ frames: frames.length, steps: steps });
     });
     performance.getEntriesByType('resource').forEach(function (e) { out.resources.push(e.name); });
     document.fonts.forEach(function (f) { out.fonts.push(f.family.replace(/"/g, '') + ':' + f.status); });
@@ -280,11 +303,40 @@ fn page_problems(name: &str, l: &Load) -> Vec<String> {
         say(format!("the book's math font did not load (fonts: {fonts:?})"));
     }
     for im in p["images"].as_array().into_iter().flatten() {
+        // A slider's hidden frames must load; their size is checked below, frame by frame.
         let shown = im["zoom_copy"].as_bool() == Some(true)
+            || im["slider"].as_bool() == Some(true)
             || (im["width"].as_f64().is_some_and(|w| w > 0.0) && im["height"].as_f64().is_some_and(|h| h > 0.0));
         let ok = im["complete"].as_bool() == Some(true) && im["natural"].as_f64().is_some_and(|w| w > 0.0) && shown;
         if !ok {
             say(format!("figure did not load or has no size: {im}"));
+        }
+    }
+    for (k, fig) in p["sliders"].as_array().into_iter().flatten().enumerate() {
+        let frames = fig["frames"].as_u64().unwrap_or(0);
+        let steps = fig["steps"].as_array().map_or(&[][..], Vec::as_slice);
+        if frames == 0 || steps.len() as u64 != frames {
+            say(format!(
+                "interactive figure {k}: {} slider values for {frames} frames",
+                steps.len()
+            ));
+        }
+        for st in steps {
+            let v = st["value"].as_u64().unwrap_or(u64::MAX);
+            let shown: Vec<u64> = st["shown"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect();
+            if shown != [v] {
+                say(format!(
+                    "interactive figure {k}: at slider value {v} frames {shown:?} are shown"
+                ));
+            }
+            if st["label"].as_str().is_none_or(|l| l.trim().is_empty()) {
+                say(format!("interactive figure {k}: no label at slider value {v}"));
+            }
         }
     }
     for r in p["resources"]
@@ -437,7 +489,7 @@ fn chapters_render_legibly_offline_in_chromium() {
         }
     }
 
-    let (mut math, mut dots, mut fences, mut images) = (0, 0, 0, 0);
+    let (mut math, mut dots, mut fences, mut images, mut sliders) = (0, 0, 0, 0, 0);
     let (mut dot_min, mut fence_min) = (f64::INFINITY, f64::INFINITY);
     for chapter in &report.chapters {
         let page = out.join(chapter.with_extension("html"));
@@ -451,6 +503,7 @@ fn chapters_render_legibly_offline_in_chromium() {
             .iter()
             .fold(fence_min, |m, x| m.min(x.1));
         fences += l.probe["fences"].as_array().map_or(0, Vec::len);
+        sliders += l.probe["sliders"].as_array().map_or(0, Vec::len);
         images += l.probe["images"]
             .as_array()
             .into_iter()
@@ -471,6 +524,7 @@ fn chapters_render_legibly_offline_in_chromium() {
         math > 500 && dots > 50 && fences > 5,
         "too little math measured: {math} {dots} {fences}"
     );
+    assert!(sliders >= 1, "no interactive figure was measured");
     assert!(
         images >= report.figures.len(),
         "{images} images for {} figures",

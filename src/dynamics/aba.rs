@@ -11,7 +11,27 @@ use nalgebra::DVector;
 /// armature added to each `D_i` (so the result solves `(H + diag(armature)) qdd = tau - C`).
 ///
 /// Fails with [`Error::NotPositiveDefinite`] naming the dof if some `D_i` is not positive
-/// definite (for example a massless body at the end of a chain).
+/// definite (for example a massless body at the end of a chain). Book chapter: "The
+/// articulated-body algorithm" (`book/src/aba.md`); MuJoCo's `qacc_smooth` (which MuJoCo computes
+/// by factoring `M` instead), Pinocchio's `aba`.
+///
+/// ```
+/// use mbd::dynamics::{aba, rnea};
+/// use mbd::model::canned;
+///
+/// let model = canned::floating_base_ball_arms();
+/// let q = model.qpos0.clone();
+/// let qd = vec![0.1; model.nv];
+/// let tau = vec![0.5; model.nv];
+/// let qdd = aba(&model, &q, &qd, &tau, None)?;
+/// // forward dynamics inverts inverse dynamics
+/// let back = rnea(&model, &q, &qd, &qdd, None)?;
+/// assert!((back - nalgebra::DVector::from_vec(tau)).amax() < 1e-10);
+/// # Ok::<(), mbd::Error>(())
+/// ```
+#[doc(alias = "forward dynamics")]
+#[doc(alias = "FD")]
+#[doc(alias = "qacc_smooth")]
 pub fn aba(
     model: &Model,
     q: &(impl AsVector + ?Sized),

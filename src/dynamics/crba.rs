@@ -8,7 +8,37 @@ use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
 /// The joint-space inertia matrix `H(q)` by CRBA, including armature on the diagonal
-/// (MuJoCo's `M`); both triangles are filled.
+/// (MuJoCo's `M`); both triangles are filled. Book chapter: "The composite-rigid-body
+/// algorithm" (`book/src/crba.md`); MuJoCo's `mj_crb`, Pinocchio's `crba`.
+///
+/// ```
+/// use mbd::dynamics::{crba, kinetic_energy};
+/// use mbd::model::canned;
+///
+/// let model = canned::binary_tree(3); // 7 bodies, one hinge each
+/// let q = [0.3; 7];
+/// let h = crba(&model, &q)?;
+/// // symmetric, positive definite, and the kinetic energy is 1/2 qd' H qd
+/// assert_eq!(h, h.transpose());
+/// assert!(h.clone().cholesky().is_some());
+/// let qd = nalgebra::DVector::from_element(7, 0.5);
+/// let t = kinetic_energy(&model, &q, qd.as_slice())?;
+/// assert!((0.5 * qd.dot(&(&h * &qd)) - t).abs() < 1e-12);
+/// // two bodies on different branches (neither supports the other) give a zero entry
+/// use mbd::kinematics::supports;
+/// for i in 1..=7 {
+///     for j in 1..=7 {
+///         if !supports(&model, i, j) && !supports(&model, j, i) {
+///             assert_eq!(h[(i - 1, j - 1)], 0.0);
+///         }
+///     }
+/// }
+/// # Ok::<(), mbd::Error>(())
+/// ```
+#[doc(alias = "mass matrix")]
+#[doc(alias = "inertia matrix")]
+#[doc(alias = "joint-space inertia")]
+#[doc(alias = "mj_crb")]
 pub fn crba(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<DMatrix<f64>> {
     let q = q.as_vector();
     model.check_state(q, &vec![0.0; model.nv])?;

@@ -8,7 +8,28 @@ use crate::vector::AsVector;
 use nalgebra::DVector;
 
 /// Inverse dynamics `tau = ID(q, qdot, qddot, f_ext)` by RNEA (Featherstone table 5.1), checking
-/// the inputs. External forces are in base coordinates (see the module docs).
+/// the inputs. External forces are in base coordinates (see the module docs). Book chapter: "The
+/// recursive Newton-Euler algorithm" (`book/src/rnea.md`); MuJoCo's `mj_inverse` without
+/// constraints, Pinocchio's `rnea`.
+///
+/// ```
+/// use mbd::dynamics::{crba, rnea};
+/// use mbd::model::canned;
+///
+/// let model = canned::chain(3, true);
+/// let (q, qd, qdd) = ([0.1, -0.4, 0.7], [0.5, 0.0, -0.2], [1.0, 2.0, -1.0]);
+/// let tau = rnea(&model, &q, &qd, &qdd, None)?;
+/// // tau = H qdd + C, with H from CRBA and C = ID(q, qd, 0)
+/// let c = rnea(&model, &q, &qd, &[0.0; 3], None)?;
+/// let h = crba(&model, &q)?;
+/// assert!((&tau - (&h * nalgebra::DVector::from_column_slice(&qdd) + c)).amax() < 1e-12);
+/// // a state of the wrong size is an error that names it, not a panic
+/// assert!(rnea(&model, &q[..2], &qd, &qdd, None).is_err());
+/// # Ok::<(), mbd::Error>(())
+/// ```
+#[doc(alias = "inverse dynamics")]
+#[doc(alias = "ID")]
+#[doc(alias = "mj_inverse")]
 pub fn rnea(
     model: &Model,
     q: &(impl AsVector + ?Sized),
@@ -31,6 +52,23 @@ pub fn rnea(
 
 /// The bias force `C(q, qdot) = ID(q, qdot, 0)` (MuJoCo's `qfrc_bias`): Coriolis, centrifugal
 /// and gravity terms.
+///
+/// ```
+/// use mbd::dynamics::bias_forces;
+/// use mbd::model::canned;
+///
+/// // At rest, C is the torque that holds the pendulum against gravity; hanging straight down
+/// // it needs none.
+/// let model = canned::chain(2, false);
+/// let c = bias_forces(&model, &[0.0, 0.0], &[0.0, 0.0])?;
+/// assert!(c.amax() < 1e-12);
+/// let c = bias_forces(&model, &[0.5, 0.0], &[0.0, 0.0])?;
+/// assert!(c[0] > 0.0);
+/// # Ok::<(), mbd::Error>(())
+/// ```
+#[doc(alias = "qfrc_bias")]
+#[doc(alias = "nonlinear effects")]
+#[doc(alias = "Coriolis")]
 pub fn bias_forces(model: &Model, q: &(impl AsVector + ?Sized), qd: &(impl AsVector + ?Sized)) -> Result<DVector<f64>> {
     let q = q.as_vector();
     let qd = qd.as_vector();

@@ -1,5 +1,5 @@
 //! Figures and report of the chapter "MuJoCo's com-based quantities" (MuJoCo's `mj_comPos`,
-//! `mj_comVel`, `mj_crb`, `mj_rne`; source note 003).
+//! `mj_comVel`, `mj_crb`, `mj_rne`; MuJoCo's `engine_core_smooth.c`).
 //!
 //! - `com_rounding.svg`: the relative rounding error of H for the floating base with arms when
 //!   the whole configuration is moved `10^k` m away from the origin (k = 0..8), computed three

@@ -10,8 +10,16 @@
 //!   mechanism along motions whose `y1` dips to 0.2, 0.05 and 0.01 rad (8.12): `u3` grows like
 //!   `1 / y1` as the cylinder's line of action passes through the arm's pivot.
 //!
+//! - `loops_baumgarte_0.svg` ... `loops_baumgarte_8.svg`: the interactive figure, one frame per
+//!   Baumgarte time constant of [`SLIDER_T_STABS`] (the chapter's slider switches between them):
+//!   the four-bar without gravity, opened by 3 mrad and released at rest, returning to closure
+//!   under RK4 with the coarse step [`SLIDER_STEP`], against the critically damped prediction
+//!   `|e(t)| = |e(0)| (1 + t/T) exp(-t/T)`. Above a few steps per `T_stab` the simulation follows
+//!   the prediction; at `T_stab` = h it is already off; below `h/2` RK4 is unstable.
+//!
 //! The data functions ([`drift_trajectory`], [`drift_table`], [`method_times_us`],
-//! [`figure_8_3_actuator_forces`]) are public so that the example can print the numbers.
+//! [`figure_8_3_actuator_forces`], [`baumgarte_return`]) are public so that the example can print
+//! the numbers.
 
 use super::ch05::{seconds_per_call, slope_line};
 use crate::dynamics::crba;
@@ -111,6 +119,58 @@ fn window_max(t: &[f64], e: &[f64], w: usize) -> Vec<(f64, f64)> {
         .zip(e.chunks(w))
         .map(|(tc, ec)| (tc[tc.len() - 1], ec.iter().fold(0.0, |m: f64, v| m.max(*v))))
         .collect()
+}
+
+/// The Baumgarte time constants (s) of the interactive figure, one frame each, slowest first.
+pub const SLIDER_T_STABS: [f64; 9] = [1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.003];
+/// The frame the slider shows first (`T_stab` = 0.1 s).
+pub const SLIDER_DEFAULT: usize = 3;
+/// The time step (s) of the interactive figure: a coarse, real-time step, so that the small time
+/// constants meet it.
+pub const SLIDER_STEP: f64 = 0.01;
+
+/// A plotted curve: `(t, value)` points.
+pub type Curve = Vec<(f64, f64)>;
+
+/// The return experiment of the interactive figure: the four-bar without gravity, its rocker
+/// joint turned 3 mrad away from a closed configuration and released at rest, stepped by RK4
+/// with step `h` and Baumgarte time constant `t_stab` (KKT method) for `t_end` s.
+/// Returns `(t, |e|)` for the simulation (stopped at the first step whose error exceeds 1 m or
+/// whose state the library rejects as diverged) and for the critically damped prediction
+/// `|e(0)| (1 + t/T) exp(-t/T)` of exercise 2 (released at rest, so `e'(0) = 0`).
+pub fn baumgarte_return(t_stab: f64, h: f64, t_end: f64) -> Result<(Curve, Curve)> {
+    let mut m = mechanisms::four_bar();
+    m.opt.gravity = crate::spatial::Vec3::zeros();
+    let mut q = m.qpos0.as_slice().to_vec();
+    q[2] += 0.003;
+    let mut qd = vec![0.0; m.nv];
+    let e0 = loop_constraints(&m, &q, &qd, None)?.err.norm();
+    let opts = SimulateOptions {
+        method: Method::Kkt,
+        integrator: Integrator::Rk4,
+        h,
+        steps: 1,
+        t_stab: Some(t_stab),
+    };
+    let steps = (t_end / h).round() as usize;
+    let mut sim = vec![(0.0, e0)];
+    for k in 1..=steps {
+        let Ok(tr) = simulate(&m, &q, &qd, &opts) else { break };
+        q.clone_from(&tr.qpos[1]);
+        qd.clone_from(&tr.qvel[1]);
+        let e = loop_constraints(&m, &q, &qd, None)?.err.norm();
+        sim.push((k as f64 * h, e));
+        if !(e < 1.0) {
+            break;
+        }
+    }
+    let predicted = (0..=200)
+        .map(|k| {
+            let t = t_end * k as f64 / 200.0;
+            (t, e0 * (1.0 + t / t_stab) * (-t / t_stab).exp())
+        })
+        .collect();
+    Ok((sim, predicted))
 }
 
 /// Numbers of loops of the cost figure.
@@ -312,5 +372,39 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         .with(Series::dashed("|u4|, elbow torque, y1 down to 0.01 rad", u4_series))
         .save_svg(&path)?;
     out.push(path);
+
+    // Figure 4, interactive: one frame per T_stab, the same axes in every frame.
+    let t_end = 1.0;
+    println!(
+        "  four-bar opened by 3 mrad, RK4 h = {} ms, |e| at t = 0.2 s, simulated / predicted:",
+        SLIDER_STEP * 1e3
+    );
+    for (i, &ts) in SLIDER_T_STABS.iter().enumerate() {
+        let (sim, predicted) = baumgarte_return(ts, SLIDER_STEP, t_end)?;
+        let at = |s: &[(f64, f64)], t: f64| s.iter().find(|p| p.0 >= t - 1e-9).map(|p| p.1);
+        let fmt = |v: Option<f64>| v.map_or("diverged".to_string(), |v| format!("{v:.2e}"));
+        println!(
+            "    T_stab = {ts:<5} s: {} / {}",
+            fmt(at(&sim, 0.2)),
+            fmt(at(&predicted, 0.2))
+        );
+        // 1e-16 m stands for an error that rounding has made exactly zero (a log axis has no 0)
+        let floor = |s: Vec<(f64, f64)>| s.into_iter().map(|(t, e)| (t, e.max(1e-16))).collect();
+        let path = dir.join(format!("loops_baumgarte_{i}.svg"));
+        Chart::new(
+            &format!("Four-bar opened by 3 mrad, Baumgarte T_stab = {ts} s, RK4 h = 10 ms"),
+            "time t (s)",
+            "loop-closure error |e| (m)",
+        )
+        .log(false, true)
+        .ranges(Some((0.0, t_end)), Some((1e-16, 1.0)))
+        .with(Series::line("simulated", floor(sim)))
+        .with(Series::dashed(
+            "critically damped prediction |e(0)| (1 + t/T) exp(-t/T)",
+            floor(predicted),
+        ))
+        .save_svg(&path)?;
+        out.push(path);
+    }
     Ok(out)
 }

@@ -1,5 +1,5 @@
 //! Figures and report of the chapter "Sparse factorization of the joint-space inertia"
-//! (Featherstone 6.5; MuJoCo's `mj_factorM` / `mj_factorI`, source note 000).
+//! (Featherstone 6.5; MuJoCo's `mj_factorM` / `mj_factorI`).
 //!
 //! - `sparse_spy_chain.svg`, `sparse_spy_tree.svg`, `sparse_spy_floating.svg`: the nonzeros of H
 //!   (from CRBA) and of the L of `H = L^T D L` (LTDL) for a 12-link chain, a balanced binary tree

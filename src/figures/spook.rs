@@ -195,7 +195,7 @@ pub fn block_spy(model: &Model, title: &str) -> Result<(SpyPanel, usize, usize)>
 /// Prints the chapter's short report and writes its figures into `dir`.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    println!("SPOOK: a variational stepper (Lacoursiere's thesis ch. 4, the source notes)");
+    println!("SPOOK: a variational stepper (Lacoursiere 2007, ch. 4; Lacoursiere and Linde 2011)");
     let h = scenes::PENDULUM_H;
 
     // Figure 1: return to the constraint.

@@ -145,6 +145,28 @@ pub fn load(path: impl AsRef<Path>) -> Result<Loaded> {
 
 /// Reads MJCF text (named `<string>` in messages; `<include>` is resolved relative to the
 /// current directory).
+///
+/// ```
+/// use mbd::dynamics::crba;
+///
+/// let xml = r#"<mujoco>
+///   <worldbody>
+///     <body name="arm">
+///       <joint name="shoulder" type="hinge" axis="0 1 0"/>
+///       <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05" mass="1"/>
+///     </body>
+///   </worldbody>
+/// </mujoco>"#;
+/// let model = mbd::mjcf::load_str(xml)?.model;
+/// assert_eq!((model.nq, model.nv), (1, 1));
+/// let h = crba(&model, &[0.0])?;
+/// assert!(h[(0, 0)] > 0.0);
+/// // bad input is an error naming the line, not a panic
+/// assert!(mbd::mjcf::load_str("<mujoco><worldbody><body><joint type=\"bogus\"/>").is_err());
+/// # Ok::<(), mbd::Error>(())
+/// ```
+#[doc(alias = "MJCF")]
+#[doc(alias = "mj_loadXML")]
 pub fn load_str(xml: &str) -> Result<Loaded> {
     read(xml, "<string>", None)
 }

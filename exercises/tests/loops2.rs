@@ -1,0 +1,101 @@
+//! Grader of the exercises of "Solving the constraint equations, sparsity and ladders"
+//! (`src/loops2.rs`): `cargo test -p exercises --test loops2`.
+
+use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
+use exercises::loops2;
+use mbd::loops::{least_squares_bias, loop_clusters, loop_constraints, null_space, Figure83Closure, LoopClosure};
+use mbd::model::loop_models::{four_loops, ladder};
+use mbd::model::mechanisms::{figure_8_3, four_bar};
+use nalgebra::DVector;
+
+fn clusters(rng: &mut Rng) -> Check {
+    let n = rng.int(1, 6);
+    for m in [
+        four_loops(),
+        ladder(n, 0.5, 0.3).expect("valid"),
+        four_bar(),
+        figure_8_3(1.0, 0.6).expect("valid"),
+    ] {
+        let expected = loop_clusters(&m).expect("valid").loops;
+        ensure(
+            loops2::exercise_1(&m) == expected,
+            format_args!("'{}': the clusters differ from loop_clusters", m.name),
+        )?;
+    }
+    Ok(())
+}
+
+fn gamma_second_derivative(rng: &mut Rng) -> Check {
+    let (l1, l2) = (1.0, 0.6);
+    let m = figure_8_3(l1, l2).expect("valid");
+    let cl = Figure83Closure { l1, l2 };
+    for s in 0..8 {
+        let y = [rng.uniform(-2.8, 2.8), rng.uniform(-1.5, 1.5)];
+        let yd = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+        let q = cl.gamma(&y).expect("valid");
+        let qd = cl.g_null(&y).expect("valid") * DVector::from_column_slice(&yd);
+        let sys = loop_constraints(&m, q.as_slice(), qd.as_slice(), None).expect("valid");
+        let g = loops2::exercise_2(l1, l2, y, yd);
+        ensure(g.len() == 4, "g should hold 4 numbers, one per joint")?;
+        close_mat(&(&sys.kmat * &g), &sys.k, 1e-10, format_args!("state {s}: K g = k"))?;
+    }
+    Ok(())
+}
+
+fn least_squares(rng: &mut Rng) -> Check {
+    let m = four_loops();
+    let q = m.qpos0.as_slice();
+    for s in 0..4 {
+        let qd = rng.vec(m.nv, 1.0);
+        let sys = loop_constraints(&m, q, &qd, None).expect("valid");
+        let ns = null_space(&sys.kmat, &sys.k).expect("valid");
+        // push k off range(K) along a direction K cannot reach
+        let svd = sys.kmat.clone().svd(true, false);
+        let (imin, _) = svd.singular_values.argmin();
+        let k_bad = &sys.k + svd.u.expect("computed").column(imin) * rng.uniform(1e-6, 1e-4);
+        let g = loops2::exercise_3(&sys.kmat, &k_bad, &ns.dependent);
+        ensure(g.len() == m.nv, "g should hold one number per joint variable")?;
+        close_mat(
+            &(sys.kmat.transpose() * (&sys.kmat * &g - &k_bad)),
+            &DVector::zeros(m.nv),
+            1e-9,
+            format_args!("state {s}: the normal equations K^T (K g - k) = 0"),
+        )?;
+        let reference = least_squares_bias(&sys.kmat, &k_bad, &ns.dependent).expect("valid");
+        close_mat(
+            &g,
+            &reference,
+            1e-9,
+            format_args!("state {s}: against least_squares_bias"),
+        )?;
+    }
+    Ok(())
+}
+
+fn main() {
+    run(
+        "loops2",
+        "Solving the constraint equations, sparsity and ladders",
+        13,
+        &[
+            Exercise {
+                number: 1,
+                title: "Clusters by hand",
+                hint: "climb from the higher-numbered end of each loop (lambda(i) < i) until the two ends meet; loops sharing a body on their paths are coupled; merge until nothing changes",
+                check: clusters,
+            },
+            Exercise {
+                number: 2,
+                title: "The second derivative of gamma",
+                hint: "only theta2(y1) and d(y1) are nonlinear; g holds their second derivatives times y1'^2",
+                check: gamma_second_derivative,
+            },
+            Exercise {
+                number: 3,
+                title: "Least squares",
+                hint: "take the dependent columns K_D of K and solve K_D^T K_D g_D = K_D^T k; leave the independent entries zero",
+                check: least_squares,
+            },
+        ],
+    )
+}
