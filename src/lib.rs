@@ -58,6 +58,7 @@
 //! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises_ch07`, `peers` |
 //! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises_sparse`, `sparse` |
 //! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises_com`, `mujoco_com` |
+//! | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `mujoco_collision` | `exercises_collision`, `collision` |
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
