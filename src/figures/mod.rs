@@ -11,11 +11,13 @@ pub mod ch06;
 pub mod ch07;
 pub mod collision;
 pub mod com;
+pub mod constraint;
 pub mod draw;
 pub mod loops;
 pub mod loops2;
 pub mod perf;
 pub mod schematics;
+pub mod solver;
 pub mod sparse;
 pub mod spook;
 
@@ -33,8 +35,10 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
     out.extend(collision::run(dir)?);
+    out.extend(constraint::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
+    out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
