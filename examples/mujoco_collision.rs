@@ -1,8 +1,8 @@
 //! Collision detection as MuJoCo's `mj_collision` does it: loads a scene (default: the box stack
 //! of the constraint tests; any MJCF file as the first argument), prints the contact table
 //! (geoms, position, normal, dist, condim, friction, solref, includemargin) and writes the
-//! chapter's figures plus `collision_scene.svg` into `book/src/generated/` (or the directory
-//! given as the second argument).
+//! chapter's figures into `book/src/figures/` (or the directory given as the second argument),
+//! and this model's contacts seen along y into `mujoco_collision_example.svg` there.
 //!
 //! ```sh
 //! cargo run --release --example mujoco_collision
@@ -21,10 +21,10 @@ fn main() -> mbd::Result<()> {
     let dir = args
         .get(2)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/generated")));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/figures")));
     let model = mbd::mjcf::load(&file)?.model;
     let qpos: Vec<f64> = model.qpos0.iter().copied().collect();
-    let path = dir.join("collision_scene.svg");
+    let path = dir.join("mujoco_collision_example.svg");
     let contacts = scene_figure(
         &model,
         &qpos,

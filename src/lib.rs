@@ -63,18 +63,21 @@
 //! | Introduction (`introduction.md`) | this page | | |
 //! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises/ch02`, `dynamics_props` |
 //! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises/ch04`, `mjcf`, `public_models` |
-//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] (`rnea`) | `ch05_rnea` | `exercises/ch05`, `peers` |
-//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] (`crba`) | `ch06_crba` | `exercises/ch06`, `peers` |
-//! | The articulated-body algorithm (`aba.md`) | [`dynamics`] (`aba`), [`integrate`] | `ch07_aba` | `exercises/ch07`, `peers` |
-//! | Sparse factorization (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises/sparse`, `sparse` |
-//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco`] (`com`) | `mujoco_com` | `exercises/com`, `mujoco_com` |
+//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] | `ch05_rnea` | `exercises/ch05`, `peers` |
+//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] | `ch06_crba` | `exercises/ch06`, `peers` |
+//! | The articulated-body algorithm (`aba.md`) | [`dynamics`], [`integrate`] | `ch07_aba` | `exercises/ch07`, `peers` |
+//! | Sparse factorization of the joint-space inertia (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises/sparse`, `sparse` |
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises/ch08`, `loops` |
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/loops2`, `loops2` |
+//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `mujoco_com` | `exercises/com`, `mujoco_com` |
+//! | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `mujoco_collision` | `exercises_collision`, `collision` |
+//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
+//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
+//! | Solvers (`solvers.md`) | [`mujoco::solver`] | `mujoco_solvers` | `exercises_solver`, `solver` |
+//! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises_integrators`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
 //! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises_spook_sparse`, `spook_sparse` |
-//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
-//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] (`impedance`, `invweight`) | `mujoco_constraint` | `exercises_constraint`, `constraint` |
-//! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
+//! | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
 //! | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |

@@ -69,28 +69,47 @@ const DUPEPS: f64 = 1e-14;
 /// Relative penalty of an edge axis on near-ties with a face axis (`mjBOXBOX_EDGEBIAS`).
 const EDGEBIAS: f64 = 1e-6;
 
-/// Clips the polygon `poly` (in-plane x, y and the height z carried along) to `sign v[coord] <=
-/// limit` (one Sutherland-Hodgman pass): keeps inside vertices and adds the crossing points of
-/// edges that strictly cross. Untouched when every vertex is inside.
-fn clip_half_plane(poly: &mut Vec<Vec3>, coord: usize, sign: f64, limit: f64) {
-    let d: Vec<f64> = poly.iter().map(|p| sign * p[coord] - limit).collect();
-    if d.iter().all(|&x| x <= 0.0) {
+/// Vertex capacity of a clipped face: a 4-gon clipped by 4 half-planes has at most 8 vertices
+/// (`mjBOXBOX_MAXVERT`, with room to spare).
+const MAXVERT: usize = 12;
+
+/// A polygon of at most [`MAXVERT`] vertices (in-plane x, y and the height z carried along),
+/// on the stack.
+#[derive(Clone, Copy)]
+struct Polygon {
+    v: [Vec3; MAXVERT],
+    n: usize,
+}
+
+/// Clips `poly` to `sign v[coord] <= limit` (one Sutherland-Hodgman pass): keeps inside vertices
+/// and adds the crossing points of edges that strictly cross. Untouched when every vertex is
+/// inside.
+fn clip_half_plane(poly: &mut Polygon, coord: usize, sign: f64, limit: f64) {
+    let mut d = [0.0; MAXVERT];
+    for k in 0..poly.n {
+        d[k] = sign * poly.v[k][coord] - limit;
+    }
+    if d[..poly.n].iter().all(|&x| x <= 0.0) {
         return;
     }
-    let n = poly.len();
-    let mut outp = Vec::with_capacity(n + 4);
-    for k in 0..n {
-        let k1 = (k + 1) % n;
+    let mut out = Polygon {
+        v: [Vec3::zeros(); MAXVERT],
+        n: 0,
+    };
+    for k in 0..poly.n {
+        let k1 = (k + 1) % poly.n;
         let (dp, dq) = (d[k], d[k1]);
-        if dp <= 0.0 {
-            outp.push(poly[k]);
+        if dp <= 0.0 && out.n < MAXVERT {
+            out.v[out.n] = poly.v[k];
+            out.n += 1;
         }
-        if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
+        if ((dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0)) && out.n < MAXVERT {
             let t = dp / (dp - dq);
-            outp.push(poly[k] + (poly[k1] - poly[k]) * t);
+            out.v[out.n] = poly.v[k] + (poly.v[k1] - poly.v[k]) * t;
+            out.n += 1;
         }
     }
-    *poly = outp;
+    *poly = out;
 }
 
 // ANCHOR: box_box
@@ -288,10 +307,16 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
     cx[2] = sgn * cx[2] - sizeref[a];
     du[2] *= sgn;
     dv[2] *= sgn;
-    let mut poly: Vec<Vec3> = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
-        .iter()
-        .map(|&(su, sv)| cx + du * su + dv * sv)
-        .collect();
+    let mut poly = Polygon {
+        v: [Vec3::zeros(); MAXVERT],
+        n: 4,
+    };
+    for (k, (su, sv)) in [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+        .into_iter()
+        .enumerate()
+    {
+        poly.v[k] = cx + du * su + dv * sv;
+    }
     clip_half_plane(&mut poly, 0, 1.0, sizeref[ax]);
     clip_half_plane(&mut poly, 0, -1.0, sizeref[ax]);
     clip_half_plane(&mut poly, 1, 1.0, sizeref[ay]);
@@ -299,20 +324,24 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
     let dupe2 = DUPEPS * (sizeref[ax] * sizeref[ax] + sizeref[ay] * sizeref[ay]);
     let nsign = if ref1 { sgn } else { -sgn };
     let normal: Vec3 = matref.column(a) * nsign;
-    let mut accepted: Vec<Vec3> = Vec::with_capacity(8);
-    for v in poly {
+    let mut accepted = Polygon {
+        v: [Vec3::zeros(); MAXVERT],
+        n: 0,
+    };
+    for &v in &poly.v[..poly.n] {
         if v[2] > margin {
             continue;
         }
-        if accepted
+        if accepted.v[..accepted.n]
             .iter()
             .any(|q| (q.x - v.x).powi(2) + (q.y - v.y).powi(2) < dupe2)
         {
             continue;
         }
-        accepted.push(v);
+        accepted.v[accepted.n] = v;
+        accepted.n += 1;
     }
-    for v in accepted {
+    for &v in &accepted.v[..accepted.n] {
         let mut posc = Vec3::zeros();
         posc[ax] = v[0];
         posc[ay] = v[1];

@@ -10,8 +10,8 @@
 //! - `collision_epa.svg`: EPA's lower bound on the depth (the nearest face of the polytope)
 //!   against iterations for two boxes, a box and an ellipsoid, and two ellipsoids, as the gap to
 //!   the converged depth.
-//! - `collision_scene.svg` (written by [`scene_figure`], used by the example): a model's contacts
-//!   seen along y, geom centres and contact normals.
+//! - `collision_scene.svg` ([`scene_figure`] on [`SCENE_XML`]): a model's contacts seen along y,
+//!   geom centres and contact normals. The example draws any model the same way.
 
 use super::draw::{canvas, finish, Side, Sketch, GREY, INK};
 use crate::collision::convex::{epa, gjk, ConvexShape, GjkStep, Shape};
@@ -350,6 +350,9 @@ pub fn scene_figure(
     sk.line(&[(lo.0, 0.0), (hi.0, 0.0)], GREY, 2)?;
     for (g, p) in model.geoms.iter().zip(&poses) {
         if g.gtype != GeomType::Plane {
+            // the slice through the geom's centre in its own x-z plane (exact for geoms turned
+            // about y only)
+            sk.line(&outline(g.gtype, &g.size, p), GREY, 1)?;
             sk.joint((p.pos.x, p.pos.z), 3, GREY)?;
         }
     }
@@ -374,6 +377,20 @@ pub fn scene_figure(
     Ok(contacts)
 }
 
+/// The chapter's example scene: a box, a capsule, a cylinder and an ellipsoid dropped on a
+/// plane, a sphere resting on the box.
+pub const SCENE_XML: &str = r#"<mujoco model="collision_scene">
+  <compiler angle="radian"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="box" pos="-0.6 0 0.148" euler="0 0.05 0"><freejoint/><geom name="box" type="box" size="0.2 0.15 0.15"/></body>
+    <body name="ball" pos="-0.58 0 0.39"><freejoint/><geom name="ball" type="sphere" size="0.1"/></body>
+    <body name="capsule" pos="0 0 0.098" euler="0 1.4 0"><freejoint/><geom name="capsule" type="capsule" size="0.1 0.2"/></body>
+    <body name="cylinder" pos="0.6 0 0.119"><freejoint/><geom name="cylinder" type="cylinder" size="0.15 0.12"/></body>
+    <body name="egg" pos="1.1 0 0.09" euler="0 0.3 0"><freejoint/><geom name="egg" type="ellipsoid" size="0.2 0.12 0.1"/></body>
+  </worldbody>
+</mujoco>"#;
+
 /// Writes the chapter's figures into `dir` and prints a short report.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
@@ -393,6 +410,17 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     for (name, iters, depth) in epa_figure(&p)? {
         println!("  EPA, {name}: {iters} iterations, depth {depth:.9} m");
     }
+    out.push(p);
+    let model = crate::mjcf::load_str(SCENE_XML)?.model;
+    let qpos: Vec<f64> = model.qpos0.iter().copied().collect();
+    let p = dir.join("collision_scene.svg");
+    let contacts = scene_figure(
+        &model,
+        &qpos,
+        &p,
+        "Contacts of the example scene at qpos0, seen along y",
+    )?;
+    println!("  example scene: {} contacts", contacts.len());
     out.push(p);
     Ok(out)
 }
