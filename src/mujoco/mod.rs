@@ -5,6 +5,7 @@
 pub mod collision;
 pub mod com;
 pub mod constraint;
+pub mod forward;
 pub mod integrator;
 pub mod limits;
 pub mod solver;
