@@ -755,3 +755,102 @@ fn simulate_with_the_spook_engine() {
         2,
     );
 }
+
+/// `mbd inspect` with solver options: the constrained part of `mj_forward` (contacts, rows,
+/// forces, qacc) at a settled state of `box_stack`, against MuJoCo's numbers
+/// (tests/fixtures/forward/box_stack.json), for each solver and cone.
+#[test]
+#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
+fn inspect_reports_the_constrained_forward_of_mujoco() {
+    let fixture: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forward/box_stack.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let dir = scratch("inspect_constrained");
+    let state = dir.join("state.json");
+    fs::write(
+        &state,
+        serde_json::json!({"qpos": fixture["qpos"], "qvel": fixture["qvel"]}).to_string(),
+    )
+    .unwrap();
+    let path = model("box_stack.xml");
+    for cone in ["pyramidal", "elliptic"] {
+        let e = &fixture["cones"][cone];
+        for (solver, tol) in [("newton", 1e-6), ("cg", 1e-3), ("pgs", 1e-3)] {
+            let out = json(&mbd(&[
+                "inspect",
+                path.to_str().unwrap(),
+                "--state",
+                state.to_str().unwrap(),
+                "--solver",
+                solver,
+                "--cone",
+                cone,
+                "--iterations",
+                "1000",
+                "--tolerance",
+                "1e-12",
+                "--json",
+            ]));
+            assert_eq!(
+                out["ncon"].as_u64().unwrap() as usize,
+                e["contacts"].as_array().unwrap().len()
+            );
+            assert_eq!(out["nefc"], e["nefc"]);
+            assert_eq!(out["opt"]["cone"], cone);
+            let mj = &e["solvers"][match solver {
+                "newton" => "Newton",
+                "cg" => "CG",
+                _ => "PGS",
+            }];
+            let (ours, theirs) = (vec_of(&out["qacc"]), vec_of(&mj["qacc"]));
+            let scale = theirs.iter().fold(1e-12f64, |a, x| a.max(x.abs()));
+            let err = ours.iter().zip(&theirs).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / scale;
+            assert!(err < tol, "{cone} {solver}: qacc off by {err:.2e}");
+            // every contact named by its geoms, every row by its element
+            assert_eq!(
+                out["efc_name"].as_array().unwrap().len(),
+                out["nefc"].as_u64().unwrap() as usize
+            );
+            assert!(out["contacts"][0]["geom_name"][0].as_str().unwrap() == "floor");
+            assert_eq!(matrix_of(&out["efc_J"]).len(), out["nefc"].as_u64().unwrap() as usize);
+            // forces solve the inverse problem
+            assert!(vec_of(&out["fwdinv"]).iter().all(|x| *x < 1e-6), "{}", out["fwdinv"]);
+        }
+    }
+    // the text output lists the active rows
+    let o = mbd(&["inspect", path.to_str().unwrap(), "--state", state.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("efc_force") && text.contains("floor/box1"), "{text}");
+}
+
+/// Bad solver options: one line and a non-zero exit, naming what is wrong.
+#[test]
+fn inspect_refuses_bad_solver_options() {
+    let path = model("box_stack.xml");
+    let p = path.to_str().unwrap();
+    let e = fails(&["inspect", p, "--solver", "simplex"], 2);
+    assert!(e.contains("solver") && e.contains("simplex"), "{e}");
+    let e = fails(&["inspect", p, "--cone", "round"], 2);
+    assert!(e.contains("cone") && e.contains("round"), "{e}");
+    for bad in ["0", "-3", "many", "1.5"] {
+        let e = fails(&["inspect", p, "--iterations", bad], 2);
+        assert!(e.contains("--iterations"), "{e}");
+    }
+    for bad in ["nan", "inf", "-1", "x"] {
+        let e = fails(&["inspect", p, "--tolerance", bad], 2);
+        assert!(e.contains("--tolerance"), "{e}");
+    }
+    fails(&["inspect", p, "--solver"], 2);
+    // a non-finite state is refused before any stage runs
+    let dir = scratch("inspect_bad_state");
+    let state = dir.join("s.json");
+    fs::write(&state, "{\"qvel\": [0,0,1e400,0,0,0, 0,0,0,0,0,0, 0,0,0,0,0,0]}").unwrap();
+    fails(&["inspect", p, "--state", state.to_str().unwrap(), "--solver", "cg"], 1);
+    // without overrides the model's own options are reported
+    let out = json(&mbd(&["inspect", p, "--json"]));
+    assert_eq!(out["opt"]["solver"], "Newton");
+    assert_eq!(out["opt"]["cone"], "pyramidal");
+    assert_eq!(out["opt"]["iterations"], 100);
+}
