@@ -258,35 +258,45 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
     }
 }
 
+/// Models with contacts and equality constraints simulate: the box stack stays stacked (each
+/// box rests on the one below, at its settled height within the soft contacts' penetration),
+/// the four-bar moves and keeps its loop closed.
 #[test]
-fn simulate_refuses_models_with_constraints() {
+#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
+fn simulate_runs_models_with_contacts_and_loops() {
     let dir = scratch("constraints");
     let out = dir.join("t.csv");
-    let e = fails(
-        &[
-            "simulate",
-            model("fourbar.xml").to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
-    assert!(e.contains("equality") && e.contains("not simulated"), "{e}");
-    let e = fails(
-        &[
-            "simulate",
-            model("sphere_plane.xml").to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
-    assert!(e.contains("collide") && e.contains("not simulated"), "{e}");
-    assert!(!out.exists());
+    let o = mbd(&[
+        "simulate",
+        model("box_stack.xml").to_str().unwrap(),
+        "--steps",
+        "500",
+        "--every",
+        "500",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // columns: time, then qpos (7 per free joint: x, y, z, quaternion)
+    let (_, rows) = read_csv(&out);
+    let z = |b: usize| rows.last().unwrap()[1 + 7 * b + 2];
+    for b in 0..3 {
+        let want = 0.1 + 0.2 * b as f64;
+        assert!((z(b) - want).abs() < 2e-3, "box {b} at z = {}", z(b));
+    }
+    let o = mbd(&[
+        "simulate",
+        model("fourbar.xml").to_str().unwrap(),
+        "--steps",
+        "200",
+        "--every",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, rows) = read_csv(&out);
+    assert!(rows.last().unwrap()[1].abs() > 1e-2, "the four-bar does not move");
 }
 
 /// Reads the CSV written by `mbd simulate`: header and rows of numbers.

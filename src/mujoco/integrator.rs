@@ -11,11 +11,12 @@
 //!
 //! A student writes a controller against [`Simulator`]: set `sim.state.qfrc_applied` (the
 //! generalized control forces) and call [`Simulator::step`]. Models with constraints (contacts,
-//! equality constraints, friction loss, reached joint limits) are refused until the constraint
-//! model is built: see [`check_unconstrained`].
+//! equality constraints, friction loss, joint limits; [`super::forward::has_constraints`]) take
+//! their acceleration from the whole constrained `mj_forward` of [`super::forward`]
+//! ([`ConstrainedAcceleration`]); the others from the smooth dynamics ([`DampedAcceleration`]).
 
 use super::collision::candidate_pairs;
-use super::limits::first_violated_limit;
+use super::forward::{has_constraints, ConstrainedAcceleration, Forward};
 use crate::dynamics::{
     aba_with, crba_with, kinetic_energy, passive_forces_with, potential_energy, rnea_with, Workspace,
 };
@@ -78,10 +79,11 @@ pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &
     }
 }
 
-/// Refuses models whose MuJoCo simulation would involve constraints, which the simulator does
-/// not solve yet: equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
-/// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`). Joint limits are
-/// checked while stepping instead (they matter only once reached).
+/// An error naming the first reason why a model's MuJoCo simulation involves constraints:
+/// equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
+/// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`); joint limits are
+/// not checked here (see [`super::forward::has_constraints`]). The [`Simulator`] steps such
+/// models through the constrained pipeline.
 pub fn check_unconstrained(model: &Model) -> Result<()> {
     if let Some(eq) = model.equality.first() {
         let name = match eq {
@@ -174,8 +176,8 @@ impl Acceleration for DampedAcceleration<'_> {
 }
 // ANCHOR_END: damped
 
-/// MuJoCo's `mj_step` for a model without constraints, one call per step, allocation-free
-/// after [`Simulator::new`].
+/// MuJoCo's `mj_step`, one call per step; allocation-free after [`Simulator::new`] for models
+/// without constraints.
 pub struct Simulator<'m> {
     /// The model.
     pub model: &'m Model,
@@ -193,14 +195,14 @@ pub struct Simulator<'m> {
     f: Vec<f64>,
     bias: Vec<f64>,
     zeros: Vec<f64>,
+    /// The constrained pipeline, for models with constraints.
+    forward: Option<Forward<'m>>,
 }
 
 impl<'m> Simulator<'m> {
-    /// A simulator at `state`, after checking that the model needs no constraint solver
-    /// ([`check_unconstrained`]), that the time step is positive and finite, the integrator is
-    /// implemented (Euler, RK4) and the state valid.
+    /// A simulator at `state`, after checking that the time step is positive and finite, the
+    /// integrator is implemented (Euler, RK4) and the state valid.
     pub fn new(model: &'m Model, state: State, integrator: Integrator) -> Result<Self> {
-        check_unconstrained(model)?;
         check_timestep(model.opt.timestep)?;
         if !matches!(integrator, Integrator::Euler | Integrator::Rk4) {
             return Err(Error::Unsupported {
@@ -209,12 +211,11 @@ impl<'m> Simulator<'m> {
             });
         }
         state.check(model)?;
-        if let Some(v) = first_violated_limit(model, &state.qpos) {
-            return Err(Error::Unsupported {
-                what: format!("at t = {}: {v}", state.time),
-                why: "joint limits are not simulated yet".into(),
-            });
-        }
+        let forward = if has_constraints(model) {
+            Some(Forward::new(model)?)
+        } else {
+            None
+        };
         Ok(Simulator {
             model,
             state,
@@ -227,51 +228,61 @@ impl<'m> Simulator<'m> {
             f: vec![0.0; model.nv],
             bias: vec![0.0; model.nv],
             zeros: vec![0.0; model.nv],
+            forward,
         })
     }
 
     /// One step of size `model.opt.timestep`. Fails with [`Error::Diverged`] (naming the step,
     /// time and first bad entry of `qpos`, `qvel` or `qacc`) when the state stops being finite or
-    /// exceeds `mjMAXVAL`, and with [`Error::Unsupported`] when a limited joint leaves its range.
-    /// On failure the state is left as it was before the step.
+    /// exceeds `mjMAXVAL`. On failure the state is left as it was before the step.
     pub fn step(&mut self) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
         let (mut q, mut v) = (self.state.qpos.clone(), self.state.qvel.clone());
-        let mut f = DampedAcceleration {
-            model,
-            ws: &mut self.ws,
-            qfrc_applied: &self.state.qfrc_applied,
-            h: if self.integrator == Integrator::Euler { h } else { 0.0 },
-            m: &mut self.m,
-            f: &mut self.f,
-            bias: &mut self.bias,
-            zeros: &self.zeros,
-        };
-        match self.integrator {
-            Integrator::Rk4 => {
-                rk4_step(model, &mut self.scratch, &mut f, &mut q, &mut v, h)?;
-                f.h = 0.0;
-                f.qacc(&self.state.qpos, &self.state.qvel, &mut self.qacc)?;
+        let h_damping = if self.integrator == Integrator::Euler { h } else { 0.0 };
+        let state = (&self.state.qpos[..], &self.state.qvel[..]);
+        let scratch = &mut self.scratch;
+        let qacc = &mut self.qacc;
+        match &mut self.forward {
+            // the acceleration hook: the constrained mj_forward for models with constraints
+            Some(fw) => {
+                let mut f = ConstrainedAcceleration {
+                    forward: fw,
+                    qfrc_applied: &self.state.qfrc_applied,
+                    h: h_damping,
+                };
+                advance(model, self.integrator, scratch, &mut f, &mut q, &mut v, qacc, state, h)?
             }
-            _ => euler_step(model, &mut f, &mut q, &mut v, &mut self.qacc, h)?,
+            None => {
+                let mut f = DampedAcceleration {
+                    model,
+                    ws: &mut self.ws,
+                    qfrc_applied: &self.state.qfrc_applied,
+                    h: h_damping,
+                    m: &mut self.m,
+                    f: &mut self.f,
+                    bias: &mut self.bias,
+                    zeros: &self.zeros,
+                };
+                advance(model, self.integrator, scratch, &mut f, &mut q, &mut v, qacc, state, h)?
+            }
         }
         let step = Some(self.steps + 1);
         let t = self.state.time + h;
         check_finite(step, self.state.time, "qacc", &self.qacc)?;
         check_finite(step, t, "qpos", &q)?;
         check_finite(step, t, "qvel", &v)?;
-        if let Some(lim) = first_violated_limit(model, &q) {
-            return Err(Error::Unsupported {
-                what: format!("at step {}, t = {t}: {lim}", self.steps + 1),
-                why: "joint limits are not simulated yet".into(),
-            });
-        }
         self.state.qpos = q;
         self.state.qvel = v;
         self.state.time = t;
         self.steps += 1;
         Ok(())
+    }
+
+    /// The constrained pipeline's outputs at the last evaluation (contacts, rows, forces), for
+    /// models with constraints.
+    pub fn forward_data(&self) -> Option<&super::forward::ForwardData> {
+        self.forward.as_ref().map(|f| &f.d)
     }
 
     /// `[potential, kinetic]` energy of the current state (MuJoCo's `energy`).
@@ -303,6 +314,29 @@ impl<'m> Simulator<'m> {
             }
         }
         Ok(())
+    }
+}
+
+/// One step of `integrator` with the acceleration `f` from `(q, v)`; `qacc` receives the
+/// acceleration at the start of the step (`state`), as MuJoCo's `qacc` after `mj_step`.
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    model: &Model,
+    integrator: Integrator,
+    scratch: &mut StepScratch,
+    f: &mut impl Acceleration,
+    q: &mut [f64],
+    v: &mut [f64],
+    qacc: &mut [f64],
+    state: (&[f64], &[f64]),
+    h: f64,
+) -> Result<()> {
+    match integrator {
+        Integrator::Rk4 => {
+            rk4_step(model, scratch, f, q, v, h)?;
+            f.qacc(state.0, state.1, qacc)
+        }
+        _ => euler_step(model, f, q, v, qacc, h),
     }
 }
 
