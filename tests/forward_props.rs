@@ -139,7 +139,7 @@ proptest! {
     fn solvers_agree_and_inverse_returns_the_applied_forces(
         pieces in prop::collection::vec(piece(), 1..4),
         elliptic in any::<bool>(),
-        seed in 0.0..6.28f64,
+        seed in 0.0..std::f64::consts::TAU,
     ) {
         let cone = if elliptic { Cone::Elliptic } else { Cone::Pyramidal };
         let xml = mjcf_of(&pieces, cone);
