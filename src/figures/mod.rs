@@ -11,6 +11,7 @@ pub mod ch06;
 pub mod ch07;
 pub mod com;
 pub mod draw;
+pub mod forward;
 pub mod loops;
 pub mod loops2;
 pub mod perf;
@@ -34,6 +35,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
     out.extend(spook::run(dir)?);
+    out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
 }

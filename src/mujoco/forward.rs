@@ -92,6 +92,38 @@ impl ForwardData {
     }
 }
 
+// ANCHOR: contact_force
+/// MuJoCo's `mj_contactForce`: the force of contact `k` in its own frame, `[normal, tangent 1,
+/// tangent 2, spin, roll 1, roll 2]` (the first `dim` entries used), acting on `geom[1]` (the
+/// normal points from `geom[0]` to `geom[1]`). Elliptic and frictionless rows hold these numbers
+/// directly; a pyramidal contact's `2 (dim - 1)` edge forces decode as `f_n = sum of the edge
+/// forces` and `f_j = mu_j (f_(2j) - f_(2j+1))`. Zeros for a contact without rows.
+pub fn contact_force(d: &ForwardData, k: usize) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    let Some(c) = d.efc.contacts.get(k) else {
+        return out;
+    };
+    let Some(adr) = c.efc_address else {
+        return out;
+    };
+    if adr >= d.efc_force.len() {
+        return out;
+    }
+    let f = &d.efc_force[adr..];
+    match d.efc.efc_type[adr] {
+        super::constraint::EfcType::ContactPyramidal => {
+            let edges = 2 * (c.dim - 1);
+            out[0] = f[..edges].iter().sum();
+            for j in 0..c.dim - 1 {
+                out[j + 1] = c.friction[j] * (f[2 * j] - f[2 * j + 1]);
+            }
+        }
+        _ => out[..c.dim].copy_from_slice(&f[..c.dim]),
+    }
+    out
+}
+// ANCHOR_END: contact_force
+
 /// What `mj_inverse` computes besides the position and velocity stages.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InverseData {
@@ -566,6 +598,42 @@ mod tests {
         for k in 0..model.nv {
             assert!((a[k] - want[k]).abs() < 1e-10 * want.amax().max(1.0), "dof {k}");
         }
+    }
+
+    /// A pyramidal contact's edge forces decode into the normal and friction forces whose
+    /// elliptic rows would carry: for `f = (f_n, f_t1, f_t2)` inside the cone, the edge forces
+    /// `f_n/4 +- f_tj/(2 mu_j)` (one valid split, each edge pair summing to `f_n/2`) decode back.
+    #[test]
+    fn contact_force_decodes_pyramidal_edges() {
+        use super::super::constraint::EfcType;
+        let model = canned::chain(1, false);
+        let mut d = ForwardData::new(&model).unwrap();
+        let mu = [0.8, 0.5];
+        let (fnorm, ft) = (10.0, [2.0, -1.5]);
+        d.efc.efc_type = vec![EfcType::ContactPyramidal; 4];
+        d.efc.contacts = vec![MjContact {
+            geom: [0, 1],
+            pos: crate::spatial::Vec3::zeros(),
+            frame: crate::spatial::Mat3::identity(),
+            dist: -1e-3,
+            dim: 3,
+            friction: [mu[0], mu[1], 0.0, 0.0, 0.0],
+            solref: [0.02, 1.0],
+            solreffriction: [0.0; 2],
+            solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            margin: 0.0,
+            gap: 0.0,
+            efc_address: Some(0),
+        }];
+        d.efc_force = (0..4)
+            .map(|r| fnorm / 4.0 + if r % 2 == 0 { 1.0 } else { -1.0 } * ft[r / 2] / (2.0 * mu[r / 2]))
+            .collect();
+        let f = contact_force(&d, 0);
+        assert!((f[0] - fnorm).abs() < 1e-12 && (f[1] - ft[0]).abs() < 1e-12 && (f[2] - ft[1]).abs() < 1e-12);
+        d.efc.efc_type = vec![EfcType::ContactElliptic; 3];
+        d.efc_force = vec![fnorm, ft[0], ft[1]];
+        assert_eq!(contact_force(&d, 0)[..3], [fnorm, ft[0], ft[1]]);
+        assert_eq!(contact_force(&d, 1), [0.0; 6]);
     }
 
     #[test]
