@@ -6,16 +6,18 @@
 //! | stage | MuJoCo | here |
 //! |---|---|---|
 //! | position | `mj_kinematics`, `mj_comPos`, `mj_crb`, `mj_factorM` | [`super::com`] into [`Data`] |
-//! | | `mj_collision` | [`collide`]: contacts ([`MjContact`]) |
-//! | | `mj_makeConstraint` (with `mj_makeImpedance`) | [`rows`]: the [`Efc`] rows, `R`, `D`, `K`, `B` |
-//! | velocity | `mj_comVel`, `mj_passive`, `mj_referenceConstraint`, `mj_rne` | `cvel`, `qfrc_passive`, `efc_vel`/`efc_aref`, `qfrc_bias` |
+//! | | `mj_collision` | [`super::collision::collide_all`]: contacts ([`MjContact`]) |
+//! | velocity | `mj_comVel`, `mj_passive` | `cvel`, `cdof_dot`, `qfrc_passive` |
+//! | | `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint` | [`super::constraint::make_constraint`]: the [`Efc`] rows, `R`, `D`, `K`, `B`, `efc_vel`, `efc_aref` |
+//! | | `mj_rne` | `qfrc_bias` |
 //! | acceleration | `mj_fwdActuation` | `qfrc_actuator` at [`Forward::ctrl`], [`Forward::act`] |
 //! | | `mj_fwdAcceleration` | `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator`, `qacc_smooth = M^-1 qfrc_smooth` |
 //! | | `mj_fwdConstraint` | [`solve`] (PGS, CG or Newton): `qacc`, `efc_force`, `qfrc_constraint` |
 //!
-//! One difference of bookkeeping: the constraint rows' reference acceleration `efc_aref`
-//! (MuJoCo's `mj_referenceConstraint`, a velocity-stage function) is computed together with the
-//! rows, since it needs only `qvel` and the rows' `K`, `B`.
+//! One difference of bookkeeping: MuJoCo makes the rows (`mj_makeConstraint`) in the position
+//! stage and their reference acceleration (`mj_referenceConstraint`) in the velocity stage; here
+//! one call makes both, in the velocity stage, since the reference acceleration of connect and
+//! weld rows needs the velocities `cvel` and `cdof_dot` (its `Jdot qvel` term).
 //!
 //! `mj_inverse` ([`Forward::inverse`]) runs the position and velocity stages and then, instead of
 //! a solver, evaluates the constraint force of each row at the given `qacc` (the same convex
@@ -217,8 +219,8 @@ impl<'m> Forward<'m> {
     // ANCHOR: forward_with
     /// [`Forward::forward`] without the checks at the door (inputs assumed valid).
     pub fn forward_with(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
-        self.position(qpos, qvel)?;
-        self.velocity(qpos, qvel)?;
+        let contacts = self.position(qpos)?;
+        self.velocity(qpos, qvel, contacts)?;
         self.acceleration(qpos, qvel, qfrc_applied)?;
         self.constraint()
     }
@@ -226,8 +228,9 @@ impl<'m> Forward<'m> {
 
     // ANCHOR: position
     /// Position stage (`mj_fwdPosition`): kinematics and com-based quantities, the inertia
-    /// matrix and its factor, collision, constraint rows with their impedance.
-    fn position(&mut self, qpos: &[f64], qvel: &[f64]) -> Result<()> {
+    /// matrix and its factor, collision. Returns the contacts, which the velocity stage turns
+    /// into rows.
+    fn position(&mut self, qpos: &[f64]) -> Result<Vec<MjContact>> {
         let model = self.model;
         let d = &mut self.d;
         com::mj_com_pos(model, &mut d.data, qpos)?;
@@ -244,19 +247,20 @@ impl<'m> Forward<'m> {
         for (s, inv) in d.data.qld_diag_sqrt_inv.iter_mut().zip(&d.data.qld_diag_inv) {
             *s = inv.sqrt();
         }
-        let contacts = stages::collide(model, &d.data)?;
-        d.efc = stages::rows(model, &d.data, qpos, qvel, contacts, &self.invweight)?;
-        Ok(())
+        stages::collide(model, &d.data)
     }
     // ANCHOR_END: position
 
     // ANCHOR: velocity
-    /// Velocity stage (`mj_fwdVelocity`): body velocities, passive forces, bias forces.
-    fn velocity(&mut self, qpos: &[f64], qvel: &[f64]) -> Result<()> {
+    /// Velocity stage (`mj_fwdVelocity`): body velocities, passive forces, the constraint rows
+    /// of `contacts` and the other constraints with their impedance and reference acceleration,
+    /// bias forces.
+    fn velocity(&mut self, qpos: &[f64], qvel: &[f64], contacts: Vec<MjContact>) -> Result<()> {
         let model = self.model;
         let d = &mut self.d;
         com::mj_com_vel(model, &mut d.data, qvel);
         passive_forces_with(model, qpos, qvel, &mut d.qfrc_passive)?;
+        d.efc = stages::rows(model, &d.data, qpos, qvel, contacts, &self.invweight)?;
         let mut bias = std::mem::take(&mut d.data.qfrc_bias);
         com::mj_rne(model, &mut d.data, qvel, None, &mut bias);
         d.data.qfrc_bias = bias;
@@ -361,8 +365,8 @@ impl<'m> Forward<'m> {
         let model = self.model;
         model.check_state(qpos, qvel)?;
         check_vector("qacc", qacc, model.nv)?;
-        self.position(qpos, qvel)?;
-        self.velocity(qpos, qvel)?;
+        let contacts = self.position(qpos)?;
+        self.velocity(qpos, qvel, contacts)?;
         let d = &self.d;
         let (efc_force, efc_state) = stages::constraint_forces(&d.efc, qacc, &self.options)?;
         let mut qfrc_constraint = vec![0.0; model.nv];
