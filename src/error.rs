@@ -124,6 +124,11 @@ pub enum Error {
     /// A quaternion given as input (not one the library normalizes itself) is not of unit norm.
     #[error("{what}: quaternion of body {body} has norm {norm}, expected 1 (normalize it first)")]
     NotUnitQuaternion { what: String, body: usize, norm: f64 },
+    /// A contact handed to MuJoCo's constraint rows (`mjContact`) is malformed: a condim other
+    /// than 1, 3, 4, 6, a negative or non-finite friction, a geom out of range, a non-finite
+    /// position, frame, distance or parameter. `index` is its place in the contact list.
+    #[error("contact {index}: {why}")]
+    BadContact { index: usize, why: String },
     /// A simulation left the finite range: MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`
     /// (non-finite or larger than `mjMAXVAL` in magnitude), with the step (None for the initial
     /// state), time and first bad entry.
@@ -135,6 +140,13 @@ pub enum Error {
         index: usize,
         value: f64,
     },
+    /// A geom's contact parameters or sizes are out of range (condim not 1, 3, 4 or 6, a negative
+    /// or non-finite friction, a non-positive size its type uses, a non-finite margin or gap).
+    #[error("geom {geom} ('{name}'): {why}")]
+    BadGeom { geom: usize, name: String, why: String },
+    /// An explicit contact pair (`<pair>`) is out of range (condim, friction, unknown geom).
+    #[error("contact pair {pair} ('{name}'): {why}")]
+    BadContactPair { pair: usize, name: String, why: String },
     /// Something valid that this part of the library does not support yet.
     #[error("{what}: {why}")]
     Unsupported { what: String, why: String },

@@ -61,6 +61,8 @@
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises_ch08`, `loops` |
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises_loops2`, `loops2` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises_spook`, `spook` |
+//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
+//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] (`impedance`, `invweight`) | `mujoco_constraint` | `exercises_constraint`, `constraint` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` | |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |

@@ -1,24 +1,41 @@
-//! Narrow-phase collision: pure geometry, shared by the formulations above it (SPOOK now,
-//! MuJoCo's constraint pipeline later). Row 2 of the layering: it knows poses and primitive
-//! shapes, nothing about bodies, masses or solvers.
+//! Narrow-phase collision: pure geometry, shared by the formulations above it (SPOOK and
+//! MuJoCo's constraint pipeline). Row 2 of the layering: it knows poses and primitive shapes,
+//! nothing about bodies, masses or solvers. Book chapter: "Collision detection".
 //!
-//! | pair | function | contacts |
-//! |---|---|---|
-//! | plane - sphere | [`plane_sphere`] | 1 |
-//! | plane - capsule | [`plane_capsule`] | up to 2 (the two end caps) |
-//! | plane - box | [`plane_box`] | up to 4 (the deepest corners) |
-//! | any supported pair | [`collide`] | dispatches on [`GeomType`] |
+//! Every pair is done the way MuJoCo 4.0's `mjCOLLISIONFUNC` table does it:
 //!
-//! A [`Contact`] follows MuJoCo's `mjContact` conventions so that MuJoCo's full collision issue
-//! can extend this module without changing its users: `pos` is the point midway between the two
+//! | pair (MuJoCo's type order) | function | MuJoCo | contacts |
+//! |---|---|---|---|
+//! | plane - sphere | [`primitives::plane_sphere`] | `mjc_PlaneSphere` | 1 |
+//! | plane - capsule | [`primitives::plane_capsule`] | `mjc_PlaneCapsule` | up to 2 |
+//! | plane - ellipsoid | [`convex::plane_convex`] | `mjc_PlaneConvex` | 1 |
+//! | plane - cylinder | [`primitives::plane_cylinder`] | `mjc_PlaneCylinder` | up to 4 |
+//! | plane - box | [`primitives::plane_box`] | `mjc_PlaneBox` | up to 4 |
+//! | sphere - sphere | [`primitives::sphere_sphere`] | `mjc_SphereSphere` | 1 |
+//! | sphere - capsule | [`primitives::sphere_capsule`] | `mjc_SphereCapsule` | 1 |
+//! | sphere - cylinder | [`primitives::sphere_cylinder`] | `mjc_SphereCylinder` | 1 |
+//! | sphere - box | [`boxes::sphere_box`] | `mjc_SphereBox` | 1 |
+//! | capsule - capsule | [`primitives::capsule_capsule`] | `mjc_CapsuleCapsule` | 1, or 2 when parallel |
+//! | capsule - box | [`boxes::capsule_box`] | `mjc_CapsuleBox` | up to 2 |
+//! | box - box | [`boxes::box_box`] | `mjc_BoxBox` | up to 8 |
+//! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box) | [`convex::convex_contacts`] | `mjc_Convex` (GJK + EPA, multiCCD) | 1, up to 5 with a capsule or cylinder |
+//!
+//! A [`Contact`] follows MuJoCo's `mjContact`: `pos` is the point midway between the two
 //! surfaces, `frame` has the contact normal as its **first** row (pointing from the first geom
-//! into the second) followed by two tangents, and `dist` is the signed distance between the
-//! surfaces (negative when they penetrate). Pairs not listed above return no contacts from
-//! [`collide`] and are reported by [`supported`]; box-box, capsule-capsule and the mesh pairs
-//! belong to that later issue.
+//! into the second) followed by two tangents made by [`frame::make_frame`] (`mju_makeFrame`),
+//! and `dist` is the signed distance between the surfaces (negative when they penetrate). A
+//! contact is reported when `dist <= margin`.
+
+pub mod boxes;
+pub mod convex;
+pub mod frame;
+pub mod primitives;
+
+pub use frame::{frame_from_normal, make_frame};
 
 use crate::model::GeomType;
 use crate::spatial::{Mat3, Vec3};
+use convex::{ConvexShape, Shape};
 
 /// The world pose of a geom: position of its centre and rotation (columns = geom axes in world
 /// coordinates).
@@ -52,113 +69,104 @@ impl Contact {
     }
 }
 
-/// A contact frame whose first row is the unit normal `n` and whose other rows complete a
-/// right-handed orthonormal basis (MuJoCo's `mju_makeFrame` picks its own tangents; any
-/// orthonormal pair serves a box friction model).
-pub fn frame_from_normal(n: &Vec3) -> Mat3 {
-    let helper = if n.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
-    let t1 = (helper - n * n.dot(&helper)).normalize();
-    let t2 = n.cross(&t1);
-    Mat3::from_rows(&[n.transpose(), t1.transpose(), t2.transpose()])
-}
-
-/// Plane (normal = the plane's z axis, through its centre) against a point with a radius: the
-/// building block of the sphere and capsule tests. `None` when farther than `margin`.
-fn plane_point(plane: &GeomPose, center: &Vec3, radius: f64, margin: f64) -> Option<Contact> {
-    let n = plane.rot.column(2).into_owned();
-    let dist = n.dot(&(center - plane.pos)) - radius;
-    (dist <= margin).then(|| Contact {
-        pos: center - n * (radius + 0.5 * dist),
-        frame: frame_from_normal(&n),
-        dist,
-    })
-}
-
-/// Plane against sphere of `radius`: one contact when the signed distance is at most `margin`.
-pub fn plane_sphere(plane: &GeomPose, sphere: &GeomPose, radius: f64, margin: f64) -> Option<Contact> {
-    plane_point(plane, &sphere.pos, radius, margin)
-}
-
-/// Plane against a capsule of `radius` and half-length `half_length` along its z axis: one
-/// contact per end-cap sphere within `margin` (a capsule lying flat touches at both ends).
-pub fn plane_capsule(
-    plane: &GeomPose,
-    capsule: &GeomPose,
-    radius: f64,
-    half_length: f64,
-    margin: f64,
-    out: &mut Vec<Contact>,
-) {
-    let axis = capsule.rot.column(2).into_owned();
-    for s in [-1.0, 1.0] {
-        if let Some(c) = plane_point(plane, &(capsule.pos + axis * (s * half_length)), radius, margin) {
-            out.push(c);
-        }
+/// MuJoCo's number of a geom type (`mjtGeom`: plane 0, sphere 2, capsule 3, ellipsoid 4,
+/// cylinder 5, box 6). MuJoCo collides a pair with the lower number first.
+pub fn mj_type(t: GeomType) -> u8 {
+    match t {
+        GeomType::Plane => 0,
+        GeomType::Sphere => 2,
+        GeomType::Capsule => 3,
+        GeomType::Ellipsoid => 4,
+        GeomType::Cylinder => 5,
+        GeomType::Box => 6,
     }
 }
 
-/// Plane against a box of half-sizes `half`: the corners within `margin`, at most the four
-/// deepest (a box resting on a face has four, on an edge two, on a corner one).
-pub fn plane_box(plane: &GeomPose, bx: &GeomPose, half: &Vec3, margin: f64, out: &mut Vec<Contact>) {
-    let mut corners: [(f64, Vec3); 8] = [(0.0, Vec3::zeros()); 8];
-    let n = plane.rot.column(2).into_owned();
-    for (k, c) in corners.iter_mut().enumerate() {
-        let s = |bit: usize| if k & (1 << bit) == 0 { -1.0 } else { 1.0 };
-        let local = Vec3::new(s(0) * half.x, s(1) * half.y, s(2) * half.z);
-        let p = bx.pos + bx.rot * local;
-        *c = (n.dot(&(p - plane.pos)), p);
-    }
-    corners.sort_by(|a, b| a.0.total_cmp(&b.0));
-    for &(dist, p) in corners.iter().take(4) {
-        if dist <= margin {
-            out.push(Contact {
-                pos: p - n * (0.5 * dist),
-                frame: frame_from_normal(&n),
-                dist,
-            });
-        }
-    }
-}
-
-/// True when [`collide`] implements the pair (in either order).
+/// True when [`collide`] has a collision function for the pair (every pair but plane-plane).
 pub fn supported(t1: GeomType, t2: GeomType) -> bool {
-    matches!(
-        (t1, t2),
-        (GeomType::Plane, GeomType::Sphere | GeomType::Capsule | GeomType::Box)
-            | (GeomType::Sphere | GeomType::Capsule | GeomType::Box, GeomType::Plane)
-    )
+    !(t1 == GeomType::Plane && t2 == GeomType::Plane)
 }
 
+/// The largest number of contacts [`collide`] returns for the pair (MuJoCo's `mj_maxContact`
+/// for these primitives).
+pub fn max_contacts(t1: GeomType, t2: GeomType) -> usize {
+    use GeomType::*;
+    let (a, b) = if mj_type(t1) <= mj_type(t2) { (t1, t2) } else { (t2, t1) };
+    match (a, b) {
+        (Plane, Plane) => 0,
+        (Sphere | Ellipsoid, _) | (_, Sphere | Ellipsoid) => 1,
+        (Box, Box) => 8,
+        (Capsule, Capsule) => 2,
+        (Capsule, Box) => 2,
+        (Plane, Capsule) => 2,
+        (Plane, Cylinder | Box) => 4,
+        _ => 5,
+    }
+}
+
+// ANCHOR: collide
 /// The contacts between two geoms (types, MuJoCo `size` parameters, world poses) within
-/// `margin`, appended to `out`. The normal points from the first geom into the second; when the
-/// plane comes second the pair is swapped and the normals flipped so this still holds.
-/// Unsupported pairs ([`supported`]) add nothing.
+/// `margin`, appended to `out`, by MuJoCo's collision function for the pair (the table in the
+/// module map). The normal points from the first geom into the second: when MuJoCo's type order
+/// puts the second geom first, the pair is collided swapped and each normal flipped (and its
+/// frame rebuilt). Plane-plane adds nothing.
+///
+/// Sizes are assumed valid (positive where the type uses them); `crate::mujoco::collision`
+/// checks them at its door.
 pub fn collide(
     g1: (GeomType, &[f64; 3], &GeomPose),
     g2: (GeomType, &[f64; 3], &GeomPose),
     margin: f64,
     out: &mut Vec<Contact>,
 ) {
-    let (t1, s1, p1) = g1;
-    let (t2, s2, p2) = g2;
-    if t2 == GeomType::Plane && t1 != GeomType::Plane {
+    if mj_type(g1.0) > mj_type(g2.0) {
         let start = out.len();
         collide(g2, g1, margin, out);
         for c in &mut out[start..] {
-            let n = -c.normal();
-            c.frame = frame_from_normal(&n);
+            c.frame = frame_from_normal(&-c.normal());
         }
         return;
     }
+    use GeomType::*;
+    let (t1, s1, p1) = g1;
+    let (t2, s2, p2) = g2;
+    let v = |s: &[f64; 3]| Vec3::new(s[0], s[1], s[2]);
     match (t1, t2) {
-        (GeomType::Plane, GeomType::Sphere) => out.extend(plane_sphere(p1, p2, s2[0], margin)),
-        (GeomType::Plane, GeomType::Capsule) => plane_capsule(p1, p2, s2[0], s2[1], margin, out),
-        (GeomType::Plane, GeomType::Box) => plane_box(p1, p2, &Vec3::new(s2[0], s2[1], s2[2]), margin, out),
+        (Plane, Plane) => {}
+        (Plane, Sphere) => primitives::plane_sphere(p1, p2, s2[0], margin, out),
+        (Plane, Capsule) => primitives::plane_capsule(p1, p2, s2[0], s2[1], margin, out),
+        (Plane, Cylinder) => primitives::plane_cylinder(p1, p2, s2[0], s2[1], margin, out),
+        (Plane, Box) => primitives::plane_box(p1, p2, &v(s2), margin, out),
+        (Plane, Ellipsoid) => convex::plane_convex(
+            p1,
+            &ConvexShape {
+                shape: Shape::Ellipsoid(v(s2)),
+                pose: *p2,
+            },
+            margin,
+            out,
+        ),
+        (Sphere, Sphere) => primitives::sphere_sphere(p1, s1[0], p2, s2[0], margin, out),
+        (Sphere, Capsule) => primitives::sphere_capsule(p1, s1[0], p2, s2[0], s2[1], margin, out),
+        (Sphere, Cylinder) => primitives::sphere_cylinder(p1, s1[0], p2, s2[0], s2[1], margin, out),
+        (Sphere, Box) => boxes::sphere_box(p1, s1[0], p2, &v(s2), margin, out),
+        (Capsule, Capsule) => primitives::capsule_capsule(p1, [s1[0], s1[1]], p2, [s2[0], s2[1]], margin, out),
+        (Capsule, Box) => boxes::capsule_box(p1, s1[0], s1[1], p2, &v(s2), margin, out),
+        (Box, Box) => boxes::box_box(p1, &v(s1), p2, &v(s2), margin, out),
         _ => {
-            let _ = s1;
+            // both are solids here (planes were handled above)
+            if let (Some(a), Some(b)) = (Shape::of(t1, s1), Shape::of(t2, s2)) {
+                convex::convex_contacts(
+                    &ConvexShape { shape: a, pose: *p1 },
+                    &ConvexShape { shape: b, pose: *p2 },
+                    margin,
+                    out,
+                );
+            }
         }
     }
 }
+// ANCHOR_END: collide
 
 #[cfg(test)]
 mod tests {
@@ -178,15 +186,19 @@ mod tests {
             pos: Vec3::new(0.3, -0.2, 0.45),
             rot: Mat3::identity(),
         };
-        let c = plane_sphere(&floor(), &s, 0.5, 0.0).unwrap();
+        let mut out = vec![];
+        primitives::plane_sphere(&floor(), &s, 0.5, 0.0, &mut out);
+        let c = out[0];
         assert!((c.dist + 0.05).abs() < 1e-15);
         assert!((c.pos - Vec3::new(0.3, -0.2, -0.025)).norm() < 1e-15);
         assert!((c.frame * c.frame.transpose() - Mat3::identity()).norm() < 1e-14);
-        assert!(plane_sphere(&floor(), &s, 0.4, 0.0).is_none());
+        out.clear();
+        primitives::plane_sphere(&floor(), &s, 0.4, 0.0, &mut out);
+        assert!(out.is_empty());
     }
 
     #[test]
-    fn tilted_box_touches_with_its_lowest_corner_first() {
+    fn tilted_box_touches_with_its_lower_corners() {
         let rot = axis_angle_mat(&Vec3::new(1.0, 1.0, 0.0).normalize(), 0.3);
         let half = Vec3::new(0.1, 0.2, 0.3);
         let bx = GeomPose {
@@ -194,7 +206,7 @@ mod tests {
             rot,
         };
         let mut out = vec![];
-        plane_box(&floor(), &bx, &half, 10.0, &mut out);
+        primitives::plane_box(&floor(), &bx, &half, 10.0, &mut out);
         assert_eq!(out.len(), 4);
         // the deepest corner is the minimum over all eight of z
         let mut zmin = f64::INFINITY;
@@ -203,7 +215,8 @@ mod tests {
             let p = bx.pos + rot * Vec3::new(s(0) * half.x, s(1) * half.y, s(2) * half.z);
             zmin = zmin.min(p.z);
         }
-        assert!((out[0].dist - zmin).abs() < 1e-15);
+        let dmin = out.iter().map(|c| c.dist).fold(f64::INFINITY, f64::min);
+        assert!((dmin - zmin).abs() < 1e-15);
     }
 
     #[test]

@@ -9,13 +9,16 @@ pub mod ch04;
 pub mod ch05;
 pub mod ch06;
 pub mod ch07;
+pub mod collision;
 pub mod com;
+pub mod constraint;
 pub mod draw;
 pub mod forward;
 pub mod loops;
 pub mod loops2;
 pub mod perf;
 pub mod schematics;
+pub mod solver;
 pub mod sparse;
 pub mod spook;
 
@@ -32,8 +35,11 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(ch07::run(dir)?);
     out.extend(sparse::run(dir)?);
     out.extend(com::run(dir)?);
+    out.extend(collision::run(dir)?);
+    out.extend(constraint::run(dir)?);
     out.extend(loops::run(dir)?);
     out.extend(loops2::run(dir)?);
+    out.extend(solver::run(dir)?);
     out.extend(spook::run(dir)?);
     out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);

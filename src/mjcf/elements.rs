@@ -588,14 +588,14 @@ impl<'d> Reader<'d> {
                         }
                     };
                     let (g1, g2) = (geom("geom1")?, geom("geom2")?);
-                    let (a1, a2) = (&model.geoms[g1], &model.geoms[g2]);
-                    // MuJoCo's defaults for a pair: the larger condim and frictions of the two
-                    let f = |k: usize| a1.friction[k].max(a2.friction[k]);
-                    let condim = a.int("condim")?.map_or(a1.condim.max(a2.condim), |c| c as usize);
+                    // MuJoCo 4.0 gives what a pair leaves out its own defaults (condim 3,
+                    // friction 1 1 0.005 1e-4 1e-4, the default solref and solimp, margin and
+                    // gap 0), not values derived from the two geoms (measured)
+                    let condim = a.int("condim")?.map_or(3, |c| c as usize);
                     if ![1, 3, 4, 6].contains(&condim) {
                         return Err(a.err_key("condim", "condim must be 1, 3, 4 or 6"));
                     }
-                    let friction = a.partial::<5>("friction", [f(0), f(0), f(1), f(2), f(2)])?;
+                    let friction = a.partial::<5>("friction", [1.0, 1.0, 0.005, 0.0001, 0.0001])?;
                     model.contact_pairs.push(ContactPair {
                         name: a.string("name").unwrap_or_default(),
                         geom1: g1,
@@ -604,8 +604,8 @@ impl<'d> Reader<'d> {
                         friction,
                         params: solver_params(&a, "solref", "solimp")?,
                         solreffriction: a.partial::<2>("solreffriction", [0.0, 0.0])?,
-                        margin: a.real("margin")?.unwrap_or(a1.margin.max(a2.margin)),
-                        gap: a.real("gap")?.unwrap_or(a1.gap.max(a2.gap)),
+                        margin: a.real("margin")?.unwrap_or(0.0),
+                        gap: a.real("gap")?.unwrap_or(0.0),
                     });
                 }
                 other => {

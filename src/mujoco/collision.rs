@@ -1,13 +1,24 @@
-//! The broad-phase filter of MuJoCo's `mj_collision`: which pairs of geoms may touch at all.
+//! MuJoCo's `mj_collision`: which geoms may touch (the broad phase), their contacts (the narrow
+//! phase of [`crate::collision`]) and the parameters each contact carries (`mj_contactParam`).
+//! Book chapter: "Collision detection".
 //!
-//! MuJoCo considers a pair of geoms when (1) their bitmasks agree, `(contype_a & conaffinity_b)
-//! || (contype_b & conaffinity_a)`, (2) they are on different bodies, and (3) neither body is
-//! the other's parent (unless a parent is the world, whose children do collide with it). The
-//! narrow phase (distances, contact frames) is not built yet; today the filter tells the
-//! simulator which models would need contacts.
+//! | stage | MuJoCo | here |
+//! |---|---|---|
+//! | geom world poses | `mj_kinematics` (`geom_xpos`, `geom_xmat`) | [`geom_poses`] |
+//! | body filter | `filterBodyPair` (weld bodies, parent, `<exclude>`) | [`weld_ids`], [`may_collide`] |
+//! | geom filter | `filterBitmask` | [`may_collide`] |
+//! | pairs in MuJoCo's order | `mj_broadphase` + merging of `<pair>`s by signature | [`collision_pairs`] |
+//! | narrow phase | `mjCOLLISIONFUNC` | [`crate::collision::collide`] |
+//! | parameters | `mj_contactParam`, `mj_setContact` | [`contact_param`] |
+//! | all of it | `mj_collision` | [`collide_all`] |
 
-use crate::model::Model;
-use crate::spatial::{Mat3, Vec3};
+use crate::collision::{collide, mj_type, Contact, GeomPose};
+use crate::error::{Error, Result};
+use crate::model::constants::{mjMINMU, mjMINVAL};
+use crate::model::{GeomType, Model};
+use crate::spatial::{quat_to_mat, Mat3, Vec3};
+
+use super::Data;
 
 /// One contact as MuJoCo stores it in `mjData.contact` (`mjContact`): the geometry of
 /// [`crate::collision::Contact`] plus the parameters mixed from the two geoms (or taken from an
@@ -32,18 +43,34 @@ pub struct MjContact {
     pub solreffriction: [f64; 2],
     /// `solimp`.
     pub solimp: [f64; 5],
-    /// Margin: rows are made when `dist < margin`.
+    /// The detection distance: the narrow phase reports the contact when `dist <= margin`. MuJoCo
+    /// 4.0 detects at (its margin) + (its gap), so this field holds that sum; see
+    /// [`MjContact::includemargin`].
     pub margin: f64,
-    /// Gap: `includemargin = margin - gap`.
+    /// MuJoCo's gap: contacts with `includemargin <= dist <= margin` are kept in the list but make
+    /// no constraint rows ([`MjContact::exclude`]).
     pub gap: f64,
     /// `efc_address`: the contact's first constraint row, `None` when it has none.
     pub efc_address: Option<usize>,
 }
 
 impl MjContact {
-    /// MuJoCo's `includemargin = margin - gap`: the distance below which the rows push.
+    /// MuJoCo's `mjContact.includemargin = margin - gap`: the distance below which the contact
+    /// makes constraint rows (it equals MuJoCo 4.0's margin of the pair, the sum of the two geoms'
+    /// margins or the `<pair>`'s margin).
     pub fn includemargin(&self) -> f64 {
         self.margin - self.gap
+    }
+
+    /// MuJoCo's `mjContact.exclude`: the contact lies in the gap (`dist >= includemargin`) and
+    /// makes no constraint rows.
+    pub fn exclude(&self) -> bool {
+        self.dist >= self.includemargin()
+    }
+
+    /// The contact normal (first row of the frame), from `geom[0]` into `geom[1]`.
+    pub fn normal(&self) -> Vec3 {
+        self.frame.row(0).transpose()
     }
 }
 
@@ -67,34 +94,411 @@ pub fn body_parentid(model: &Model) -> Vec<usize> {
     out
 }
 
+/// MuJoCo's `body_weldid`: for every MuJoCo body, the nearest body on its path to the world
+/// (itself included) that has degrees of freedom; 0 (the world) when none has. Bodies with the
+/// same weld id move as one rigid body and never collide with each other.
+pub fn weld_ids(model: &Model, parents: &[usize]) -> Vec<usize> {
+    let nb = model.mj_nbody();
+    let mut dofs = vec![0usize; nb];
+    for fb in 1..=model.nb {
+        dofs[model.mj_body[fb]] += model.joints[fb].jtype.nv();
+    }
+    let mut weld = vec![0; nb];
+    // parents come before children (parents[b] < b)
+    for b in 1..nb {
+        weld[b] = if dofs[b] > 0 { b } else { weld[parents[b]] };
+    }
+    weld
+}
+
+/// The filter state of a model: MuJoCo body of each geom, parents and weld ids.
+struct Bodies {
+    parents: Vec<usize>,
+    weld: Vec<usize>,
+}
+
+impl Bodies {
+    fn new(model: &Model) -> Self {
+        let parents = body_parentid(model);
+        let weld = weld_ids(model, &parents);
+        Bodies { parents, weld }
+    }
+
+    // ANCHOR: body_filter
+    /// MuJoCo's `filterBodyPair`: false when two MuJoCo bodies are welded together (same weld
+    /// id: the same body, or static bodies both welded to the world) or when one's weld body is
+    /// the parent of the other's weld body (neither welded to the world).
+    fn bodies_may_collide(&self, b1: usize, b2: usize) -> bool {
+        let (w1, w2) = (self.weld[b1], self.weld[b2]);
+        if w1 == w2 {
+            return false;
+        }
+        let (pw1, pw2) = (self.weld[self.parents[w1]], self.weld[self.parents[w2]]);
+        !(w1 != 0 && w2 != 0 && (w1 == pw2 || w2 == pw1))
+    }
+    // ANCHOR_END: body_filter
+}
+
 // ANCHOR: filter
-/// Whether MuJoCo's broad phase would consider geoms `a` and `b` (indices into `model.geoms`):
-/// bitmasks compatible, different MuJoCo bodies, and no parent-child pair below the world.
-/// `parents` is [`body_parentid`].
+/// Whether MuJoCo's broad phase would consider geoms `a` and `b` (indices into `model.geoms`)
+/// when no `<pair>` names them: bitmasks compatible (`filterBitmask`: `contype_a &
+/// conaffinity_b` or `contype_b & conaffinity_a`), bodies not welded together and not
+/// parent and child ([`weld_ids`]), body pair not in `<exclude>`, and not two planes. `parents`
+/// is [`body_parentid`].
 pub fn may_collide(model: &Model, parents: &[usize], a: usize, b: usize) -> bool {
-    let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
-    let masks = (ga.contype & gb.conaffinity) != 0 || (gb.contype & ga.conaffinity) != 0;
-    let (ba, bb) = (model.mj_body[ga.body], model.mj_body[gb.body]);
-    let same_body = ba == bb;
-    let parent_child = ba != 0 && bb != 0 && (parents[ba] == bb || parents[bb] == ba);
-    masks && !same_body && !parent_child
+    let weld = weld_ids(model, parents);
+    let bodies = Bodies {
+        parents: parents.to_vec(),
+        weld,
+    };
+    geoms_may_collide(model, &bodies, a, b)
 }
 // ANCHOR_END: filter
 
-/// Every pair `(a, b)`, `a < b`, that passes [`may_collide`].
+fn geoms_may_collide(model: &Model, bodies: &Bodies, a: usize, b: usize) -> bool {
+    let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+    let masks = (ga.contype & gb.conaffinity) != 0 || (gb.contype & ga.conaffinity) != 0;
+    let (ba, bb) = (model.mj_body[ga.body], model.mj_body[gb.body]);
+    masks
+        && bodies.bodies_may_collide(ba, bb)
+        && !excluded(model, ba, bb)
+        && !(ga.gtype == GeomType::Plane && gb.gtype == GeomType::Plane)
+}
+
+/// Whether `<exclude>` names the MuJoCo body pair.
+fn excluded(model: &Model, b1: usize, b2: usize) -> bool {
+    model.contact_excludes.iter().any(|&(x, y)| {
+        let (x, y) = (model.mj_body[x], model.mj_body[y]);
+        (x, y) == (b1, b2) || (x, y) == (b2, b1)
+    })
+}
+
+/// Every pair `(a, b)`, `a < b`, that passes [`may_collide`] (no explicit pairs).
 pub fn candidate_pairs(model: &Model) -> Vec<(usize, usize)> {
-    let parents = body_parentid(model);
+    let bodies = Bodies::new(model);
     let n = model.geoms.len();
     let mut out = vec![];
     for a in 0..n {
         for b in a + 1..n {
-            if may_collide(model, &parents, a, b) {
+            if geoms_may_collide(model, &bodies, a, b) {
                 out.push((a, b));
             }
         }
     }
     out
 }
+
+/// One geom pair for the narrow phase: the two geoms in MuJoCo's type order (lower `mjtGeom`
+/// first) and the `<pair>` it came from, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GeomPair {
+    /// The geoms; `geom[0]` has the lower type (ties keep the broad phase's order).
+    pub geom: [usize; 2],
+    /// Index into `model.contact_pairs` of an explicit `<pair>`.
+    pub pair: Option<usize>,
+}
+
+// ANCHOR: pairs
+/// The geom pairs of `mj_collision`, in MuJoCo's order. MuJoCo walks body pairs `(b1 < b2)` in
+/// increasing signature `b1 * 2^16 + b2`; before each it emits the `<pair>`s whose signature (the
+/// bodies of their geoms, smaller first) is not larger (they are sorted by signature, stably);
+/// then, unless the body pair is excluded, every geom of `b1` against every geom of `b2` in geom
+/// order that passes the filters and that no `<pair>` of the same signature already names. The
+/// `<pair>`s left over come last. Each pair is put in type order (`pushGeomGeom`).
+pub fn collision_pairs(model: &Model) -> Vec<GeomPair> {
+    let bodies = Bodies::new(model);
+    let nb = model.mj_nbody();
+    let body_of = |g: usize| model.mj_body[model.geoms[g].body];
+    let sig = |b1: usize, b2: usize| (b1.min(b2) << 16) + b1.max(b2);
+    let mut explicit: Vec<(usize, usize)> = model
+        .contact_pairs
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (sig(body_of(p.geom1), body_of(p.geom2)), k))
+        .collect();
+    explicit.sort_by_key(|&(s, _)| s); // stable, as MuJoCo's compiler
+    let mut by_body: Vec<Vec<usize>> = vec![vec![]; nb];
+    for (g, geom) in model.geoms.iter().enumerate() {
+        by_body[model.mj_body[geom.body]].push(g);
+    }
+    let ordered = |g1: usize, g2: usize, pair: Option<usize>| {
+        let swap = mj_type(model.geoms[g1].gtype) > mj_type(model.geoms[g2].gtype);
+        GeomPair {
+            geom: if swap { [g2, g1] } else { [g1, g2] },
+            pair,
+        }
+    };
+    let mut out = vec![];
+    let mut next = 0;
+    for b1 in 0..nb {
+        for b2 in b1 + 1..nb {
+            if by_body[b1].is_empty() || by_body[b2].is_empty() || !bodies.bodies_may_collide(b1, b2) {
+                continue;
+            }
+            let s = sig(b1, b2);
+            let start = next;
+            while next < explicit.len() && explicit[next].0 <= s {
+                let p = &model.contact_pairs[explicit[next].1];
+                out.push(ordered(p.geom1, p.geom2, Some(explicit[next].1)));
+                next += 1;
+            }
+            if excluded(model, b1, b2) {
+                continue;
+            }
+            let named = |g1: usize, g2: usize| {
+                explicit[start..next].iter().any(|&(ps, k)| {
+                    let p = &model.contact_pairs[k];
+                    ps == s && ((p.geom1, p.geom2) == (g1, g2) || (p.geom1, p.geom2) == (g2, g1))
+                })
+            };
+            for &g1 in &by_body[b1] {
+                for &g2 in &by_body[b2] {
+                    if geoms_may_collide(model, &bodies, g1, g2) && !named(g1, g2) {
+                        out.push(ordered(g1, g2, None));
+                    }
+                }
+            }
+        }
+    }
+    for &(_, k) in &explicit[next..] {
+        let p = &model.contact_pairs[k];
+        out.push(ordered(p.geom1, p.geom2, Some(k)));
+    }
+    out
+}
+// ANCHOR_END: pairs
+
+/// The mixed contact parameters of a geom pair: condim, friction (5), solref, solimp.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactParam {
+    /// Contact dimensionality.
+    pub dim: usize,
+    /// [slide, slide, spin, roll, roll], before clamping to `mjMINMU`.
+    pub friction: [f64; 5],
+    /// Mixed `solref`.
+    pub solref: [f64; 2],
+    /// Mixed `solimp`.
+    pub solimp: [f64; 5],
+}
+
+// ANCHOR: contact_param
+/// MuJoCo's `mj_contactParam` for two geoms. The geom with the higher `priority` gives all its
+/// parameters. At equal priority: condim the larger, friction the element-wise maximum, and
+/// `solref`, `solimp` the weighted mean with weight `mix = solmix_1 / (solmix_1 + solmix_2)`
+/// (0.5 when both weights are below `mjMINVAL`, 0 or 1 when only one is); a `solref` in direct
+/// form (either first entry not positive) takes the element-wise minimum instead. The three
+/// geom frictions (slide, spin, roll) expand to five: [slide, slide, spin, roll, roll].
+pub fn contact_param(model: &Model, g1: usize, g2: usize) -> ContactParam {
+    let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
+    let (dim, fri, solref, solimp) = if a.priority != b.priority {
+        let w = if a.priority > b.priority { a } else { b };
+        (w.condim, w.friction, w.params.solref, w.params.solimp)
+    } else {
+        let mix = if a.solmix >= mjMINVAL && b.solmix >= mjMINVAL {
+            a.solmix / (a.solmix + b.solmix)
+        } else if a.solmix < mjMINVAL && b.solmix < mjMINVAL {
+            0.5
+        } else if a.solmix < mjMINVAL {
+            0.0
+        } else {
+            1.0
+        };
+        let (r1, r2) = (a.params.solref, b.params.solref);
+        let solref = if r1[0] > 0.0 && r2[0] > 0.0 {
+            [0, 1].map(|i| mix * r1[i] + (1.0 - mix) * r2[i])
+        } else {
+            [0, 1].map(|i| r1[i].min(r2[i]))
+        };
+        let solimp = [0, 1, 2, 3, 4].map(|i| mix * a.params.solimp[i] + (1.0 - mix) * b.params.solimp[i]);
+        let fri = [0, 1, 2].map(|i| a.friction[i].max(b.friction[i]));
+        (a.condim.max(b.condim), fri, solref, solimp)
+    };
+    ContactParam {
+        dim,
+        friction: [fri[0], fri[0], fri[1], fri[2], fri[2]],
+        solref,
+        solimp,
+    }
+}
+// ANCHOR_END: contact_param
+
+/// World pose of every geom (MuJoCo's `geom_xpos`, `geom_xmat`) from the body transforms
+/// `d.x_0` (`i_X_0`, filled by [`super::forward_smooth`]): the geom's `pos`/`quat` are in its
+/// body's frame, so `xpos = r_i + E_i^T pos`, `xmat = E_i^T R(quat)`.
+pub fn geom_poses(model: &Model, d: &Data) -> Vec<GeomPose> {
+    model
+        .geoms
+        .iter()
+        .map(|g| {
+            let x = &d.x_0[g.body];
+            let rt: Mat3 = x.e.transpose();
+            GeomPose {
+                pos: x.r + rt * g.pos,
+                rot: rt * quat_to_mat(&g.quat),
+            }
+        })
+        .collect()
+}
+
+/// The number of sizes a geom type uses (plane: none for collision).
+fn sizes_used(t: GeomType) -> usize {
+    match t {
+        GeomType::Plane => 0,
+        GeomType::Sphere => 1,
+        GeomType::Capsule | GeomType::Cylinder => 2,
+        GeomType::Box | GeomType::Ellipsoid => 3,
+    }
+}
+
+// ANCHOR: check
+/// The checks at the door of [`collide_all`]: every geom has condim 1, 3, 4 or 6, finite
+/// non-negative frictions, positive finite sizes where its type uses them, finite margin and
+/// gap, finite solmix; every `<pair>` names existing geoms and has a valid condim and friction.
+pub fn check_contact_model(model: &Model) -> Result<()> {
+    for (k, g) in model.geoms.iter().enumerate() {
+        let bad = |why: String| Error::BadGeom {
+            geom: k,
+            name: g.name.clone(),
+            why,
+        };
+        if ![1, 3, 4, 6].contains(&g.condim) {
+            return Err(bad(format!("condim = {} must be 1, 3, 4 or 6", g.condim)));
+        }
+        if let Some(f) = g.friction.iter().find(|f| !(f.is_finite() && **f >= 0.0)) {
+            return Err(bad(format!(
+                "friction {f} must be finite and non-negative (friction = {:?})",
+                g.friction
+            )));
+        }
+        if let Some(i) = (0..sizes_used(g.gtype)).find(|&i| !(g.size[i].is_finite() && g.size[i] > 0.0)) {
+            return Err(bad(format!(
+                "size[{i}] = {} must be positive and finite for a {:?}",
+                g.size[i], g.gtype
+            )));
+        }
+        if !(g.margin.is_finite() && g.gap.is_finite() && g.solmix.is_finite()) {
+            return Err(bad(format!(
+                "margin {}, gap {} and solmix {} must be finite",
+                g.margin, g.gap, g.solmix
+            )));
+        }
+    }
+    for (k, p) in model.contact_pairs.iter().enumerate() {
+        let bad = |why: String| Error::BadContactPair {
+            pair: k,
+            name: p.name.clone(),
+            why,
+        };
+        if p.geom1 >= model.geoms.len() || p.geom2 >= model.geoms.len() {
+            return Err(bad(format!("geom index {} or {} out of range", p.geom1, p.geom2)));
+        }
+        if ![1, 3, 4, 6].contains(&p.condim) {
+            return Err(bad(format!("condim = {} must be 1, 3, 4 or 6", p.condim)));
+        }
+        if p.friction.iter().any(|f| !(f.is_finite() && *f >= 0.0)) {
+            return Err(bad(format!(
+                "friction {:?} must be finite and non-negative",
+                p.friction
+            )));
+        }
+        if !(p.margin.is_finite() && p.gap.is_finite()) {
+            return Err(bad(format!("margin {} and gap {} must be finite", p.margin, p.gap)));
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: check
+
+/// Whether `<option><flag name="disable">` turns off MuJoCo's flag `name` (`contact`,
+/// `constraint`).
+fn disabled(model: &Model, name: &str) -> bool {
+    model.opt.flags.iter().any(|(n, on)| n == name && !on)
+}
+
+// ANCHOR: collide_all
+/// MuJoCo's `mj_collision`: the contacts of the model at the state whose body transforms `d.x_0`
+/// hold (run [`super::forward_smooth`] first), in `d.contact`'s order.
+///
+/// For each pair of [`collision_pairs`]: margin and gap are the `<pair>`'s, or the sums of the
+/// two geoms' (MuJoCo 4.0 adds them, `getMargin`/`getGap`); the narrow phase reports contacts
+/// with `dist <= margin + gap`; the parameters are the `<pair>`'s or [`contact_param`]'s; the
+/// friction is clamped to at least `mjMINMU` (`mj_assignFriction`). The frame is
+/// `mju_makeFrame`'s. Nothing when `<flag contact="disable">` or `constraint="disable"`.
+///
+/// Errors: [`Error::BadGeom`] / [`Error::BadContactPair`] from [`check_contact_model`];
+/// [`Error::BadLength`] when `d` was made for another model.
+pub fn collide_all(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
+    check_contact_model(model)?;
+    if d.x_0.len() != model.nb + 1 {
+        return Err(Error::BadLength {
+            what: "d.x_0".into(),
+            got: d.x_0.len(),
+            expected: model.nb + 1,
+        });
+    }
+    let mut out = vec![];
+    if disabled(model, "contact") || disabled(model, "constraint") {
+        return Ok(out);
+    }
+    let poses = geom_poses(model, d);
+    let mut found: Vec<Contact> = Vec::with_capacity(8);
+    for pair in collision_pairs(model) {
+        let [g1, g2] = pair.geom;
+        let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
+        let (margin, gap) = match pair.pair {
+            Some(k) => (model.contact_pairs[k].margin, model.contact_pairs[k].gap),
+            None => (a.margin + b.margin, a.gap + b.gap),
+        };
+        found.clear();
+        collide(
+            (a.gtype, &a.size, &poses[g1]),
+            (b.gtype, &b.size, &poses[g2]),
+            margin + gap,
+            &mut found,
+        );
+        if found.is_empty() {
+            continue;
+        }
+        let (p, solreffriction) = match pair.pair {
+            Some(k) => {
+                let cp = &model.contact_pairs[k];
+                let srf = if cp.solreffriction != [0.0, 0.0] {
+                    cp.solreffriction
+                } else {
+                    [0.0; 2]
+                };
+                (
+                    ContactParam {
+                        dim: cp.condim,
+                        friction: cp.friction,
+                        solref: cp.params.solref,
+                        solimp: cp.params.solimp,
+                    },
+                    srf,
+                )
+            }
+            None => (contact_param(model, g1, g2), [0.0; 2]),
+        };
+        for c in &found {
+            out.push(MjContact {
+                geom: [g1, g2],
+                pos: c.pos,
+                frame: c.frame,
+                dist: c.dist,
+                dim: p.dim,
+                friction: p.friction.map(|f| f.max(mjMINMU)),
+                solref: p.solref,
+                solreffriction,
+                solimp: p.solimp,
+                margin: margin + gap,
+                gap,
+                efc_address: None,
+            });
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: collide_all
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,11 @@
 //! Joint limits as MuJoCo detects them (`mj_instantiateLimit`): a limited hinge or slide whose
 //! position leaves `[range[0], range[1]]`, or a limited ball joint whose rotation angle exceeds
-//! `range[1]`, would get a limit constraint row (with the default margin 0). The constraint rows
-//! themselves come with the constraint model; today the detection tells the simulator when a
-//! model leaves the unconstrained regime.
+//! `max(range)`, gets a limit constraint row (with the default margin 0). The rows themselves
+//! (with margins, tendon limits and their parameters) are
+//! [`super::constraint::limit`]'s; this detection tells a caller when a state leaves the
+//! unconstrained regime without building any row.
 
+use super::constraint::limit::ball_angle_axis;
 use crate::model::{JointType, Model};
 
 /// A limited joint found outside its range.
@@ -31,7 +33,7 @@ impl std::fmt::Display for LimitViolation {
 
 // ANCHOR: limits
 /// The first limited joint outside its range at `qpos`, or None. A ball joint's limit bounds the
-/// angle `2 atan2(|v|, |w|)` of its quaternion `(w, v)` by `range[1]`.
+/// rotation angle of its quaternion ([`ball_angle_axis`], in `[0, pi]`) by `max(range)`.
 pub fn first_violated_limit(model: &Model, qpos: &[f64]) -> Option<LimitViolation> {
     for i in 1..=model.nb {
         let j = &model.joints[i];
@@ -47,9 +49,8 @@ pub fn first_violated_limit(model: &Model, qpos: &[f64]) -> Option<LimitViolatio
                 qpos[a]
             }
             JointType::Spherical => {
-                let vnorm = (qpos[a + 1] * qpos[a + 1] + qpos[a + 2] * qpos[a + 2] + qpos[a + 3] * qpos[a + 3]).sqrt();
-                let angle = 2.0 * vnorm.atan2(qpos[a].abs());
-                if angle <= j.range[1] {
+                let (angle, _) = ball_angle_axis(&qpos[a..a + 4]);
+                if angle <= j.range[0].max(j.range[1]) {
                     continue;
                 }
                 angle
@@ -81,5 +82,38 @@ mod tests {
         let v = first_violated_limit(&m, &[3.0, 0.6]).unwrap();
         assert_eq!((v.body, v.value), (2, 0.6));
         assert!(v.to_string().contains("outside its range [-0.5, 0.5]"));
+    }
+
+    /// The detection agrees with the limit rows of the constraint model (margin 0): a state has
+    /// a violated limit exactly when `make_constraint` makes a limit row with negative distance.
+    #[test]
+    fn detection_agrees_with_the_limit_rows() {
+        use crate::model::JointType;
+        use crate::mujoco::constraint::{make_constraint, EfcType, Invweight};
+        use crate::mujoco::forward_smooth;
+        let mut m = canned::floating_base_ball_arms();
+        for i in 2..=m.nb {
+            let j = &mut m.joints[i];
+            j.limited = matches!(j.jtype, JointType::Revolute { .. } | JointType::Spherical);
+            j.range = if matches!(j.jtype, JointType::Spherical) {
+                [0.0, 0.5]
+            } else {
+                [-0.4, 0.3]
+            };
+        }
+        let inv = Invweight::new(&m).unwrap();
+        let mut seen = [0, 0];
+        for k in 0..40 {
+            let mut q = m.qpos0.as_slice().to_vec();
+            let v: Vec<f64> = (0..m.nv).map(|d| 0.35 * ((k * m.nv + d) as f64 * 0.71).sin()).collect();
+            m.integrate(&mut q, &v, 1.0).unwrap();
+            let d = forward_smooth(&m, &q, &v).unwrap();
+            let efc = make_constraint(&m, &d, &inv, &q, &v, Vec::new()).unwrap();
+            let violated_row = (0..efc.nefc()).any(|i| efc.efc_type[i] == EfcType::LimitJoint && efc.pos[i] < 0.0);
+            let detected = first_violated_limit(&m, &q).is_some();
+            assert_eq!(violated_row, detected, "state {k}");
+            seen[detected as usize] += 1;
+        }
+        assert!(seen[0] > 0 && seen[1] > 0, "{seen:?}");
     }
 }

@@ -1,14 +1,32 @@
 //! MuJoCo's constraint rows (`mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint`):
 //! the `efc_*` arrays of `mjData` that the solvers of [`super::solver`] read.
 //!
-//! This module holds the shared vocabulary ([`EfcType`], [`EfcState`], [`Efc`]); the rows
-//! themselves (equality, friction loss, limits, contacts) and the impedance, `K`, `B`, `R`,
-//! `aref` of each row are built by the functions of this module's submodules. Rows are ordered
-//! as MuJoCo orders them: equality, friction loss, limits, contacts.
+//! This module holds the shared vocabulary ([`EfcType`], [`EfcState`], [`Efc`]) and the entry
+//! point [`make_constraint`]; the rows themselves (equality, friction loss, limits, contacts)
+//! and the impedance, `K`, `B`, `R`, `aref` of each row are built by the submodules. Rows are
+//! ordered as MuJoCo orders them: equality, friction loss, limits, contacts. Book chapters: "The
+//! constraint model" and "Soft constraints".
+
+pub mod contact;
+pub mod equality;
+pub mod friction;
+pub mod impedance;
+pub mod invweight;
+pub mod jacobian;
+pub mod limit;
+mod rows;
+
+pub use impedance::{impedance, sanitize, stiffness_damping, SolParams, SolrefWarning};
+pub use invweight::{EqData, Invweight};
 
 use nalgebra::DMatrix;
 
 use super::collision::MjContact;
+use super::Data;
+use crate::dynamics::tendon_kinematics;
+use crate::error::{Error, Result};
+use crate::model::Model;
+use rows::{Rows, Scratch};
 
 /// MuJoCo's `mjtConstraint`: what a row of the constraint Jacobian constrains. The explicit
 /// discriminants are MuJoCo's numbers (`efc_type` in its JSON and Python output).
@@ -73,7 +91,9 @@ pub struct Efc {
     pub margin: Vec<f64>,
     /// `efc_frictionloss`: the bound `eta` of friction-loss rows, 0 on others.
     pub frictionloss: Vec<f64>,
-    /// `efc_diagApprox`: the approximation `A-hat` of `(J M^-1 J^T)_ii` from `invweight0`.
+    /// `efc_diagApprox`: the approximation `A-hat` of `(J M^-1 J^T)_ii` from `invweight0`, as
+    /// MuJoCo leaves it after `mj_makeImpedance`: `R d / (1 - d)`, which differs from the
+    /// `invweight0` sum on the friction rows of a contact (whose `R` is set from the normal's).
     pub diag_approx: Vec<f64>,
     /// `efc_KBIP`: stiffness `K`, damping `B`, impedance `d` and its derivative `d'`.
     pub kbip: Vec<[f64; 4]>,
@@ -87,6 +107,13 @@ pub struct Efc {
     pub aref: Vec<f64>,
     /// The contacts of this state (`mjData.contact`), with their first row (`efc_address`).
     pub contacts: Vec<MjContact>,
+    /// `contact.mu` per contact (parallel to `contacts`): the friction coefficient of the
+    /// regularized cone, `friction[0] sqrt(R_1 / R_0)` (0 for a frictionless contact). The
+    /// elliptic cone of the primal solvers uses it.
+    pub mu: Vec<f64>,
+    /// What MuJoCo would have warned about while making the rows (a mixed-sign `solref`
+    /// replaced by the default), one line per row group, naming the element.
+    pub warnings: Vec<String>,
 }
 
 impl Efc {
@@ -109,6 +136,8 @@ impl Efc {
             vel: Vec::new(),
             aref: Vec::new(),
             contacts: Vec::new(),
+            mu: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -122,3 +151,78 @@ impl Efc {
         self.j.ncols()
     }
 }
+
+// ANCHOR: make_constraint
+/// MuJoCo's `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`: the constraint
+/// rows of the state `(qpos, qvel)` with the given contacts.
+///
+/// - `d` is the smooth data of the same state ([`super::forward_smooth`]: poses, `subtree_com`,
+///   `cdof`, `cvel`, `cdof_dot`); `invweight` the model constants of [`Invweight::new`].
+/// - `contacts` are MuJoCo's `mjData.contact` (from the narrow phase, or any list); every one
+///   gets rows, in order, and its `efc_address` is set.
+/// - The cone, `impratio`, time step and the `refsafe` flag are the model's options.
+///
+/// Rows: equality (connect, weld, joint, tendon), friction loss (dofs then tendons), limits
+/// (joints then tendons, lower side first) and contacts; a non-contact group whose Jacobian is
+/// zero is skipped. Then per row `efc_diagApprox`, `efc_KBIP`, `efc_R`, `efc_D`, `efc_vel = J
+/// qvel` and `efc_aref = -B vel - K d (pos - margin)` minus `Jdot qvel` on connect and weld rows,
+/// and the regularized friction `mu` of each contact. Sanitized parameters are recorded in
+/// [`Efc::warnings`].
+///
+/// Errors: a state that [`Model::check_state`] rejects (wrong length, NaN, infinity, a zero
+/// quaternion), `d` or `invweight` of another model (wrong sizes), a malformed contact
+/// ([`Error::BadContact`]), a limited joint MuJoCo cannot limit, a tendon whose length cannot be
+/// computed.
+pub fn make_constraint(
+    model: &Model,
+    d: &Data,
+    invweight: &Invweight,
+    qpos: &[f64],
+    qvel: &[f64],
+    contacts: Vec<MjContact>,
+) -> Result<Efc> {
+    model.check_state(qpos, qvel)?;
+    let sizes = [
+        ("d.cdof", d.cdof.len(), model.nv),
+        ("d.x_0", d.x_0.len(), model.nb + 1),
+        ("invweight.dof", invweight.dof.len(), model.nv),
+        ("invweight.body", invweight.body.len(), model.mj_nbody()),
+        ("invweight.eq", invweight.eq.len(), model.equality.len()),
+        ("invweight.tendon", invweight.tendon.len(), model.tendons.len()),
+    ];
+    for (what, got, expected) in sizes {
+        if got != expected {
+            return Err(Error::BadLength {
+                what: what.into(),
+                got,
+                expected,
+            });
+        }
+    }
+    if !(model.opt.impratio > 0.0 && model.opt.impratio.is_finite()) {
+        return Err(Error::BadOption {
+            option: "impratio".into(),
+            why: format!("{} must be positive and finite", model.opt.impratio),
+        });
+    }
+    let ten = if model.tendons.is_empty() {
+        None
+    } else {
+        Some(tendon_kinematics(model, qpos)?)
+    };
+    let quats = jacobian::xquat(model, qpos);
+    let mut s = Scratch::new(model.nv);
+    let mut rows = Rows::new(model.nv, contacts);
+    equality::equality_rows(model, d, invweight, qpos, ten.as_ref(), &quats, &mut s, &mut rows)?;
+    friction::friction_rows(model, invweight, ten.as_ref(), &mut s, &mut rows);
+    limit::limit_rows(model, invweight, qpos, ten.as_ref(), &mut s, &mut rows)?;
+    contact::contact_rows(model, d, invweight, &mut s, &mut rows)?;
+    rows.make_impedance(model.opt.cone, model.opt.impratio);
+    rows.reference(qvel);
+    equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
+    let efc = rows.efc;
+    crate::error::check_output("efc_aref", &efc.aref)?;
+    crate::error::check_output("efc_R", &efc.r)?;
+    Ok(efc)
+}
+// ANCHOR_END: make_constraint

@@ -1,8 +1,33 @@
-//! MuJoCo's constraint solvers (`mj_solPGS`, `mj_solCG`, `mj_solNewton`) on the rows of
-//! [`super::constraint::Efc`]: the shared vocabulary of inputs, options and results.
+//! MuJoCo's constraint solvers (`mj_solPGS`, `mj_solCG`, `mj_solNewton`) and the constraint
+//! part of its inverse dynamics (`mj_invConstraint`) on the rows of [`super::constraint::Efc`].
+//! Book: "Solvers" and "Soft constraints" (the optimization problem).
+//!
+//! | book section | MuJoCo | here |
+//! |---|---|---|
+//! | the row costs and the cone zones | `mj_constraintUpdate` | [`cost::update`], [`cost::zone`] |
+//! | PGS on the dual | `mj_solPGS` (`residual`, `costChange`, `mju_QCQP`, `dualState`) | [`pgs::solve_pgs`], [`pgs::solve_pgs_with`] |
+//! | reduced primal, shared loop | `mj_solPrimal` | [`primal::solve_primal`] |
+//! | CG, Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP`) | [`cg::beta_prp`] |
+//! | Newton, cone Hessian | `mj_solNewton` (`MakeHessian`, `HessianCone`) | [`newton::make_hessian`] |
+//! | exact line search | `PrimalPrepare`, `PrimalEval`, `PrimalSearch` | [`linesearch::LineSearch`] |
+//! | warm start | `warmstart` (engine_forward.c) | [`primal::initial_qacc`], [`pgs::initial_force`] |
+//! | inverse dynamics | `mj_invConstraint`, `mj_compareFwdInv` | [`inverse`] |
+//!
+//! [`solve`] checks its inputs and dispatches on [`SolverOptions::solver`].
 
-use super::constraint::EfcState;
+pub mod cg;
+pub mod cost;
+pub mod inverse;
+pub mod linesearch;
+pub mod newton;
+pub mod pgs;
+pub mod primal;
+pub mod problem;
+
+use super::constraint::{Efc, EfcState};
+use crate::error::{check_vector, Error, Result};
 use crate::model::Solver;
+use crate::sparse::{solve_ld, MjLayout, NoCount};
 
 /// What a solver needs from the smooth dynamics (`mj_fwdAcceleration` and `mj_factorM`):
 /// the inertia matrix in MuJoCo's legacy sparse layout with its `L^T D L` factor, the smooth
@@ -72,6 +97,9 @@ pub struct SolverStat {
     pub neval: usize,
     /// Cholesky updates or refactorizations (Newton).
     pub nupdate: usize,
+    /// The solver's cost after the iteration (added here; not in `mjSolverStat`): the primal
+    /// cost `C(a)` for CG and Newton, the dual cost `1/2 f^T AR f + f^T b` for PGS.
+    pub cost: f64,
 }
 
 /// What a solve produces (`qacc`, `efc_force`, `efc_state`, `qfrc_constraint`, `solver_*`).
@@ -89,4 +117,172 @@ pub struct SolverResult {
     pub iterations: usize,
     /// One entry per iteration.
     pub stats: Vec<SolverStat>,
+}
+
+// ANCHOR: solve
+/// The constraint solve of `mj_fwdConstraint`: minimizes the reduced primal cost (CG, Newton) or
+/// the dual (PGS, in MuJoCo 4.0's accelerated form: shuffled blocks and Nesterov momentum; the
+/// classic sweep is [`pgs::solve_pgs`]) for the rows `efc` on the smooth dynamics `smooth`, starting cold from
+/// `qacc_smooth` (`efc_force = 0`) or from `opts.warmstart` when it is cheaper. Checks every
+/// input at the door ([`check_inputs`]); every loop is bounded by `opts`.
+pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverResult> {
+    let cones = check_inputs(smooth, efc, opts)?;
+    match opts.solver {
+        Solver::Pgs => pgs::solve_pgs_with(smooth, efc, &cones, opts, pgs::PgsVariant::Accelerated),
+        Solver::Cg => primal::solve_primal(smooth, efc, &cones, opts, false),
+        Solver::Newton => primal::solve_primal(smooth, efc, &cones, opts, true),
+    }
+}
+// ANCHOR_END: solve
+
+/// Checks what [`solve`] and the inverse read: the smooth arrays' lengths (legacy layout of
+/// `nv` dofs) and finiteness, the row arrays' lengths (`nefc`) and finiteness, `R > 0`,
+/// `D = 1/R` (to 1e-9), friction-loss bounds `>= 0`, row counts `ne + nf + nl <= nefc`, the elliptic blocks
+/// ([`cost::cones`]) and the options. Returns the elliptic cones.
+pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<Vec<cost::Cone>> {
+    let nv = smooth.layout.nv;
+    check_smooth(smooth)?;
+    check_efc(efc, nv)?;
+    for (what, value) in [("tolerance", opts.tolerance), ("ls_tolerance", opts.ls_tolerance)] {
+        if !(value >= 0.0 && value.is_finite()) {
+            return Err(Error::BadOption {
+                option: what.into(),
+                why: format!("{value} must be finite and non-negative"),
+            });
+        }
+    }
+    if let Some(w) = &opts.warmstart {
+        check_vector("warmstart qacc", w, nv)?;
+    }
+    cost::cones(efc)
+}
+
+/// The smooth part of [`check_inputs`].
+pub fn check_smooth(smooth: &Smooth) -> Result<()> {
+    let (nv, nm) = (smooth.layout.nv, smooth.layout.nm);
+    check_vector("qM", smooth.qm, nm)?;
+    check_vector("qLD", smooth.qld, nm)?;
+    check_vector("qLDiagInv", smooth.qld_diag_inv, nv)?;
+    check_vector("qfrc_smooth", smooth.qfrc_smooth, nv)?;
+    check_vector("qacc_smooth", smooth.qacc_smooth, nv)
+}
+
+/// The row part of [`check_inputs`] for `nv` dofs.
+pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
+    let n = efc.nefc();
+    if efc.j.nrows() != n || efc.j.ncols() != nv {
+        return Err(Error::BadShape {
+            what: "efc_J".into(),
+            rows: efc.j.nrows(),
+            cols: efc.j.ncols(),
+            expected: format!("{n} x {nv} (nefc x nv)"),
+        });
+    }
+    if efc.efc_id.len() != n {
+        return Err(Error::BadLength {
+            what: "efc_id".into(),
+            got: efc.efc_id.len(),
+            expected: n,
+        });
+    }
+    check_vector("efc_J", efc.j.as_slice(), n * nv)?;
+    check_vector("efc_frictionloss", &efc.frictionloss, n)?;
+    check_vector("efc_R", &efc.r, n)?;
+    check_vector("efc_D", &efc.d, n)?;
+    check_vector("efc_aref", &efc.aref, n)?;
+    if efc.ne + efc.nf + efc.nl > n {
+        return Err(Error::InvalidArgument {
+            what: "efc row counts".into(),
+            why: format!("ne + nf + nl = {} exceeds nefc = {n}", efc.ne + efc.nf + efc.nl),
+        });
+    }
+    for (what, v) in [("efc_R", &efc.r), ("efc_D", &efc.d)] {
+        if let Some((i, &x)) = v.iter().enumerate().find(|(_, x)| **x <= 0.0) {
+            return Err(Error::BadParameter {
+                what: format!("{what}[{i}]"),
+                value: x,
+                why: "must be positive".into(),
+            });
+        }
+    }
+    // the primal reads D, the dual and the friction-loss bounds read R: they must agree
+    for i in 0..n {
+        let dr = efc.d[i] * efc.r[i];
+        if (dr - 1.0).abs() > 1e-9 {
+            return Err(Error::BadParameter {
+                what: format!("efc_D[{i}] * efc_R[{i}]"),
+                value: dr,
+                why: "D must be 1/R".into(),
+            });
+        }
+    }
+    for i in efc.ne..efc.ne + efc.nf {
+        if efc.frictionloss[i] < 0.0 {
+            return Err(Error::BadParameter {
+                what: format!("efc_frictionloss[{i}]"),
+                value: efc.frictionloss[i],
+                why: "a friction-loss bound must be non-negative".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `out = M x` with `M` in the legacy layout (MuJoCo's `mj_mulM`): the diagonal, then each
+/// stored `M_ij` (j an ancestor of i) twice. Inputs are assumed valid.
+pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
+    for i in 0..layout.nv {
+        out[i] = qm[layout.dof_madr[i]] * x[i];
+    }
+    for i in 0..layout.nv {
+        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        for (&mij, &j) in qm[a..a + n].iter().zip(&layout.col[a..a + n]) {
+            out[i] += mij * x[j];
+            out[j] += mij * x[i];
+        }
+    }
+}
+
+/// `trace(M)`, the termination scale's reciprocal (spec 6.5).
+pub fn trace_m(layout: &MjLayout, qm: &[f64]) -> f64 {
+    layout.dof_madr.iter().map(|&a| qm[a]).sum()
+}
+
+/// `out = J x` (`mj_mulJacVec`), column by column (J is column-major). Inputs assumed valid.
+pub fn mul_j(efc: &Efc, x: &[f64], out: &mut [f64]) {
+    out.fill(0.0);
+    for (k, col) in efc.j.column_iter().enumerate() {
+        let xk = x[k];
+        if xk != 0.0 {
+            for (o, &jik) in out.iter_mut().zip(col.iter()) {
+                *o += jik * xk;
+            }
+        }
+    }
+}
+
+/// `out = J^T f` (`mj_mulJacTVec`). Inputs assumed valid.
+pub fn mul_jt(efc: &Efc, f: &[f64], out: &mut [f64]) {
+    for (o, col) in out.iter_mut().zip(efc.j.column_iter()) {
+        *o = col.iter().zip(f).map(|(a, b)| a * b).sum();
+    }
+}
+
+/// `x <- M^-1 x` with the factor of `smooth` (`mj_solveM`).
+pub fn solve_m(smooth: &Smooth, x: &mut [f64]) -> Result<()> {
+    solve_ld(smooth.layout, smooth.qld, smooth.qld_diag_inv, x, &mut NoCount)
+}
+
+/// Assembles a [`SolverResult`] from the final forces: `qfrc_constraint = J^T f`.
+fn finish(efc: &Efc, qacc: Vec<f64>, force: Vec<f64>, state: Vec<EfcState>, stats: Vec<SolverStat>) -> SolverResult {
+    let mut qfrc = vec![0.0; efc.nv()];
+    mul_jt(efc, &force, &mut qfrc);
+    SolverResult {
+        qacc,
+        efc_force: force,
+        efc_state: state,
+        qfrc_constraint: qfrc,
+        iterations: stats.len(),
+        stats,
+    }
 }

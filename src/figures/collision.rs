@@ -1,0 +1,398 @@
+//! Figures and report of the chapter "Collision detection" (MuJoCo's `mj_collision`, the narrow
+//! phase of [`crate::collision`]).
+//!
+//! - `collision_pairs.svg`: nine primitive pairs in cross-section (every shape is turned about
+//!   the page normal y, so the slice y = 0 shows it exactly): the two outlines, each contact's
+//!   point `pos` (black), the two surface points `pos -+ n dist/2` (hollow), and the normal.
+//! - `collision_gjk.svg`: GJK on an ellipsoid and a capsule in the page plane: the outline of the
+//!   Minkowski difference `A - B`, the origin, and the simplex and closest point `v` of every
+//!   iteration.
+//! - `collision_epa.svg`: EPA's lower bound on the depth (the nearest face of the polytope)
+//!   against iterations for two boxes, a box and an ellipsoid, and two ellipsoids, as the gap to
+//!   the converged depth.
+//! - `collision_scene.svg` (written by [`scene_figure`], used by the example): a model's contacts
+//!   seen along y, geom centres and contact normals.
+
+use super::draw::{canvas, finish, Side, Sketch, GREY, INK};
+use crate::collision::convex::{epa, gjk, ConvexShape, GjkStep, Shape};
+use crate::collision::{collide, Contact, GeomPose};
+use crate::error::Result;
+use crate::model::{GeomType, Model};
+use crate::mujoco::collision::{collide_all, geom_poses};
+use crate::mujoco::forward_smooth;
+use crate::plot::{Chart, Series, PALETTE};
+use crate::spatial::{axis_angle_mat, Mat3, Vec3};
+use std::path::{Path, PathBuf};
+
+/// A pose turned by `angle` about y, centred at (x, 0, z).
+fn pose_xz(x: f64, z: f64, angle: f64) -> GeomPose {
+    GeomPose {
+        pos: Vec3::new(x, 0.0, z),
+        rot: axis_angle_mat(&Vec3::y(), angle),
+    }
+}
+
+/// The outline of a shape's cross-section y = 0 (its axes turned about y only), as (x, z) points.
+pub fn outline(t: GeomType, s: &[f64; 3], p: &GeomPose) -> Vec<(f64, f64)> {
+    let map = |lx: f64, lz: f64| {
+        let w = p.pos + p.rot * Vec3::new(lx, 0.0, lz);
+        (w.x, w.z)
+    };
+    let arc = |cx: f64, cz: f64, r: f64, a0: f64, a1: f64, out: &mut Vec<(f64, f64)>| {
+        for k in 0..=24 {
+            let a = a0 + (a1 - a0) * k as f64 / 24.0;
+            out.push(map(cx + r * a.cos(), cz + r * a.sin()));
+        }
+    };
+    let mut out = vec![];
+    let pi = std::f64::consts::PI;
+    match t {
+        GeomType::Plane => {
+            out.push(map(-1.0, 0.0));
+            out.push(map(1.0, 0.0));
+        }
+        GeomType::Sphere => arc(0.0, 0.0, s[0], 0.0, 2.0 * pi, &mut out),
+        GeomType::Capsule => {
+            arc(0.0, s[1], s[0], 0.0, pi, &mut out);
+            arc(0.0, -s[1], s[0], pi, 2.0 * pi, &mut out);
+            out.push(out[0]);
+        }
+        GeomType::Ellipsoid => {
+            for k in 0..=48 {
+                let a = 2.0 * pi * k as f64 / 48.0;
+                out.push(map(s[0] * a.cos(), s[2] * a.sin()));
+            }
+        }
+        GeomType::Cylinder | GeomType::Box => {
+            let (hx, hz) = if t == GeomType::Box { (s[0], s[2]) } else { (s[0], s[1]) };
+            for (x, z) in [(hx, hz), (-hx, hz), (-hx, -hz), (hx, -hz), (hx, hz)] {
+                out.push(map(x, z));
+            }
+        }
+    }
+    out
+}
+
+/// One panel's pair: types, sizes, poses.
+type Pair = (
+    &'static str,
+    (GeomType, [f64; 3], GeomPose),
+    (GeomType, [f64; 3], GeomPose),
+);
+
+fn example_pairs() -> Vec<Pair> {
+    use GeomType::*;
+    vec![
+        (
+            "plane - sphere",
+            (Plane, [1.0; 3], pose_xz(0.0, 0.0, 0.0)),
+            (Sphere, [0.3, 0.0, 0.0], pose_xz(0.0, 0.25, 0.0)),
+        ),
+        (
+            "plane - capsule",
+            (Plane, [1.0; 3], pose_xz(0.0, 0.0, 0.0)),
+            (Capsule, [0.15, 0.35, 0.0], pose_xz(0.0, 0.2, 1.3)),
+        ),
+        (
+            "plane - box",
+            (Plane, [1.0; 3], pose_xz(0.0, 0.0, 0.0)),
+            (Box, [0.3, 0.2, 0.2], pose_xz(0.0, 0.26, 0.35)),
+        ),
+        (
+            "plane - cylinder",
+            (Plane, [1.0; 3], pose_xz(0.0, 0.0, 0.0)),
+            (Cylinder, [0.3, 0.2, 0.0], pose_xz(0.0, 0.17, 0.0)),
+        ),
+        (
+            "sphere - sphere",
+            (Sphere, [0.3, 0.0, 0.0], pose_xz(-0.25, 0.0, 0.0)),
+            (Sphere, [0.25, 0.0, 0.0], pose_xz(0.25, 0.15, 0.0)),
+        ),
+        (
+            "capsule - capsule",
+            (Capsule, [0.15, 0.3, 0.0], pose_xz(-0.2, 0.0, 0.3)),
+            (Capsule, [0.12, 0.3, 0.0], pose_xz(0.22, 0.05, -0.5)),
+        ),
+        (
+            "sphere - box",
+            (Sphere, [0.25, 0.0, 0.0], pose_xz(-0.2, 0.3, 0.0)),
+            (Box, [0.3, 0.2, 0.25], pose_xz(0.2, -0.05, 0.3)),
+        ),
+        (
+            "capsule - box",
+            (Capsule, [0.12, 0.35, 0.0], pose_xz(0.0, 0.38, 1.45)),
+            (Box, [0.45, 0.2, 0.25], pose_xz(0.0, 0.0, 0.0)),
+        ),
+        (
+            "box - box",
+            (Box, [0.4, 0.3, 0.15], pose_xz(0.0, 0.0, 0.0)),
+            (Box, [0.2, 0.2, 0.15], pose_xz(0.1, 0.27, 0.15)),
+        ),
+    ]
+}
+
+/// Draws one pair and its contacts in a panel.
+fn draw_pair(sk: &Sketch, pair: &Pair, contacts: &[Contact]) -> Result<()> {
+    let (_, a, b) = pair;
+    for (k, g) in [a, b].iter().enumerate() {
+        let pts = outline(g.0, &g.1, &g.2);
+        if g.0 != GeomType::Plane {
+            sk.fill(&pts, PALETTE[k], 0.15)?;
+        }
+        sk.line(&pts, PALETTE[k], 2)?;
+    }
+    for c in contacts {
+        let n = c.normal();
+        let p = (c.pos.x, c.pos.z);
+        let s1 = c.pos - n * (0.5 * c.dist);
+        let s2 = c.pos + n * (0.5 * c.dist);
+        sk.line(&[(s1.x, s1.z), (s2.x, s2.z)], INK, 1)?;
+        sk.joint((s1.x, s1.z), 4, PALETTE[0])?;
+        sk.joint((s2.x, s2.z), 4, PALETTE[1])?;
+        sk.dot(p, 3, INK)?;
+        sk.arrow(p, (p.0 + 0.2 * n.x, p.1 + 0.2 * n.z), PALETTE[2], 2)?;
+    }
+    Ok(())
+}
+
+/// The contacts of [`example_pairs`] (margin 0).
+pub fn pair_contacts() -> Vec<(&'static str, Vec<Contact>)> {
+    example_pairs()
+        .iter()
+        .map(|(name, a, b)| {
+            let mut out = vec![];
+            collide((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), 0.0, &mut out);
+            (*name, out)
+        })
+        .collect()
+}
+
+fn pairs_figure(path: &Path) -> Result<()> {
+    let root = canvas(
+        path,
+        1200,
+        1250,
+        "Primitive pairs in cross-section: contacts (dots), surface points pos -+ n dist/2 (rings), normals from A (blue) to B (orange)",
+    )?;
+    let panels = root.split_evenly((3, 3));
+    for (area, pair) in panels.into_iter().zip(example_pairs()) {
+        let mut out = vec![];
+        collide(
+            (pair.1 .0, &pair.1 .1, &pair.1 .2),
+            (pair.2 .0, &pair.2 .1, &pair.2 .2),
+            0.0,
+            &mut out,
+        );
+        let sk = Sketch::new(area, (-0.7, 0.7), (-0.45, 0.75), 12.0);
+        let name = pair.0.split(" (").next().unwrap_or(pair.0);
+        sk.label(
+            (-0.65, 0.7),
+            &format!("{name}: {} contact(s)", out.len()),
+            Side::Right,
+            17,
+            INK,
+        )?;
+        draw_pair(&sk, &pair, &out)?;
+    }
+    finish(&root)
+}
+
+/// The GJK example: an ellipsoid and a capsule in the page plane, separated.
+pub fn gjk_example() -> (ConvexShape, ConvexShape) {
+    (
+        ConvexShape {
+            shape: Shape::Ellipsoid(Vec3::new(0.5, 0.3, 0.25)),
+            pose: pose_xz(-0.2, -0.1, 0.4),
+        },
+        ConvexShape {
+            shape: Shape::Capsule(0.15, 0.3),
+            pose: pose_xz(0.9, 0.6, -0.9),
+        },
+    )
+}
+
+fn gjk_figure(path: &Path) -> Result<(usize, f64)> {
+    let (a, b) = gjk_example();
+    let mut trace: Vec<GjkStep> = vec![];
+    let g = gjk(&a, &b, Some(&mut trace));
+    let root = canvas(
+        path,
+        900,
+        760,
+        "GJK on A - B (ellipsoid minus capsule): simplex and closest point v per iteration",
+    )?;
+    let sk = Sketch::new(root, (-2.0, 0.6), (-1.5, 0.6), 20.0);
+    // the Minkowski difference, traced by its support in the page plane
+    let d: Vec<(f64, f64)> = (0..=180)
+        .map(|k| {
+            let t = 2.0 * std::f64::consts::PI * k as f64 / 180.0;
+            let u = Vec3::new(t.cos(), 0.0, t.sin());
+            let w = a.support(&u) - b.support(&-u);
+            (w.x, w.z)
+        })
+        .collect();
+    sk.fill(&d, GREY, 0.2)?;
+    sk.line(&d, GREY, 2)?;
+    sk.dot((0.0, 0.0), 4, INK)?;
+    sk.label((0.03, 0.03), "origin", Side::Right, 16, INK)?;
+    for (k, step) in trace.iter().enumerate() {
+        let c = PALETTE[k % PALETTE.len()];
+        let mut pts: Vec<(f64, f64)> = step.simplex.iter().map(|w| (w.x, w.z)).collect();
+        if pts.len() > 1 {
+            pts.push(pts[0]);
+        }
+        sk.line(&pts, c, 2)?;
+        for p in &pts {
+            sk.dot(*p, 4, c)?;
+        }
+        sk.arrow((0.0, 0.0), (step.v.x, step.v.z), c, 1)?;
+        sk.label((step.v.x, step.v.z), &format!("v{}", k + 1), Side::Below, 14, c)?;
+    }
+    sk.label(
+        (-1.95, 0.5),
+        &format!("{} iterations, distance |v| = {:.6} m", trace.len(), g.dist),
+        Side::Right,
+        16,
+        INK,
+    )?;
+    finish(sk.area())?;
+    Ok((trace.len(), g.dist))
+}
+
+/// EPA's depth bound per iteration for a penetrating pair, as the gap to its final depth.
+pub fn epa_history(a: &ConvexShape, b: &ConvexShape) -> Option<(Vec<f64>, f64)> {
+    let g = gjk(a, b, None);
+    if !g.overlap {
+        return None;
+    }
+    let e = epa(a, b, &g.simplex)?;
+    Some((e.history, e.depth))
+}
+
+fn epa_figure(path: &Path) -> Result<Vec<(String, usize, f64)>> {
+    let rot = axis_angle_mat(&Vec3::new(1.0, 2.0, 0.5).normalize(), 0.6);
+    let cases = [
+        (
+            "two boxes",
+            Shape::Box(Vec3::new(0.3, 0.2, 0.1)),
+            Shape::Box(Vec3::new(0.2, 0.2, 0.2)),
+        ),
+        (
+            "box - ellipsoid",
+            Shape::Box(Vec3::new(0.3, 0.2, 0.1)),
+            Shape::Ellipsoid(Vec3::new(0.3, 0.2, 0.25)),
+        ),
+        (
+            "two ellipsoids",
+            Shape::Ellipsoid(Vec3::new(0.3, 0.2, 0.15)),
+            Shape::Ellipsoid(Vec3::new(0.3, 0.2, 0.25)),
+        ),
+    ];
+    let mut chart = Chart::new(
+        "EPA: nearest face of the polytope against iterations",
+        "iteration",
+        "depth - nearest face distance (m)",
+    )
+    .log(false, true);
+    let mut rows = vec![];
+    for (name, sa, sb) in cases {
+        let a = ConvexShape {
+            shape: sa,
+            pose: GeomPose {
+                pos: Vec3::zeros(),
+                rot: Mat3::identity(),
+            },
+        };
+        let b = ConvexShape {
+            shape: sb,
+            pose: GeomPose {
+                pos: Vec3::new(0.15, 0.1, 0.25),
+                rot,
+            },
+        };
+        if let Some((h, depth)) = epa_history(&a, &b) {
+            let pts: Vec<(f64, f64)> = h
+                .iter()
+                .enumerate()
+                .map(|(k, d)| ((k + 1) as f64, (depth - d).max(1e-16)))
+                .collect();
+            rows.push((name.to_string(), h.len(), depth));
+            chart = chart.with(Series::line_points(name, pts));
+        }
+    }
+    chart.save_svg(path)?;
+    Ok(rows)
+}
+
+/// The contacts of a model at `qpos` drawn along y: geom centres and every contact with its
+/// normal. Returns the contacts.
+pub fn scene_figure(
+    model: &Model,
+    qpos: &[f64],
+    path: &Path,
+    title: &str,
+) -> Result<Vec<crate::mujoco::collision::MjContact>> {
+    let d = forward_smooth(model, qpos, &vec![0.0; model.nv][..])?;
+    let contacts = collide_all(model, &d)?;
+    let poses = geom_poses(model, &d);
+    let (mut lo, mut hi) = ((f64::INFINITY, f64::INFINITY), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+    for (g, p) in model.geoms.iter().zip(&poses) {
+        if g.gtype == GeomType::Plane {
+            continue;
+        }
+        lo = (lo.0.min(p.pos.x), lo.1.min(p.pos.z));
+        hi = (hi.0.max(p.pos.x), hi.1.max(p.pos.z));
+    }
+    lo = (lo.0.min(0.0) - 0.5, lo.1.min(0.0) - 0.3);
+    hi = (hi.0 + 0.5, hi.1 + 0.3);
+    let root = canvas(path, 900, 700, title)?;
+    let sk = Sketch::new(root, (lo.0, hi.0), (lo.1, hi.1), 20.0);
+    sk.line(&[(lo.0, 0.0), (hi.0, 0.0)], GREY, 2)?;
+    for (g, p) in model.geoms.iter().zip(&poses) {
+        if g.gtype != GeomType::Plane {
+            sk.joint((p.pos.x, p.pos.z), 3, GREY)?;
+        }
+    }
+    let scale = 0.1 * (hi.1 - lo.1);
+    for c in &contacts {
+        let n = c.normal();
+        let p = (c.pos.x, c.pos.z);
+        sk.dot(p, 4, PALETTE[1])?;
+        sk.arrow(p, (p.0 + scale * n.x, p.1 + scale * n.z), PALETTE[2], 2)?;
+    }
+    sk.label(
+        (lo.0 + 0.05, hi.1 - 0.05),
+        &format!(
+            "{} contacts; geom centres grey, contacts orange, normals green",
+            contacts.len()
+        ),
+        Side::Right,
+        16,
+        INK,
+    )?;
+    finish(sk.area())?;
+    Ok(contacts)
+}
+
+/// Writes the chapter's figures into `dir` and prints a short report.
+pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    println!("Collision detection (MuJoCo's mj_collision)");
+    for (name, cs) in pair_contacts() {
+        let dists: Vec<String> = cs.iter().map(|c| format!("{:.4}", c.dist)).collect();
+        println!("  {name:<34} {} contact(s), dist {}", cs.len(), dists.join(" "));
+    }
+    let p = dir.join("collision_pairs.svg");
+    pairs_figure(&p)?;
+    out.push(p);
+    let p = dir.join("collision_gjk.svg");
+    let (iters, dist) = gjk_figure(&p)?;
+    println!("  GJK, ellipsoid - capsule: {iters} iterations, distance {dist:.9} m");
+    out.push(p);
+    let p = dir.join("collision_epa.svg");
+    for (name, iters, depth) in epa_figure(&p)? {
+        println!("  EPA, {name}: {iters} iterations, depth {depth:.9} m");
+    }
+    out.push(p);
+    Ok(out)
+}

@@ -1,0 +1,310 @@
+//! Figures and report of the chapters "The constraint model" and "Soft constraints" (MuJoCo's
+//! `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint`).
+//!
+//! - `constraint_impedance.svg`: the impedance `d(r)` of [`impedance()`] against the violation
+//!   for several `solimp`.
+//! - `constraint_reference.svg`: the restoring acceleration `d aref` at rest of a limited slider
+//!   pushed `x` past its limit, computed by [`make_constraint`], for several `solref` and one
+//!   soft `solimp`; checked against the closed form `x / (tc zeta)^2` beyond the width.
+//! - `constraint_box_incline.svg`: the contact rows of a box resting on a 20 degree incline:
+//!   contact points, normals and the edges of the pyramidal friction cones, seen from the side.
+
+use super::draw::{canvas, colour, finish, Side, Sketch, GREY, INK};
+use crate::error::{Error, Result};
+use crate::mjcf;
+use crate::model::{Cone, GeomType, Joint, JointType, Model, ModelBuilder, SolverParams};
+use crate::mujoco::collision::MjContact;
+use crate::mujoco::constraint::{impedance, make_constraint, Efc, Invweight};
+use crate::mujoco::forward_smooth;
+use crate::plot::{Chart, Series};
+use crate::spatial::{quat_to_mat, Mat3, SpatialInertia, Vec3, Xform};
+use std::path::{Path, PathBuf};
+
+/// The scene of `constraint_box_incline.svg` (`tests/fixtures/models/box_incline.xml`).
+pub const BOX_INCLINE_XML: &str = include_str!("../../tests/fixtures/models/box_incline.xml");
+
+fn mismatch(what: &str, err: f64) -> Error {
+    Error::Disagree {
+        what: format!("figure check: {what}"),
+        by: err,
+    }
+}
+
+/// A body of mass 1 on a slide joint along z whose range `[0, 1]` is limited with `params`:
+/// at `q = -x` its lower limit is violated by `x`.
+pub fn limited_slider(params: SolverParams) -> Result<Model> {
+    let mut b = ModelBuilder::new("limited slider");
+    let mut j = Joint::new(JointType::Prismatic { axis: Vec3::z() });
+    j.limited = true;
+    j.range = [0.0, 1.0];
+    j.limit_params = params;
+    let inertia = SpatialInertia::from_mass_com_inertia(1.0, Vec3::zeros(), Mat3::identity() * 0.01);
+    b.add_body("slider", 0, j, Xform::identity(), inertia);
+    b.build()
+}
+
+/// The limit row of [`limited_slider`] at `q = -x`, at rest: `(aref, d)`.
+pub fn slider_reference(model: &Model, inv: &Invweight, x: f64) -> Result<(f64, f64)> {
+    let d = forward_smooth(model, &[-x], &[0.0])?;
+    let efc = make_constraint(model, &d, inv, &[-x], &[0.0], Vec::new())?;
+    if efc.nefc() != 1 {
+        return Err(mismatch("one limit row", efc.nefc() as f64));
+    }
+    Ok((efc.aref[0], efc.kbip[0][2]))
+}
+
+/// The contacts of a box on a plane by the plane-box rule of MuJoCo's narrow phase (corners
+/// below the plane; distance along the normal, point midway between the surfaces, frame from
+/// the normal with the tangent hint (0, 1, 0)). Repeated here so that the figure does not depend
+/// on the collision stage.
+pub fn box_plane_contacts(model: &Model, qpos: &[f64]) -> Result<Vec<MjContact>> {
+    let kin = crate::kinematics::forward_kinematics(model, qpos)?;
+    let plane = model
+        .geoms
+        .iter()
+        .position(|g| g.gtype == GeomType::Plane)
+        .ok_or_else(|| mismatch("a plane", 0.0))?;
+    let bx = model
+        .geoms
+        .iter()
+        .position(|g| g.gtype == GeomType::Box)
+        .ok_or_else(|| mismatch("a box", 0.0))?;
+    let (gp, gb) = (&model.geoms[plane], &model.geoms[bx]);
+    let n: Vec3 = quat_to_mat(&gp.quat).column(2).into();
+    let rb = kin.rotation(gb.body) * quat_to_mat(&gb.quat);
+    let pb = kin.point(gb.body, &gb.pos);
+    let t1 = {
+        let y = if n.y.abs() < 0.5 { Vec3::y() } else { Vec3::z() };
+        (y - n * n.dot(&y)).normalize()
+    };
+    let t2 = n.cross(&t1);
+    let frame = Mat3::from_rows(&[n.transpose(), t1.transpose(), t2.transpose()]);
+    let mut out = Vec::new();
+    for i in 0..8 {
+        let c = Vec3::new(
+            if i & 1 != 0 { gb.size[0] } else { -gb.size[0] },
+            if i & 2 != 0 { gb.size[1] } else { -gb.size[1] },
+            if i & 4 != 0 { gb.size[2] } else { -gb.size[2] },
+        );
+        let o = rb * c;
+        let dist = n.dot(&(pb - gp.pos)) + n.dot(&o);
+        if dist > 0.0 || n.dot(&o) > 0.0 {
+            continue;
+        }
+        let mu = gp.friction[0].max(gb.friction[0]);
+        out.push(MjContact {
+            geom: [plane, bx],
+            pos: pb + o - n * (dist / 2.0),
+            frame,
+            dist,
+            dim: 3,
+            friction: [mu, mu, 0.005, 1e-4, 1e-4],
+            solref: gb.params.solref,
+            solreffriction: [0.0; 2],
+            solimp: gb.params.solimp,
+            margin: 0.0,
+            gap: 0.0,
+            efc_address: None,
+        });
+    }
+    Ok(out)
+}
+
+/// Prints the rows of `efc` as a table (type, id, pos, margin, A-hat, K, B, d, R, aref).
+pub fn print_rows(efc: &Efc) {
+    println!(
+        "  {:>3} {:<20} {:>3} {:>11} {:>8} {:>10} {:>10} {:>8} {:>7} {:>10} {:>10}",
+        "row", "type", "id", "pos", "margin", "A-hat", "K", "B", "d", "R", "aref"
+    );
+    for i in 0..efc.nefc() {
+        let [k, b, d, _] = efc.kbip[i];
+        println!(
+            "  {:>3} {:<20} {:>3} {:>11.3e} {:>8.1e} {:>10.3e} {:>10.3e} {:>8.2} {:>7.4} {:>10.3e} {:>10.3e}",
+            i,
+            format!("{:?}", efc.efc_type[i]),
+            efc.efc_id[i],
+            efc.pos[i],
+            efc.margin[i],
+            efc.diag_approx[i],
+            k,
+            b,
+            d,
+            efc.r[i],
+            efc.aref[i]
+        );
+    }
+}
+
+/// Writes the three figures into `dir` and prints the report.
+pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    println!("MuJoCo's constraint rows and their parameters (mj_makeConstraint, mj_makeImpedance)");
+
+    // Figure 1: impedance curves.
+    let cases: [(&str, [f64; 5]); 4] = [
+        ("default (0.9, 0.95, 1 mm, 0.5, 2)", [0.9, 0.95, 0.001, 0.5, 2.0]),
+        ("(0.9, 0.95, 1 mm, 0.5, 6): sharper", [0.9, 0.95, 0.001, 0.5, 6.0]),
+        ("(0.5, 0.99, 1 mm, 0.2, 3)", [0.5, 0.99, 0.001, 0.2, 3.0]),
+        ("(0.5, 0.99, 1 mm, 0.5, 1): linear", [0.5, 0.99, 0.001, 0.5, 1.0]),
+    ];
+    let path = dir.join("constraint_impedance.svg");
+    let mut chart = Chart::new(
+        "Impedance d(r) for several solimp = (d0, dwidth, width, midpoint, power)",
+        "violation |r - margin| (mm)",
+        "impedance d",
+    )
+    .ranges(Some((0.0, 1.5)), Some((0.45, 1.25)));
+    for (label, s) in cases {
+        let pts = (0..=150)
+            .map(|k| {
+                let r = 1e-5 * k as f64;
+                (r * 1e3, impedance(&s, -r, 0.0).0)
+            })
+            .collect();
+        chart = chart.with(Series::line(label, pts));
+    }
+    chart.save_svg(&path)?;
+    out.push(path);
+    let (d_mid, _) = impedance(&[0.9, 0.95, 0.001, 0.5, 2.0], -0.0005, 0.0);
+    println!("  default solimp: d(0) = 0.9, d(width/2) = {d_mid:.4}, d(width) = 0.95");
+
+    // Figure 2: reference acceleration of a limited slider.
+    let default_imp = crate::model::SOLIMP_DEFAULT;
+    let refs: [(&str, [f64; 2], [f64; 5]); 5] = [
+        ("solref (0.02, 1): default", [0.02, 1.0], default_imp),
+        ("solref (0.01, 1): stiffer", [0.01, 1.0], default_imp),
+        ("solref (0.05, 1): softer", [0.05, 1.0], default_imp),
+        ("solref (-2000, -20): direct k, b", [-2000.0, -20.0], default_imp),
+        (
+            "default solref, solimp (0.3, 0.99, 2 mm, 0.5, 2)",
+            [0.02, 1.0],
+            [0.3, 0.99, 0.002, 0.5, 2.0],
+        ),
+    ];
+    let path = dir.join("constraint_reference.svg");
+    let mut chart = Chart::new(
+        "Restoring acceleration d · aref at rest of a slider pushed x past its limit",
+        "penetration x (mm)",
+        "d(x) · aref = d(x)² K x  (m/s²)",
+    );
+    for (label, solref, solimp) in refs {
+        let model = limited_slider(SolverParams { solref, solimp })?;
+        let inv = Invweight::new(&model)?;
+        let mut pts = Vec::new();
+        for k in 1..=60 {
+            let x = 5e-5 * k as f64;
+            let (aref, d) = slider_reference(&model, &inv, x)?;
+            pts.push((x * 1e3, d * aref));
+        }
+        if solref[0] > 0.0 {
+            // beyond the width d = dmax: d aref = dmax^2 K x = x / (tc^2 zeta^2), whatever dmax
+            let (x, dmax) = (0.003, solimp[1]);
+            let (aref, d) = slider_reference(&model, &inv, x)?;
+            let expected = x / (solref[0] * solref[0] * solref[1] * solref[1]);
+            if (d - dmax).abs() > 1e-15 || (d * aref - expected).abs() > 1e-12 * expected {
+                return Err(mismatch("d aref against x / (tc^2 zeta^2)", d * aref - expected));
+            }
+            println!(
+                "  {label}: d aref at 3 mm = {:.4} m/s² (closed form x / (tc zeta)^2 = {expected:.4})",
+                d * aref
+            );
+        }
+        chart = chart.with(Series::line(label, pts));
+    }
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 3: the rows of a box on an incline.
+    out.push(box_incline(dir)?);
+    Ok(out)
+}
+
+/// `constraint_box_incline.svg` and the table of its rows.
+fn box_incline(dir: &Path) -> Result<PathBuf> {
+    let mut model = mjcf::load_str(BOX_INCLINE_XML)?.model;
+    model.opt.cone = Cone::Pyramidal;
+    let q = model.qpos0.as_slice().to_vec();
+    let v = vec![0.0; model.nv];
+    let contacts = box_plane_contacts(&model, &q)?;
+    let inv = Invweight::new(&model)?;
+    let d = forward_smooth(&model, &q, &v)?;
+    let efc = make_constraint(&model, &d, &inv, &q, &v, contacts)?;
+    println!(
+        "  box on a 20° incline, pyramidal cones: {} contacts, {} rows",
+        efc.contacts.len(),
+        efc.nefc()
+    );
+    print_rows(&efc);
+    let path = dir.join("constraint_box_incline.svg");
+    draw_box_incline(&path, &model, &q, &efc)?;
+    Ok(path)
+}
+
+/// Draws the side view of [`box_incline`].
+fn draw_box_incline(path: &Path, model: &Model, q: &[f64], efc: &Efc) -> Result<()> {
+    let root = canvas(
+        path,
+        900,
+        560,
+        "Box on a 20° incline: contact frames and pyramid edges n ± μ t (side view)",
+    )?;
+    let xz = |p: &Vec3| (p.x, p.z);
+    let s = Sketch::new(root.clone(), (-0.25, 0.3), (-0.12, 0.22), 30.0);
+    let n: Vec3 = efc.contacts[0].frame.row(0).transpose();
+    let along = Vec3::new(n.z, 0.0, -n.x);
+    s.line(&[xz(&(along * -0.25)), xz(&(along * 0.32))], INK, 3)?;
+    // box outline: the corners of its face y = +0.1, in order
+    let kin = crate::kinematics::forward_kinematics(model, q)?;
+    let g = &model.geoms[1];
+    let corners: Vec<(f64, f64)> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0)]
+        .iter()
+        .map(|&(a, c)| xz(&kin.point(g.body, &Vec3::new(a * g.size[0], g.size[1], c * g.size[2]))))
+        .collect();
+    s.fill(&corners, GREY, 0.25)?;
+    s.line(&corners, INK, 2)?;
+    let scale = 0.09;
+    let mut labelled = false;
+    for c in &efc.contacts {
+        let p = c.pos;
+        s.dot(xz(&p), 5, colour(0))?;
+        if c.pos.y < 0.0 {
+            continue; // the contact behind it draws the same arrows
+        }
+        let n: Vec3 = c.frame.row(0).transpose();
+        let t2: Vec3 = c.frame.row(2).transpose();
+        let mu = c.friction[1];
+        s.arrow(xz(&p), xz(&(p + n * scale)), colour(1), 3)?;
+        for sign in [1.0, -1.0] {
+            let e = (n + t2 * (sign * mu)) * scale;
+            s.arrow(xz(&p), xz(&(p + e)), colour(2), 2)?;
+        }
+        if !labelled && p.x < 0.0 {
+            labelled = true;
+            s.label(xz(&(p + n * scale)), "n", Side::Above, 15, colour(1))?;
+            let tip = p + (n - t2 * mu) * scale;
+            s.label(xz(&tip), "  n − μ t2", Side::Right, 14, colour(2))?;
+            let tip = p + (n + t2 * mu) * scale;
+            s.label(xz(&tip), "n + μ t2  ", Side::Left, 14, colour(2))?;
+        }
+    }
+    s.label(
+        (-0.24, 0.2),
+        &format!(
+            "{} contacts (two behind each drawn point), each with t1 out of the page:",
+            efc.contacts.len()
+        ),
+        Side::Right,
+        14,
+        INK,
+    )?;
+    s.label(
+        (-0.24, 0.18),
+        "4 rows per contact: S0 ± μ S1 (edges along t1) and S0 ± μ S2 (drawn)",
+        Side::Right,
+        14,
+        INK,
+    )?;
+    s.arrow((0.22, 0.12), (0.22, 0.05), GREY, 2)?;
+    s.label((0.22, 0.05), "gravity", Side::Below, 13, GREY)?;
+    finish(&root)
+}

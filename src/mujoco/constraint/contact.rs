@@ -1,0 +1,177 @@
+//! Contact rows (MuJoCo's `mj_instantiateContact`, spec 3.6): frictionless, pyramidal and
+//! elliptic cones from a list of contacts. Book chapter: "The constraint model", sections
+//! "Contacts" and "Friction cones".
+
+use super::equality::refsafe;
+use super::impedance::SolParams;
+use super::invweight::Invweight;
+use super::jacobian::jac_point;
+use super::rows::{project_row, GroupKind, NewGroup, Rows, Scratch};
+use super::EfcType;
+use crate::error::{Error, Result};
+use crate::model::constants::mjMINMU;
+use crate::model::{Cone, Model};
+use crate::mujoco::collision::MjContact;
+use crate::mujoco::Data;
+use crate::spatial::Vec3;
+
+/// Checks one contact at the door: geoms of the model, `dim` in {1, 3, 4, 6}, friction
+/// non-negative and finite, position, frame, distance and parameters finite.
+pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
+    let bad = |why: String| Error::BadContact { index: k, why };
+    if c.geom.iter().any(|&g| g >= model.geoms.len()) {
+        return Err(bad(format!(
+            "geoms {:?} out of range (the model has {})",
+            c.geom,
+            model.geoms.len()
+        )));
+    }
+    if !matches!(c.dim, 1 | 3 | 4 | 6) {
+        return Err(bad(format!("condim {} is not 1, 3, 4 or 6", c.dim)));
+    }
+    if let Some(f) = c.friction.iter().find(|f| !(**f >= 0.0 && f.is_finite())) {
+        return Err(bad(format!("friction {f} must be finite and >= 0")));
+    }
+    let finite = c
+        .pos
+        .iter()
+        .chain(c.frame.iter())
+        .chain(c.solref.iter())
+        .chain(c.solreffriction.iter())
+        .chain(c.solimp.iter())
+        .all(|x| x.is_finite())
+        && c.dist.is_finite()
+        && c.margin.is_finite()
+        && c.gap.is_finite();
+    if !finite {
+        return Err(bad(
+            "position, frame, distance, margin, gap, solref and solimp must be finite".into(),
+        ));
+    }
+    Ok(())
+}
+
+// ANCHOR: contact_rows
+/// Appends the rows of every contact, in order (spec 3.6). Friction coefficients below
+/// `mjMINMU` are raised to it first, in the stored contact too, as MuJoCo's contacts hold them. With `b0`, `b1` the bodies of the two
+/// geoms, the relative-velocity matrix `S` (6 x nv, contact frame) has rows `frame (Jp(b1, pos) -
+/// Jp(b0, pos))` (normal, tangent 1, tangent 2) and `frame (Jr(b1) - Jr(b0))` (spin, roll 1,
+/// roll 2). A contact of dimension `n` makes
+/// - `n = 1`: one frictionless row `S0`;
+/// - pyramidal: for `k = 1..n-1` the edge pair `S0 + mu_k S_k`, `S0 - mu_k S_k`, every row with
+///   `efc_pos = dist`, `efc_margin = margin - gap`;
+/// - elliptic: the rows `S0 .. S_{n-1}`, the first with `efc_pos = dist` and the margin, the
+///   others 0.
+///
+/// `A-hat` from `tran = iw(b0).tran + iw(b1).tran` and `rot` likewise: `tran` for the normal
+/// and the sliding rows, `rot` for spin and rolling, and `tran + mu_k^2 (tran or rot)` for a
+/// pyramid's edge pair `k`. Every contact gets rows (MuJoCo never drops one in dense mode).
+pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
+    let nv = model.nv;
+    let cone = model.opt.cone;
+    for k in 0..rows.efc.contacts.len() {
+        check_contact(model, k, &rows.efc.contacts[k])?;
+        // MuJoCo's contacts hold friction >= mjMINMU (mj_assignFriction): a zero coefficient
+        // would give an infinite R to its elliptic row
+        for f in rows.efc.contacts[k].friction.iter_mut() {
+            *f = f.max(mjMINMU);
+        }
+        let c = rows.efc.contacts[k].clone();
+        let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
+        // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
+        // edges in rows 0..10
+        jac_point(model, d, b1, &c.pos, &mut s.p1, &mut s.r1);
+        jac_point(model, d, b0, &c.pos, &mut s.p2, &mut s.r2);
+        let (edges, sm) = s.rows.split_at_mut(10 * nv);
+        for r in 0..c.dim.min(3) {
+            let f: Vec3 = c.frame.row(r).transpose();
+            project_row(&f, &s.p1, &s.p2, &mut sm[r * nv..(r + 1) * nv]);
+        }
+        for r in 3..c.dim {
+            let f: Vec3 = c.frame.row(r - 3).transpose();
+            project_row(&f, &s.r1, &s.r2, &mut sm[r * nv..(r + 1) * nv]);
+        }
+        let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);
+        let (tran, rot) = (i0[0] + i1[0], i0[1] + i1[1]);
+        let params = rows.sanitize(
+            SolParams {
+                solref: c.solref,
+                solreffriction: c.solreffriction,
+                solimp: c.solimp,
+            },
+            model.opt.timestep,
+            refsafe(model),
+            || format!("contact {k}"),
+        );
+        let m = c.includemargin();
+        rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());
+        if c.dim == 1 {
+            rows.add(NewGroup {
+                efc_type: EfcType::ContactFrictionless,
+                id: k,
+                jac: &sm[..nv],
+                pos: &[c.dist],
+                margin: &[m],
+                frictionloss: 0.0,
+                diag: &[tran],
+                kind: GroupKind::Plain,
+                params,
+            });
+            continue;
+        }
+        match cone {
+            Cone::Pyramidal => {
+                let n = c.dim;
+                let mut pyr = [0.0; 10];
+                let mut pos = [0.0; 10];
+                let mut margin = [0.0; 10];
+                let jac = &mut edges[..2 * (n - 1) * nv];
+                for kk in 1..n {
+                    let mu = c.friction[kk - 1];
+                    for col in 0..nv {
+                        let (s0, sk) = (sm[col], sm[kk * nv + col]);
+                        jac[(2 * kk - 2) * nv + col] = s0 + mu * sk;
+                        jac[(2 * kk - 1) * nv + col] = s0 + (-mu) * sk;
+                    }
+                    let w = tran + mu * mu * if kk - 1 < 2 { tran } else { rot };
+                    pyr[2 * kk - 2] = w;
+                    pyr[2 * kk - 1] = w;
+                }
+                pos[..2 * (n - 1)].fill(c.dist);
+                margin[..2 * (n - 1)].fill(m);
+                rows.add(NewGroup {
+                    efc_type: EfcType::ContactPyramidal,
+                    id: k,
+                    jac,
+                    pos: &pos[..2 * (n - 1)],
+                    margin: &margin[..2 * (n - 1)],
+                    frictionloss: 0.0,
+                    diag: &pyr[..2 * (n - 1)],
+                    kind: GroupKind::Plain,
+                    params,
+                });
+            }
+            Cone::Elliptic => {
+                let n = c.dim;
+                let mut pos = [0.0; 6];
+                let mut margin = [0.0; 6];
+                pos[0] = c.dist;
+                margin[0] = m;
+                let diag: [f64; 6] = std::array::from_fn(|j| if j < 3 { tran } else { rot });
+                rows.add(NewGroup {
+                    efc_type: EfcType::ContactElliptic,
+                    id: k,
+                    jac: &sm[..n * nv],
+                    pos: &pos[..n],
+                    margin: &margin[..n],
+                    frictionloss: 0.0,
+                    diag: &diag[..n],
+                    kind: GroupKind::Plain,
+                    params,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: contact_rows

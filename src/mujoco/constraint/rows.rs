@@ -1,0 +1,244 @@
+//! The row builder shared by the row types (MuJoCo's `mj_addConstraint`) and the per-row
+//! parameters computed once all rows exist (`mj_makeImpedance`, `mj_referenceConstraint`).
+
+use nalgebra::{DMatrix, Matrix3xX};
+
+use super::impedance::{impedance, regularizer, sanitize, SolParams, SolrefWarning};
+use super::{Efc, EfcType};
+use crate::model::constants::mjMINVAL;
+use crate::model::Cone;
+use crate::mujoco::collision::MjContact;
+use crate::spatial::Vec3;
+
+/// Scratch Jacobians (3 x nv each) reused by every row: no allocation per row.
+pub(crate) struct Scratch {
+    pub p1: Matrix3xX<f64>,
+    pub r1: Matrix3xX<f64>,
+    pub p2: Matrix3xX<f64>,
+    pub r2: Matrix3xX<f64>,
+    /// 16 rows of nv, row-major: a group's rows (up to the 10 of a condim-6 pyramid) and a
+    /// contact's 6 rows of `S`.
+    pub rows: Vec<f64>,
+}
+
+impl Scratch {
+    pub fn new(nv: usize) -> Self {
+        Scratch {
+            p1: Matrix3xX::zeros(nv),
+            r1: Matrix3xX::zeros(nv),
+            p2: Matrix3xX::zeros(nv),
+            r2: Matrix3xX::zeros(nv),
+            rows: vec![0.0; 16 * nv],
+        }
+    }
+}
+
+/// How a connect or weld group gets its `Jdot v` term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum GroupKind {
+    /// Rows whose impedance uses their own `efc_pos`.
+    Plain,
+    /// A connect (impedance from the norm of its 3 residuals).
+    Connect,
+    /// A weld (norm of its 6 residuals).
+    Weld,
+}
+
+/// One constraint's block of consecutive rows, sharing an impedance.
+#[derive(Clone, Debug)]
+pub(crate) struct Group {
+    pub start: usize,
+    pub n: usize,
+    pub kind: GroupKind,
+    pub params: SolParams,
+}
+
+/// The rows under construction.
+pub(crate) struct Rows {
+    pub nv: usize,
+    pub efc: Efc,
+    /// Row-major Jacobian, nefc x nv.
+    pub j: Vec<f64>,
+    pub groups: Vec<Group>,
+    /// `A-hat` of every row, before `mj_makeImpedance` adjusts it.
+    pub diag: Vec<f64>,
+}
+
+/// One row group to add (see [`Rows::add`]).
+pub(crate) struct NewGroup<'a> {
+    pub efc_type: EfcType,
+    pub id: usize,
+    /// `n * nv` numbers, row-major.
+    pub jac: &'a [f64],
+    pub pos: &'a [f64],
+    pub margin: &'a [f64],
+    pub frictionloss: f64,
+    pub diag: &'a [f64],
+    pub kind: GroupKind,
+    pub params: SolParams,
+}
+
+impl Rows {
+    pub fn new(nv: usize, contacts: Vec<MjContact>) -> Self {
+        let mut efc = Efc::empty(nv);
+        efc.contacts = contacts;
+        Rows {
+            nv,
+            efc,
+            j: Vec::new(),
+            groups: Vec::new(),
+            diag: Vec::new(),
+        }
+    }
+
+    // ANCHOR: add_constraint
+    /// MuJoCo's `mj_addConstraint`: appends a group of rows unless it is not a contact and its
+    /// Jacobian is zero (a constraint no dof can move). Returns whether rows were added.
+    pub fn add(&mut self, g: NewGroup) -> bool {
+        let contact = matches!(
+            g.efc_type,
+            EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
+        );
+        if !contact && g.jac.iter().all(|x| *x == 0.0) {
+            return false;
+        }
+        let n = g.pos.len();
+        let start = self.efc.nefc();
+        self.j.extend_from_slice(&g.jac[..n * self.nv]);
+        let e = &mut self.efc;
+        for k in 0..n {
+            e.efc_type.push(g.efc_type);
+            e.efc_id.push(g.id);
+            e.pos.push(g.pos[k]);
+            e.margin.push(g.margin[k]);
+            e.frictionloss.push(g.frictionloss);
+            self.diag.push(g.diag[k]);
+        }
+        match g.efc_type {
+            EfcType::Equality => e.ne += n,
+            EfcType::FrictionDof | EfcType::FrictionTendon => e.nf += n,
+            EfcType::LimitJoint | EfcType::LimitTendon => e.nl += n,
+            _ => {}
+        }
+        self.groups.push(Group {
+            start,
+            n,
+            kind: g.kind,
+            params: g.params,
+        });
+        true
+    }
+    // ANCHOR_END: add_constraint
+
+    /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
+    /// name, made only when there is something to report: no allocation per row otherwise).
+    pub fn sanitize(&mut self, p: SolParams, timestep: f64, refsafe: bool, what: impl Fn() -> String) -> SolParams {
+        let warnings = &mut self.efc.warnings;
+        sanitize(p, timestep, refsafe, |w: SolrefWarning| {
+            warnings.push(format!("{}: {w}", what()))
+        })
+    }
+
+    // ANCHOR: make_impedance
+    /// MuJoCo's `mj_makeImpedance` (spec 4.3-4.5) on the finished rows: per group the impedance
+    /// `d` at the group's position (the norm of a connect's 3 or a weld's 6 residuals, the first
+    /// row's `efc_pos` otherwise) and margin; per row `R = (1-d)/d A-hat`, `K`, `B` (`K = 0` for
+    /// friction loss and elliptic friction rows, which use `solreffriction` when it is set);
+    /// then the friction rows of each contact: `R_1 = R_0 / impratio`, the regularized friction
+    /// `mu = friction_0 sqrt(R_1 / R_0)`, elliptic `R_j = R_1 friction_0^2 / friction_j^2`,
+    /// pyramidal `R = 2 mu^2 R_0` on every edge; finally `D = 1/R` and MuJoCo's adjusted
+    /// `diagApprox = R d / (1 - d)`.
+    pub fn make_impedance(&mut self, cone: Cone, impratio: f64) {
+        let e = &mut self.efc;
+        let nefc = e.nefc();
+        e.kbip = vec![[0.0; 4]; nefc];
+        e.r = vec![0.0; nefc];
+        for g in &self.groups {
+            let s = g.start;
+            let pos = match g.kind {
+                GroupKind::Plain => e.pos[s],
+                GroupKind::Connect | GroupKind::Weld => e.pos[s..s + g.n].iter().map(|x| x * x).sum::<f64>().sqrt(),
+            };
+            let p = &g.params;
+            let (imp, imp_p) = impedance(&p.solimp, pos, e.margin[s]);
+            for k in 0..g.n {
+                let i = s + k;
+                e.r[i] = regularizer(imp, self.diag[i]);
+                let t = e.efc_type[i];
+                let elliptic_friction = t == EfcType::ContactElliptic && k > 0;
+                let reff = if elliptic_friction && (p.solreffriction[0] != 0.0 || p.solreffriction[1] != 0.0) {
+                    &p.solreffriction
+                } else {
+                    &p.solref
+                };
+                let no_k = matches!(t, EfcType::FrictionDof | EfcType::FrictionTendon) || elliptic_friction;
+                let (kk, bb) = super::impedance::stiffness_damping(reff, p.solimp[1], no_k);
+                e.kbip[i] = [kk, bb, imp, imp_p];
+            }
+        }
+        // frictional contacts
+        e.mu = vec![0.0; e.contacts.len()];
+        for g in &self.groups {
+            let t = e.efc_type[g.start];
+            if !matches!(t, EfcType::ContactPyramidal | EfcType::ContactElliptic) {
+                continue;
+            }
+            let (i, c) = (g.start, e.efc_id[g.start]);
+            let con = &e.contacts[c];
+            let fr = con.friction;
+            let r1 = e.r[i] / impratio.max(mjMINVAL);
+            let mu = fr[0] * (r1 / e.r[i]).sqrt();
+            e.mu[c] = mu;
+            match cone {
+                Cone::Elliptic => {
+                    e.r[i + 1] = r1;
+                    for j in 1..con.dim - 1 {
+                        e.r[i + j + 1] = r1 * fr[0] * fr[0] / (fr[j] * fr[j]);
+                    }
+                }
+                Cone::Pyramidal => {
+                    let rpy = 2.0 * mu * mu * e.r[i];
+                    e.r[i..i + g.n].fill(rpy);
+                }
+            }
+        }
+        e.d = e.r.iter().map(|r| 1.0 / r).collect();
+        e.diag_approx = (0..nefc)
+            .map(|i| e.r[i] * e.kbip[i][2] / (1.0 - e.kbip[i][2]))
+            .collect();
+    }
+    // ANCHOR_END: make_impedance
+
+    /// Finishes the dense Jacobian and the velocity-level arrays: `efc_vel = J qvel` and
+    /// `aref = -B vel - K d (pos - margin)` (MuJoCo's `mj_referenceConstraint` before its
+    /// `Jdot v` correction, which the caller subtracts).
+    pub fn reference(&mut self, qvel: &[f64]) {
+        let nv = self.nv;
+        let e = &mut self.efc;
+        let nefc = e.nefc();
+        e.j = DMatrix::from_row_slice(nefc, nv, &self.j);
+        e.vel = (0..nefc)
+            .map(|i| self.j[i * nv..(i + 1) * nv].iter().zip(qvel).map(|(a, b)| a * b).sum())
+            .collect();
+        e.aref = (0..nefc)
+            .map(|i| {
+                let [k, b, imp, _] = e.kbip[i];
+                -b * e.vel[i] - k * imp * (e.pos[i] - e.margin[i])
+            })
+            .collect();
+    }
+}
+
+/// Copies `a - b` row `r` of two 3 x nv matrices into `out` (length nv).
+pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &mut [f64]) {
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = a[(r, k)] - b[(r, k)];
+    }
+}
+
+/// `frame_row . (a - b)` for every column: one row of a contact's relative-velocity matrix.
+pub(crate) fn project_row(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, out: &mut [f64]) {
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
+    }
+}

@@ -1,0 +1,304 @@
+//! The exact line search of the primal solvers (MuJoCo's `PrimalPrepare`, `PrimalEval`,
+//! `PrimalSearch`): along a direction `p` the cost `phi(alpha) = C(a + alpha p) - C(a)` is a sum
+//! of one-dimensional pieces, quadratic per scalar row (with breakpoints where a row changes
+//! state) and analytic in an elliptic cone's middle zone, so `phi`, `phi'` and `phi''` are
+//! evaluated exactly, in `O(nefc)` per point once `J p` and `M p` are known. Book: "Solvers",
+//! section "The exact line search".
+
+use super::super::constraint::{Efc, EfcType};
+use super::cost::{friction_loss_cost, middle_weight, zone, Cone, Zone};
+use crate::model::constants::mjMINVAL;
+
+/// One evaluated point of the line search.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Point {
+    /// Step length.
+    pub alpha: f64,
+    /// `phi(alpha) = C(a + alpha p) - C(a)`.
+    pub cost: f64,
+    /// `phi'(alpha)`.
+    pub d1: f64,
+    /// `phi''(alpha)` (at least `mjMINVAL`).
+    pub d2: f64,
+}
+
+/// The per-direction data of the line search (MuJoCo's `quad`, `quadGauss`, `Jv`, `Mv`). Fields
+/// sized once per solve and refilled by [`LineSearch::prepare`] for each direction.
+#[derive(Clone, Debug)]
+pub struct LineSearch {
+    /// `J p` (nefc).
+    pub jv: Vec<f64>,
+    /// `M p` (nv).
+    pub mv: Vec<f64>,
+    /// Gauss term along p: `[0, p^T (M a - qfrc_smooth), 1/2 p^T M p]`.
+    pub quad_gauss: [f64; 3],
+    /// Per row `[1/2 D x^2, D x Jp, 1/2 D (Jp)^2]` at `x = jar` (for a cone's normal row: summed
+    /// over the cone's rows).
+    pub quad: Vec<[f64; 3]>,
+    /// Per cone `[U_0, V_0, U.U, U.V, V.V, Dm, T_0, cost at 0]` (tangential sums) with
+    /// `U = S x`, `V = S J p`.
+    pub cone: Vec<[f64; 8]>,
+    /// Evaluations so far in the current search.
+    pub neval: usize,
+}
+
+/// What one search returns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The step (0 when no decrease was found).
+    pub alpha: f64,
+    /// `-phi(alpha)`: the cost decrease.
+    pub improvement: f64,
+    /// `|phi'(alpha)| scale / |p|`: MuJoCo's `lineslope`.
+    pub slope: f64,
+    /// Evaluations used.
+    pub neval: usize,
+}
+
+impl LineSearch {
+    /// Storage for `nv` dofs, `nefc` rows and `ncone` elliptic cones.
+    pub fn new(nv: usize, nefc: usize, ncone: usize) -> Self {
+        LineSearch {
+            jv: vec![0.0; nefc],
+            mv: vec![0.0; nv],
+            quad_gauss: [0.0; 3],
+            quad: vec![[0.0; 3]; nefc],
+            cone: vec![[0.0; 8]; ncone],
+            neval: 0,
+        }
+    }
+
+    // ANCHOR: prepare
+    /// MuJoCo's `PrimalPrepare`: the coefficients of every piece along `p`, given `jv = J p` and
+    /// `mv = M p` already in `self`, the residual `ma - qfrc_smooth` of the current point and
+    /// `jar = J a - aref`.
+    pub fn prepare(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
+        let mut g1 = 0.0;
+        let mut g2 = 0.0;
+        for k in 0..p.len() {
+            g1 += p[k] * (ma[k] - qfrc_smooth[k]);
+            g2 += p[k] * self.mv[k];
+        }
+        self.quad_gauss = [0.0, g1, 0.5 * g2];
+        for i in 0..efc.nefc() {
+            let (x, v, d) = (jar[i], self.jv[i], efc.d[i]);
+            self.quad[i] = [0.5 * d * x * x, d * x * v, 0.5 * d * v * v];
+        }
+        for (k, c) in cones.iter().enumerate() {
+            let i = c.row;
+            let (mut uu, mut uv, mut vv) = (0.0, 0.0, 0.0);
+            for j in 1..c.dim {
+                let q = self.quad[i + j];
+                self.quad[i][0] += q[0];
+                self.quad[i][1] += q[1];
+                self.quad[i][2] += q[2];
+                let (u, v) = (c.friction[j - 1] * jar[i + j], c.friction[j - 1] * self.jv[i + j]);
+                uu += u * u;
+                uv += u * v;
+                vv += v * v;
+            }
+            let (u0, v0) = (c.mu * jar[i], c.mu * self.jv[i]);
+            let dm = middle_weight(efc.d[i], c.mu);
+            let t0 = uu.sqrt();
+            let cost0 = match zone(u0, t0, c.mu) {
+                Zone::Top => 0.0,
+                Zone::Bottom => self.quad[i][0],
+                Zone::Middle => 0.5 * dm * (u0 - c.mu * t0).powi(2),
+            };
+            self.cone[k] = [u0, v0, uu, uv, vv, dm, t0, cost0];
+        }
+    }
+    // ANCHOR_END: prepare
+
+    // ANCHOR: eval
+    /// MuJoCo's `PrimalEval`: `phi`, `phi'`, `phi''` at `alpha`, summed row by row.
+    pub fn eval(&mut self, efc: &Efc, cones: &[Cone], jar: &[f64], alpha: f64) -> Point {
+        let (ne, nf, n) = (efc.ne, efc.nf, efc.nefc());
+        // quadratic pieces are summed first, then evaluated once: [constant, linear, quadratic]
+        let mut total = self.quad_gauss;
+        let (mut cost, mut d1, mut d2) = (0.0, 0.0, 0.0);
+        let mut k = 0;
+        let mut i = 0;
+        // bounded: i grows by 1 or by a cone's dim
+        while i < n {
+            let q = self.quad[i];
+            if i < ne {
+                total[1] += q[1];
+                total[2] += q[2];
+            } else if i < ne + nf {
+                let (start, v) = (jar[i], self.jv[i]);
+                let x = start + alpha * v;
+                let (eta, r, d) = (efc.frictionloss[i], efc.r[i], efc.d[i]);
+                cost += friction_loss_cost(x, eta, r, d) - friction_loss_cost(start, eta, r, d);
+                let rf = r * eta;
+                if x <= -rf {
+                    d1 -= eta * v;
+                } else if x >= rf {
+                    d1 += eta * v;
+                } else {
+                    d1 += d * x * v;
+                    d2 += d * v * v;
+                }
+            } else if efc.efc_type[i] == EfcType::ContactElliptic {
+                let c = &cones[k];
+                let (pc, pd1, pd2) = cone_piece(&self.cone[k], &q, c.mu, alpha);
+                cost += pc;
+                d1 += pd1;
+                d2 += pd2;
+                k += 1;
+                i += c.dim;
+                continue;
+            } else {
+                let x = jar[i] + alpha * self.jv[i];
+                let cost0 = if jar[i] < 0.0 { q[0] } else { 0.0 };
+                if x < 0.0 {
+                    total[0] += q[0] - cost0;
+                    total[1] += q[1];
+                    total[2] += q[2];
+                } else {
+                    cost -= cost0;
+                }
+            }
+            i += 1;
+        }
+        cost += total[0] + alpha * total[1] + alpha * alpha * total[2];
+        d1 += total[1] + 2.0 * alpha * total[2];
+        d2 += 2.0 * total[2];
+        self.neval += 1;
+        Point {
+            alpha,
+            cost,
+            d1,
+            // phi is convex (M > 0); guard the Newton steps against rounding
+            d2: d2.max(mjMINVAL),
+        }
+    }
+    // ANCHOR_END: eval
+
+    // ANCHOR: search
+    /// MuJoCo's `PrimalSearch`, written as a safeguarded Newton method on `phi'`: one Newton
+    /// step from 0; if that does not cross the minimum, Newton steps forward until `phi'` changes
+    /// sign; then Newton steps from the bracket ends, falling back to bisection, until
+    /// `|phi'| < gtol = tolerance |p| / scale`, at most `max_eval` evaluations. Returns alpha = 0
+    /// when `p` is not a descent direction or no decrease is found. Call after [`Self::prepare`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &mut self,
+        efc: &Efc,
+        cones: &[Cone],
+        jar: &[f64],
+        pnorm: f64,
+        scale: f64,
+        tolerance: f64,
+        max_eval: usize,
+    ) -> SearchResult {
+        self.neval = 0;
+        let none = SearchResult {
+            alpha: 0.0,
+            improvement: 0.0,
+            slope: 0.0,
+            neval: 0,
+        };
+        if pnorm < mjMINVAL || max_eval == 0 {
+            return none;
+        }
+        let gtol = tolerance * pnorm / scale;
+        let done = |p: Point, neval: usize| SearchResult {
+            alpha: p.alpha,
+            improvement: -p.cost,
+            slope: p.d1.abs() * scale / pnorm,
+            neval,
+        };
+        let p0 = self.eval(efc, cones, jar, 0.0);
+        if p0.d1 >= 0.0 {
+            return SearchResult {
+                neval: self.neval,
+                ..none
+            };
+        }
+        // lo: phi' < 0; hi: phi' > 0
+        let mut lo = p0;
+        let mut hi: Option<Point> = None;
+        let mut best = p0;
+        while self.neval < max_eval {
+            let next = match hi {
+                // expanding: Newton from lo (always moves forward since phi'(lo) < 0)
+                None => lo.alpha - lo.d1 / lo.d2,
+                Some(h) => {
+                    let a = lo.alpha - lo.d1 / lo.d2;
+                    let b = h.alpha - h.d1 / h.d2;
+                    if a > lo.alpha && a < h.alpha {
+                        a
+                    } else if b > lo.alpha && b < h.alpha {
+                        b
+                    } else {
+                        0.5 * (lo.alpha + h.alpha)
+                    }
+                }
+            };
+            if let Some(h) = hi {
+                // bracket below rounding: stop at its better end
+                if !(next > lo.alpha && next < h.alpha) {
+                    break;
+                }
+            }
+            let pt = self.eval(efc, cones, jar, next);
+            if pt.cost < best.cost {
+                best = pt;
+            }
+            if pt.d1.abs() < gtol && pt.cost < 0.0 {
+                return done(pt, self.neval);
+            }
+            if pt.d1 < 0.0 {
+                lo = pt;
+            } else {
+                hi = Some(pt);
+            }
+        }
+        if best.cost < 0.0 {
+            done(best, self.neval)
+        } else {
+            SearchResult {
+                neval: self.neval,
+                ..none
+            }
+        }
+    }
+    // ANCHOR_END: search
+}
+
+// ANCHOR: cone_piece
+/// One elliptic cone's contribution to `phi(alpha)` (cost change from alpha = 0), `phi'`,
+/// `phi''`. Along the line `N(alpha) = U_0 + alpha V_0` and
+/// `T(alpha) = sqrt(U.U + 2 alpha U.V + alpha^2 V.V)`; the middle zone's cost
+/// `1/2 Dm (N - mu T)^2` is differentiated exactly, and when both ends lie in the middle zone the
+/// cost change is written without cancellation: `T - T_0 = (T^2 - T_0^2) / (T + T_0)`.
+fn cone_piece(c: &[f64; 8], q: &[f64; 3], mu: f64, alpha: f64) -> (f64, f64, f64) {
+    let [u0, v0, uu, uv, vv, dm, t0, cost0] = *c;
+    let n = u0 + alpha * v0;
+    let t2 = uu + alpha * (2.0 * uv + alpha * vv);
+    let t = t2.max(0.0).sqrt();
+    let z0 = zone(u0, t0, mu);
+    match zone(n, t, mu) {
+        Zone::Top => (-cost0, 0.0, 0.0),
+        Zone::Bottom => {
+            let c = q[0] + alpha * q[1] + alpha * alpha * q[2];
+            (c - cost0, q[1] + 2.0 * alpha * q[2], 2.0 * q[2])
+        }
+        Zone::Middle => {
+            let gap = n - mu * t;
+            let dcost = if z0 == Zone::Middle {
+                let dt = alpha * (2.0 * uv + alpha * vv) / (t + t0);
+                let dgap = alpha * v0 - mu * dt;
+                0.5 * dm * dgap * (2.0 * (u0 - mu * t0) + dgap)
+            } else {
+                0.5 * dm * gap * gap - cost0
+            };
+            let t1 = (uv + alpha * vv) / t;
+            let tt = (vv - t1 * t1) / t;
+            let g1 = v0 - mu * t1;
+            (dcost, dm * gap * g1, dm * (g1 * g1 - gap * mu * tt))
+        }
+    }
+}
+// ANCHOR_END: cone_piece

@@ -1,0 +1,643 @@
+//! Collision detection (`mbd::collision`, `mbd::mujoco::collision`) against MuJoCo 4.0.0 and
+//! against properties that hold whatever the reference.
+//!
+//! The fixture `tests/fixtures/collision.json` is written by
+//! `/tmp/peers/bin/python tests/fixtures/make_collision_fixtures.py` (see its header): random
+//! near-contact cases of every primitive pair, and the contacts of the constraint scenes and the
+//! corpus models at qpos0 and at their settled states.
+//!
+//! Tolerances (absolute, lengths in metres, the shapes are 0.05 - 0.4 m):
+//! * [`TOL`] = 1e-9 for the analytic pairs (everything MuJoCo does not send to its convex
+//!   collider): dist, pos and the full frame.
+//! * [`TOL_GJK`] for the pairs of MuJoCo's convex collider (ellipsoid-any, cylinder-capsule,
+//!   cylinder, box). Where a sphere or capsule core stays separated both sides compute an exact
+//!   distance by GJK and agree to 1e-9; under deep penetration MuJoCo's EPA stops after
+//!   `ccd_iterations` = 35 iterations or at `ccd_tolerance` = 1e-6, and on curved surfaces its
+//!   polytope is that far from converged, while ours iterates to 1e-11. The difference is then
+//!   MuJoCo's own error (checked against our converged value and, for the sphere and capsule
+//!   pairs, the analytic one in the properties below). The normal is compared through the
+//!   contact's position and dist only; the tangents follow from the normal by `mju_makeFrame`.
+//! * The number of contacts must match for every analytic pair. For the convex pairs the
+//!   multiCCD extra contacts come from re-running EPA on shapes tilted by 1e-3 rad and are kept
+//!   when they land 1e-3 rbound from the others, so their count depends on MuJoCo's EPA
+//!   iterates: the first contact is compared, and the counts are reported.
+
+mod common;
+use mbd::collision::convex::{epa, gjk, ConvexShape, Shape};
+use mbd::collision::{collide, mj_type, Contact, GeomPose};
+use mbd::mjcf;
+use mbd::model::GeomType;
+use mbd::mujoco::collision::{collide_all, MjContact};
+use mbd::mujoco::forward_smooth;
+use mbd::spatial::{axis_angle_mat, Mat3, Vec3};
+use proptest::prelude::*;
+use serde::Deserialize;
+
+/// Tolerance of the analytic pairs.
+const TOL: f64 = 1e-9;
+/// Tolerances of the convex-collider pairs (see the header): MuJoCo's EPA stops at a gap of
+/// `ccd_tolerance` = 1e-6 between its nearest face and the surface, so its depth is off by up to
+/// ~1e-6 and its normal, which tilts with the square root of that gap over the curvature radius,
+/// by ~1e-3; the position moves with the normal times the contact patch's curvature.
+///
+/// With a margin MuJoCo inflates both shapes by half of it and runs EPA on the rounded shapes
+/// (its GJK distance is not used), which leaves separated contacts up to ~2e-5 longer than the
+/// true distance and their normals up to ~0.05 off; ours comes from GJK on the shapes
+/// themselves, and is never longer than MuJoCo's (checked: a distance is an upper bound
+/// attained by two surface points, so the smaller one is the better one).
+const TOL_GJK_DIST: f64 = 1e-4;
+/// Position tolerance of the convex-collider pairs.
+const TOL_GJK_POS: f64 = 2e-2;
+/// Normal tolerance of the convex-collider pairs.
+const TOL_GJK_NORMAL: f64 = 5e-2;
+/// Tolerance on dist against the support-function reference: its sampled and refined minimum
+/// is only an upper bound on the depth (the support of a capsule or cylinder has a kink along
+/// which a random search advances slowly), measured up to ~1e-5 above ours; ours comes from
+/// EPA or GJK converged to 1e-11 of the shapes' size.
+const TOL_REF: f64 = 2e-5;
+/// Tolerance on the normal against the support-function reference (a flat minimum of the
+/// support function leaves the direction known to about the square root of TOL_REF).
+const TOL_REF_NORMAL: f64 = 1e-2;
+/// The loosest of the three, for the scene contacts and the one-sided cases.
+const TOL_GJK: f64 = TOL_GJK_POS;
+
+#[derive(Deserialize)]
+struct Fixture {
+    mujoco: String,
+    pairs: Vec<Case>,
+    scenes: Vec<Scene>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    pair: [String; 2],
+    case: usize,
+    special: String,
+    reference: Option<Reference>,
+    geoms: Vec<FGeom>,
+    contacts: Vec<FContact>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct FGeom {
+    name: String,
+    #[serde(rename = "type")]
+    gtype: String,
+    size: [f64; 3],
+    pos: [f64; 3],
+    mat: [f64; 9],
+    margin: f64,
+    gap: f64,
+    rbound: f64,
+}
+
+/// The support-function reference of a convex case (see the fixture script).
+#[derive(Deserialize)]
+struct Reference {
+    dist: f64,
+    normal: [f64; 3],
+}
+
+#[derive(Deserialize, Clone)]
+#[allow(dead_code)]
+struct FContact {
+    geom: [usize; 2],
+    pos: [f64; 3],
+    frame: [f64; 9],
+    dist: f64,
+    dim: usize,
+    friction: [f64; 5],
+    solref: [f64; 2],
+    solreffriction: [f64; 2],
+    solimp: [f64; 5],
+    includemargin: f64,
+    exclude: i32,
+}
+
+#[derive(Deserialize)]
+struct Scene {
+    name: String,
+    state: String,
+    path: String,
+    qpos: Vec<f64>,
+    geom_names: Vec<String>,
+    contacts: Vec<FContact>,
+}
+
+fn fixture() -> Fixture {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/collision.json");
+    let text = std::fs::read_to_string(path).expect("tests/fixtures/collision.json");
+    serde_json::from_str(&text).expect("collision.json parses")
+}
+
+fn gtype(s: &str) -> GeomType {
+    match s {
+        "plane" => GeomType::Plane,
+        "sphere" => GeomType::Sphere,
+        "capsule" => GeomType::Capsule,
+        "ellipsoid" => GeomType::Ellipsoid,
+        "cylinder" => GeomType::Cylinder,
+        "box" => GeomType::Box,
+        _ => panic!("unknown type {s}"),
+    }
+}
+
+fn pose(g: &FGeom) -> GeomPose {
+    GeomPose {
+        pos: Vec3::from_column_slice(&g.pos),
+        rot: Mat3::from_row_slice(&g.mat),
+    }
+}
+
+/// Whether MuJoCo sends the pair (types in MuJoCo's order) to its convex collider.
+fn convex_pair(a: GeomType, b: GeomType) -> bool {
+    use GeomType::*;
+    !matches!(
+        (a, b),
+        (Plane, _) | (Sphere, Sphere | Capsule | Cylinder | Box) | (Capsule, Capsule | Box) | (Box, Box)
+    )
+}
+
+/// The largest difference in pos, dist and frame (all 9 numbers, or only the normal) between a
+/// contact and MuJoCo's.
+fn contact_err(c: &Contact, f: &FContact, full_frame: bool) -> f64 {
+    let pos = (c.pos - Vec3::from_column_slice(&f.pos)).amax();
+    let dist = (c.dist - f.dist).abs();
+    let fr = Mat3::from_row_slice(&f.frame);
+    let frame = if full_frame {
+        (c.frame - fr).amax()
+    } else {
+        (c.normal() - fr.row(0).transpose()).amax()
+    };
+    pos.max(dist).max(frame)
+}
+
+/// Our narrow phase on a fixture case, in MuJoCo's geom order (lower type first).
+fn ours(case: &Case) -> (Vec<Contact>, [usize; 2]) {
+    let g = &case.geoms;
+    let (t0, t1) = (gtype(&g[0].gtype), gtype(&g[1].gtype));
+    let order = if mj_type(t0) <= mj_type(t1) { [0, 1] } else { [1, 0] };
+    let (a, b) = (&g[order[0]], &g[order[1]]);
+    let margin = a.margin + b.margin + a.gap + b.gap;
+    let mut out = vec![];
+    collide(
+        (gtype(&a.gtype), &a.size, &pose(a)),
+        (gtype(&b.gtype), &b.size, &pose(b)),
+        margin,
+        &mut out,
+    );
+    (out, order)
+}
+
+#[test]
+fn fixture_is_mujoco_4() {
+    assert_eq!(fixture().mujoco, "4.0.0");
+}
+
+#[test]
+fn analytic_pairs_match_mujoco_to_1e_9() {
+    let fx = fixture();
+    let mut worst = 0.0f64;
+    let (mut cases, mut contacts) = (0, 0);
+    for case in &fx.pairs {
+        let (t0, t1) = (gtype(&case.pair[0]), gtype(&case.pair[1]));
+        if convex_pair(t0, t1) {
+            continue;
+        }
+        let (out, order) = ours(case);
+        assert_eq!(
+            out.len(),
+            case.contacts.len(),
+            "{:?} case {} ({}): {} contacts, MuJoCo {}",
+            case.pair,
+            case.case,
+            case.special,
+            out.len(),
+            case.contacts.len()
+        );
+        for (c, f) in out.iter().zip(&case.contacts) {
+            assert_eq!(f.geom, order, "{:?} case {}: geom order", case.pair, case.case);
+            let e = contact_err(c, f, true);
+            assert!(
+                e < TOL,
+                "{:?} case {} ({}): error {e:.3e}\nours {:?}\nall ours {:?}\nmujoco {:?}",
+                case.pair,
+                case.case,
+                case.special,
+                c,
+                out,
+                case.contacts
+                    .iter()
+                    .map(|f| (f.pos, f.dist, f.frame))
+                    .collect::<Vec<_>>()
+            );
+            worst = worst.max(e);
+            contacts += 1;
+        }
+        cases += 1;
+    }
+    println!("analytic pairs: {cases} cases, {contacts} contacts, worst error {worst:.3e}");
+    assert!(contacts > 100, "too few contacts compared: {contacts}");
+}
+
+#[test]
+fn convex_collider_pairs_match_the_support_reference_and_mujoco() {
+    let fx = fixture();
+    let (mut worst_ref, mut worst_mj) = ([0.0f64; 2], [0.0f64; 3]);
+    let (mut compared, mut mj_off, mut count_diff, mut flat) = (0, 0, 0, 0);
+    for case in &fx.pairs {
+        let (t0, t1) = (gtype(&case.pair[0]), gtype(&case.pair[1]));
+        if !convex_pair(t0, t1) {
+            continue;
+        }
+        let r = case.reference.as_ref().expect("convex cases carry a reference");
+        let margin = case.geoms[0].margin + case.geoms[1].margin;
+        let (out, _) = ours(case);
+        let Some(c) = out.first() else {
+            assert!(
+                r.dist > margin - TOL_REF,
+                "{:?} case {}: no contact, reference dist {}",
+                case.pair,
+                case.case,
+                r.dist
+            );
+            continue;
+        };
+        // against the support-function reference
+        let e = [
+            (c.dist - r.dist).abs(),
+            (c.normal() - Vec3::from_column_slice(&r.normal)).amax(),
+        ];
+        // the sampled minimum of the support is an upper bound on the depth (a lower bound on
+        // the distance); EPA's nearest face a lower bound on the depth, GJK's an upper bound on
+        // the distance: ours must not be below the reference, and close to it
+        assert!(
+            c.dist >= r.dist - 1e-12,
+            "{:?} case {}: dist {} below the reference bound {}",
+            case.pair,
+            case.case,
+            c.dist,
+            r.dist
+        );
+        assert!(
+            e[0] < TOL_REF,
+            "{:?} case {}: dist {} reference {}",
+            case.pair,
+            case.case,
+            c.dist,
+            r.dist
+        );
+        assert!(
+            e[1] < TOL_REF_NORMAL,
+            "{:?} case {}: normal off the reference by {:.2e}",
+            case.pair,
+            case.case,
+            e[1]
+        );
+        worst_ref = [worst_ref[0].max(e[0]), worst_ref[1].max(e[1])];
+        // against MuJoCo, where MuJoCo agrees with the reference
+        let Some(f) = case.contacts.first() else { continue };
+        let mj_normal = Vec3::new(f.frame[0], f.frame[1], f.frame[2]);
+        if (f.dist - r.dist).abs() > TOL_GJK_DIST
+            || (mj_normal - Vec3::from_column_slice(&r.normal)).amax() > TOL_GJK_NORMAL
+        {
+            mj_off += 1;
+            continue;
+        }
+        count_diff += (out.len() != case.contacts.len()) as usize;
+        let fr = Mat3::from_row_slice(&f.frame);
+        let e = [
+            (c.dist - f.dist).abs() / TOL_GJK_DIST,
+            pos_err(c, &case.contacts, &mut flat) / TOL_GJK_POS,
+            (c.normal() - fr.row(0).transpose()).amax() / TOL_GJK_NORMAL,
+        ];
+        for (k, what) in ["dist", "pos", "normal"].iter().enumerate() {
+            assert!(
+                e[k] < 1.0,
+                "{:?} case {}: {what} off MuJoCo by {:.1} x its tolerance",
+                case.pair,
+                case.case,
+                e[k]
+            );
+            worst_mj[k] = f64::max(worst_mj[k], e[k]);
+        }
+        compared += 1;
+    }
+    println!(
+        "convex pairs: {compared} first contacts; against the reference worst dist {:.2e}, normal {:.2e}; \
+         against MuJoCo worst dist {:.2e}, pos {:.2e}, normal {:.2e}; {mj_off} cases where MuJoCo is off the \
+         reference; {count_diff} with another contact count; {flat} on a flat patch",
+        worst_ref[0],
+        worst_ref[1],
+        worst_mj[0] * TOL_GJK_DIST,
+        worst_mj[1] * TOL_GJK_POS,
+        worst_mj[2] * TOL_GJK_NORMAL
+    );
+    assert!(compared > 60, "only {compared} cases compared with MuJoCo");
+}
+
+/// The position error of our first contact against MuJoCo's contacts: the distance to the
+/// nearest of them; when that is large but the offset lies in the tangent plane (a flat patch,
+/// e.g. two parallel disks, where the deepest point is not unique and each side picks another
+/// point of the patch), the offset along the normal, counted in `flat`.
+fn pos_err(c: &Contact, mj: &[FContact], flat: &mut usize) -> f64 {
+    let near = mj
+        .iter()
+        .map(|f| (c.pos - Vec3::from_column_slice(&f.pos)).amax())
+        .fold(f64::INFINITY, f64::min);
+    if near < TOL_GJK_POS {
+        return near;
+    }
+    *flat += 1;
+    (c.pos - Vec3::from_column_slice(&mj[0].pos)).dot(&c.normal()).abs()
+}
+
+/// Our geom index of MuJoCo geom `g`: by name, else by position (the corpus keeps MuJoCo's order).
+fn our_geom(model: &mbd::model::Model, names: &[String], g: usize) -> usize {
+    if !names[g].is_empty() {
+        if let Some(k) = model.geoms.iter().position(|x| x.name == names[g]) {
+            return k;
+        }
+    }
+    g
+}
+
+#[test]
+fn scenes_and_corpus_match_mujoco() {
+    let fx = fixture();
+    let mut worst = 0.0f64;
+    let mut total = 0;
+    for s in &fx.scenes {
+        let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), s.path);
+        let model = mjcf::load(&path).unwrap_or_else(|e| panic!("{}: {e}", s.name)).model;
+        let d = forward_smooth(&model, s.qpos.as_slice(), &vec![0.0; model.nv][..]).unwrap();
+        let ours = collide_all(&model, &d).unwrap();
+        assert_eq!(ours.len(), s.contacts.len(), "{} at {}: contact count", s.name, s.state);
+        for (c, f) in ours.iter().zip(&s.contacts) {
+            let g = [
+                our_geom(&model, &s.geom_names, f.geom[0]),
+                our_geom(&model, &s.geom_names, f.geom[1]),
+            ];
+            assert_eq!(c.geom, g, "{} at {}: geom pair (MuJoCo's order)", s.name, s.state);
+            let convex = convex_pair(model.geoms[g[0]].gtype, model.geoms[g[1]].gtype);
+            let tol = if convex { TOL_GJK } else { TOL };
+            let e = mj_contact_err(c, f, !convex);
+            assert!(e < tol, "{} at {}: contact {:?} error {e:.3e}", s.name, s.state, c.geom);
+            // mixed parameters exactly
+            assert_eq!(c.dim, f.dim, "{} {:?}: dim", s.name, c.geom);
+            assert_eq!(c.friction, f.friction, "{} {:?}: friction", s.name, c.geom);
+            assert_eq!(c.solref, f.solref, "{} {:?}: solref", s.name, c.geom);
+            assert_eq!(c.solimp, f.solimp, "{} {:?}: solimp", s.name, c.geom);
+            assert_eq!(
+                c.solreffriction, f.solreffriction,
+                "{} {:?}: solreffriction",
+                s.name, c.geom
+            );
+            assert_eq!(
+                c.includemargin(),
+                f.includemargin,
+                "{} {:?}: includemargin",
+                s.name,
+                c.geom
+            );
+            assert_eq!(c.exclude() as i32, f.exclude, "{} {:?}: exclude", s.name, c.geom);
+            worst = worst.max(e);
+            total += 1;
+        }
+    }
+    println!("scenes and corpus: {total} contacts, worst error {worst:.3e}");
+    assert!(total > 20);
+}
+
+fn mj_contact_err(c: &MjContact, f: &FContact, full_frame: bool) -> f64 {
+    contact_err(
+        &Contact {
+            pos: c.pos,
+            frame: c.frame,
+            dist: c.dist,
+        },
+        f,
+        full_frame,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------------
+
+fn arb_rot() -> impl Strategy<Value = Mat3> {
+    (prop::array::uniform3(-1.0f64..1.0), 0.0f64..3.1).prop_map(|(a, angle)| {
+        let a = Vec3::from_column_slice(&a);
+        if a.norm() < 1e-3 {
+            Mat3::identity()
+        } else {
+            axis_angle_mat(&a.normalize(), angle)
+        }
+    })
+}
+
+fn arb_type() -> impl Strategy<Value = GeomType> {
+    prop_oneof![
+        Just(GeomType::Sphere),
+        Just(GeomType::Capsule),
+        Just(GeomType::Ellipsoid),
+        Just(GeomType::Cylinder),
+        Just(GeomType::Box),
+    ]
+}
+
+fn arb_size() -> impl Strategy<Value = [f64; 3]> {
+    prop::array::uniform3(0.1f64..0.5)
+}
+
+fn contacts(t1: GeomType, s1: &[f64; 3], p1: &GeomPose, t2: GeomType, s2: &[f64; 3], p2: &GeomPose) -> Vec<Contact> {
+    let mut out = vec![];
+    collide((t1, s1, p1), (t2, s2, p2), 0.0, &mut out);
+    out
+}
+
+/// The signed distance of a point to the surface of a primitive (negative inside).
+fn surface_distance(t: GeomType, s: &[f64; 3], p: &GeomPose, x: &Vec3) -> f64 {
+    let l = p.rot.transpose() * (x - p.pos);
+    match t {
+        GeomType::Sphere => l.norm() - s[0],
+        GeomType::Capsule => Vec3::new(l.x, l.y, l.z - l.z.clamp(-s[1], s[1])).norm() - s[0],
+        GeomType::Box => {
+            let q = l.abs() - Vec3::new(s[0], s[1], s[2]);
+            q.map(|x| x.max(0.0)).norm() + q.max().min(0.0)
+        }
+        _ => f64::NAN,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Two spheres: dist = |c2 - c1| - r1 - r2, normal along c2 - c1, pos midway.
+    #[test]
+    fn sphere_sphere_is_analytic(c in prop::array::uniform3(-0.5f64..0.5), r1 in 0.05f64..0.4, r2 in 0.05f64..0.4) {
+        let c2 = Vec3::from_column_slice(&c);
+        prop_assume!(c2.norm() > 1e-3 && c2.norm() < r1 + r2);
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: Mat3::identity() };
+        let p2 = GeomPose { pos: c2, rot: Mat3::identity() };
+        let out = contacts(GeomType::Sphere, &[r1, 0.0, 0.0], &p1, GeomType::Sphere, &[r2, 0.0, 0.0], &p2);
+        prop_assert_eq!(out.len(), 1);
+        let n = c2.normalize();
+        let d = c2.norm() - r1 - r2;
+        prop_assert!((out[0].dist - d).abs() < 1e-14);
+        prop_assert!((out[0].normal() - n).norm() < 1e-14);
+        prop_assert!((out[0].pos - n * (r1 + d / 2.0)).norm() < 1e-14);
+    }
+
+    /// Swapping the two geoms flips the normal and keeps dist and pos (the first contact).
+    #[test]
+    fn swapping_flips_the_normal(t1 in arb_type(), t2 in arb_type(), s1 in arb_size(), s2 in arb_size(),
+                                 r1 in arb_rot(), r2 in arb_rot(), off in prop::array::uniform3(-0.4f64..0.4)) {
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: r1 };
+        let p2 = GeomPose { pos: Vec3::from_column_slice(&off), rot: r2 };
+        let a = contacts(t1, &s1, &p1, t2, &s2, &p2);
+        let b = contacts(t2, &s2, &p2, t1, &s1, &p1);
+        prop_assert_eq!(a.len(), b.len());
+        if t1 != t2 {
+            for (x, y) in a.iter().zip(&b) {
+                prop_assert!((x.normal() + y.normal()).norm() < 1e-12);
+                prop_assert_eq!(x.dist, y.dist);
+                prop_assert_eq!(x.pos, y.pos);
+            }
+        }
+    }
+
+    /// Moving both geoms by one rigid motion moves the contacts with them (dist unchanged).
+    #[test]
+    fn contacts_move_with_a_rigid_motion(t1 in arb_type(), t2 in arb_type(), s1 in arb_size(), s2 in arb_size(),
+                                         r1 in arb_rot(), r2 in arb_rot(), off in prop::array::uniform3(-0.4f64..0.4),
+                                         q in arb_rot(), shift in prop::array::uniform3(-2.0f64..2.0)) {
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: r1 };
+        let p2 = GeomPose { pos: Vec3::from_column_slice(&off), rot: r2 };
+        let t = Vec3::from_column_slice(&shift);
+        let m = |p: &GeomPose| GeomPose { pos: q * p.pos + t, rot: q * p.rot };
+        let a = contacts(t1, &s1, &p1, t2, &s2, &p2);
+        let b = contacts(t1, &s1, &m(&p1), t2, &s2, &m(&p2));
+        let tol = if convex_pair_any(t1, t2) { 1e-6 } else { 1e-9 };
+        // the first contact is the one every method finds; multiCCD's extra points may differ
+        if let (Some(x), Some(y)) = (a.first(), b.first()) {
+            prop_assert!((x.dist - y.dist).abs() < tol, "dist {} vs {}", x.dist, y.dist);
+            prop_assert!((q * x.pos + t - y.pos).norm() < tol.sqrt().max(1e-9) * 10.0);
+            prop_assert!((q * x.normal() - y.normal()).norm() < tol.sqrt().max(1e-9) * 10.0);
+        }
+        if !convex_pair_any(t1, t2) {
+            prop_assert_eq!(a.len(), b.len());
+        }
+    }
+
+    /// Every frame is orthonormal and right-handed; for the sphere, capsule and box pairs
+    /// pos -+ n dist/2 lie on the two surfaces.
+    #[test]
+    fn frames_are_orthonormal_and_pos_is_midway(t1 in arb_type(), t2 in arb_type(), s1 in arb_size(), s2 in arb_size(),
+                                                r1 in arb_rot(), r2 in arb_rot(), off in prop::array::uniform3(-0.4f64..0.4)) {
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: r1 };
+        let p2 = GeomPose { pos: Vec3::from_column_slice(&off), rot: r2 };
+        for c in contacts(t1, &s1, &p1, t2, &s2, &p2) {
+            prop_assert!((c.frame * c.frame.transpose() - Mat3::identity()).amax() < 1e-12);
+            prop_assert!((c.frame.determinant() - 1.0).abs() < 1e-12);
+            let simple = |t: GeomType| matches!(t, GeomType::Sphere | GeomType::Capsule | GeomType::Box);
+            // box-box and capsule-box contacts come from clipped faces and swept spheres: only
+            // the sphere-based pairs put both points exactly on the surfaces
+            if simple(t1) && simple(t2) && !(t1 == GeomType::Box || t2 == GeomType::Box) {
+                let n = c.normal();
+                let on1 = surface_distance(t1, &s1, &p1, &(c.pos - n * (c.dist / 2.0)));
+                let on2 = surface_distance(t2, &s2, &p2, &(c.pos + n * (c.dist / 2.0)));
+                prop_assert!(on1.abs() < 1e-9 && on2.abs() < 1e-9, "{:?}-{:?}: {on1:e} {on2:e}", t1, t2);
+            }
+        }
+    }
+
+    /// GJK's distance between separated spheres, capsules and boxes equals the analytic one
+    /// (sphere-sphere, sphere-capsule, capsule-capsule closed forms; the box's signed-distance
+    /// function for sphere-box).
+    #[test]
+    fn gjk_distance_equals_the_analytic_distance(t1 in prop_oneof![Just(GeomType::Sphere), Just(GeomType::Capsule)],
+                                                 t2 in prop_oneof![Just(GeomType::Sphere), Just(GeomType::Capsule), Just(GeomType::Box)],
+                                                 s1 in arb_size(), s2 in arb_size(), r1 in arb_rot(), r2 in arb_rot(),
+                                                 dir in prop::array::uniform3(-1.0f64..1.0), gap in 0.05f64..1.0) {
+        let u = Vec3::from_column_slice(&dir);
+        prop_assume!(u.norm() > 0.1);
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: r1 };
+        let p2 = GeomPose { pos: u.normalize() * (3.0 + gap), rot: r2 };
+        let (a, b) = (Shape::of(t1, &s1).unwrap(), Shape::of(t2, &s2).unwrap());
+        let g = gjk(&ConvexShape { shape: a, pose: p1 }, &ConvexShape { shape: b, pose: p2 }, None);
+        prop_assert!(!g.overlap);
+        // the analytic narrow phase with a huge margin reports the same distance
+        let mut out = vec![];
+        collide((t1, &s1, &p1), (t2, &s2, &p2), 100.0, &mut out);
+        let analytic = out.iter().map(|c| c.dist).fold(f64::INFINITY, f64::min);
+        prop_assert!((g.dist - analytic).abs() < 1e-9, "gjk {} analytic {}", g.dist, analytic);
+        // and the witness points lie on the surfaces
+        prop_assert!(surface_distance(t1, &s1, &p1, &g.a).abs() < 1e-9);
+        prop_assert!(surface_distance(t2, &s2, &p2, &g.b).abs() < 1e-9);
+    }
+
+    /// EPA's depth for overlapping spheres and sphere-box equals the analytic penetration.
+    #[test]
+    fn epa_depth_equals_the_analytic_depth(t2 in prop_oneof![Just(GeomType::Sphere), Just(GeomType::Box)],
+                                           s1 in arb_size(), s2 in arb_size(), r2 in arb_rot(),
+                                           dir in prop::array::uniform3(-1.0f64..1.0), f in 0.2f64..0.9) {
+        let u = Vec3::from_column_slice(&dir);
+        prop_assume!(u.norm() > 0.1);
+        let p1 = GeomPose { pos: Vec3::zeros(), rot: Mat3::identity() };
+        let p2 = GeomPose { pos: u.normalize() * (f * (s1[0] + s2[0])), rot: r2 };
+        let (sa, sb) = (ConvexShape { shape: Shape::Sphere(s1[0]), pose: p1 }, ConvexShape { shape: Shape::of(t2, &s2).unwrap(), pose: p2 });
+        let g = gjk(&sa, &sb, None);
+        prop_assume!(g.overlap);
+        let e = epa(&sa, &sb, &g.simplex).unwrap();
+        let mut out = vec![];
+        collide((GeomType::Sphere, &s1, &p1), (t2, &s2, &p2), 0.0, &mut out);
+        prop_assume!(!out.is_empty());
+        // EPA on a sphere's polytope converges slowly: 1e-4 of the radius
+        prop_assert!((-e.depth - out[0].dist).abs() < 1e-4 * s1[0].max(s2[0]), "epa {} analytic {}", -e.depth, out[0].dist);
+    }
+}
+
+fn convex_pair_any(a: GeomType, b: GeomType) -> bool {
+    let (a, b) = if mj_type(a) <= mj_type(b) { (a, b) } else { (b, a) };
+    convex_pair(a, b)
+}
+
+#[test]
+fn disabled_contact_flag_gives_no_contacts() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/models/box_stack.xml");
+    let mut model = mjcf::load(path).unwrap().model;
+    let d = forward_smooth(&model, model.qpos0.as_slice(), &vec![0.0; model.nv][..]).unwrap();
+    assert!(!collide_all(&model, &d).unwrap().is_empty());
+    model.opt.flags.push(("contact".into(), false));
+    assert!(collide_all(&model, &d).unwrap().is_empty());
+}
+
+/// A change to a model.
+type Edit = Box<dyn Fn(&mut mbd::model::Model)>;
+
+#[test]
+fn bad_geoms_are_typed_errors_naming_the_geom() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/models/box_stack.xml");
+    let model = mjcf::load(path).unwrap().model;
+    let d = forward_smooth(&model, model.qpos0.as_slice(), &vec![0.0; model.nv][..]).unwrap();
+    let cases: Vec<(&str, Edit)> = vec![
+        ("condim", Box::new(|m| m.geoms[1].condim = 2)),
+        ("friction", Box::new(|m| m.geoms[1].friction[0] = -0.1)),
+        ("size", Box::new(|m| m.geoms[1].size[2] = 0.0)),
+        ("margin", Box::new(|m| m.geoms[1].margin = f64::NAN)),
+    ];
+    for (what, f) in cases {
+        let mut m = model.clone();
+        f(&mut m);
+        match collide_all(&m, &d) {
+            Err(mbd::Error::BadGeom { geom, name, why }) => {
+                assert_eq!(geom, 1);
+                assert_eq!(name, "box1");
+                assert!(why.contains(what), "{why}");
+            }
+            other => panic!("{what}: expected BadGeom, got {other:?}"),
+        }
+    }
+}
