@@ -262,7 +262,6 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
 /// box rests on the one below, at its settled height within the soft contacts' penetration),
 /// the four-bar moves and keeps its loop closed.
 #[test]
-#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
 fn simulate_runs_models_with_contacts_and_loops() {
     let dir = scratch("constraints");
     let out = dir.join("t.csv");
@@ -770,7 +769,6 @@ fn simulate_with_the_spook_engine() {
 /// forces, qacc) at a settled state of `box_stack`, against MuJoCo's numbers
 /// (tests/fixtures/forward/box_stack.json), for each solver and cone.
 #[test]
-#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
 fn inspect_reports_the_constrained_forward_of_mujoco() {
     let fixture: serde_json::Value = serde_json::from_str(
         &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forward/box_stack.json"))
@@ -787,7 +785,7 @@ fn inspect_reports_the_constrained_forward_of_mujoco() {
     let path = model("box_stack.xml");
     for cone in ["pyramidal", "elliptic"] {
         let e = &fixture["cones"][cone];
-        for (solver, tol) in [("newton", 1e-6), ("cg", 1e-3), ("pgs", 1e-3)] {
+        for (solver, tol) in [("newton", 1e-8), ("cg", 1e-4), ("pgs", 1e-4)] {
             let out = json(&mbd(&[
                 "inspect",
                 path.to_str().unwrap(),
@@ -814,8 +812,10 @@ fn inspect_reports_the_constrained_forward_of_mujoco() {
                 "cg" => "CG",
                 _ => "PGS",
             }];
+            // relative to the size of qacc_smooth (at rest qacc is a small difference of large
+            // terms; see tests/forward.rs)
             let (ours, theirs) = (vec_of(&out["qacc"]), vec_of(&mj["qacc"]));
-            let scale = theirs.iter().fold(1e-12f64, |a, x| a.max(x.abs()));
+            let scale = vec_of(&e["qacc_smooth"]).iter().fold(1e-12f64, |a, x| a.max(x.abs()));
             let err = ours.iter().zip(&theirs).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / scale;
             assert!(err < tol, "{cone} {solver}: qacc off by {err:.2e}");
             // every contact named by its geoms, every row by its element
@@ -825,8 +825,13 @@ fn inspect_reports_the_constrained_forward_of_mujoco() {
             );
             assert!(out["contacts"][0]["geom_name"][0].as_str().unwrap() == "floor");
             assert_eq!(matrix_of(&out["efc_J"]).len(), out["nefc"].as_u64().unwrap() as usize);
-            // forces solve the inverse problem
-            assert!(vec_of(&out["fwdinv"]).iter().all(|x| *x < 1e-6), "{}", out["fwdinv"]);
+            // the inverse at this qacc returns the applied force (zero), relative to the weight
+            // of the stack (29.43 N), to the solver's tolerance
+            assert!(
+                vec_of(&out["fwdinv"]).iter().all(|x| *x < tol * 29.43),
+                "{}",
+                out["fwdinv"]
+            );
         }
     }
     // the text output lists the active rows

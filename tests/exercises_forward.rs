@@ -88,7 +88,6 @@ fn exercise_2_answer(d: &ForwardData, k: usize) -> [f64; 3] {
 }
 
 #[test]
-#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
 fn exercise_2_contacts_carry_the_weight() {
     let (mut model, q, v) = settled("box_stack");
     let weight = (1..=model.nb).map(|i| model.inertia[i].m).sum::<f64>() * model.opt.gravity.norm();
@@ -139,7 +138,6 @@ fn exercise_3_answer(d: &ForwardData) -> f64 {
 }
 
 #[test]
-#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
 fn exercise_3_elliptic_forces_are_inside_the_cone() {
     for name in ["box_stack", "box_incline", "ant", "quadruped"] {
         let (mut model, q, v) = settled(name);

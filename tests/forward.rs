@@ -6,8 +6,13 @@
 //! uses one measure, relative to the size of the quantity:
 //!
 //! ```text
-//! rel = max_k |ours_k - mujoco_k| / max(max_k |mujoco_k|, 1e-12)
+//! rel = max_k |ours_k - mujoco_k| / max(max_k |mujoco_k|, floor)
 //! ```
+//!
+//! with `floor` 1e-12, except for two quantities that are small differences of large terms:
+//! `qacc` (at rest, `qacc_smooth + M^-1 J^T f` nearly cancels) is measured against the size of
+//! `qacc_smooth`, and `qfrc_inverse` (near zero at the forward solution) against the size of the
+//! bias forces.
 //!
 //! Contacts are matched by geom pair and position (the order of contacts is not part of the
 //! comparison), and the rows of each contact follow its match. The worst entry of each quantity
@@ -22,11 +27,16 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Tolerance of the rows (efc_J, efc_R, efc_aref) and of Newton's efc_force and qacc.
-const TOL_NEWTON: f64 = 1e-6;
-/// Tolerance of PGS's and CG's efc_force and qacc (converged to MuJoCo's tolerance, not to
-/// Newton's).
-const TOL_ITERATIVE: f64 = 1e-3;
+/// Tolerance of the rows (efc_J, efc_R, efc_aref, efc_pos) and of `qfrc_inverse` at MuJoCo's
+/// `qacc`: the same formulas evaluated in another order (worst seen 2e-12).
+const TOL_ROWS: f64 = 1e-10;
+/// Tolerance of Newton's efc_force, qacc and qfrc_constraint: both converge to 1e-12 (worst seen
+/// 5e-10, on the humanoid's elliptic cones).
+const TOL_NEWTON: f64 = 1e-8;
+/// Tolerance of PGS's and CG's efc_force, qacc and qfrc_constraint: each stops when its own
+/// improvement falls below the tolerance, and MuJoCo's PGS visits the rows in another (shuffled)
+/// order with momentum, so the two stop at different points near the optimum (worst seen 2.4e-5).
+const TOL_ITERATIVE: f64 = 1e-4;
 /// Tolerance of the contact geometry (pos, frame, dist), absolute, in metres and unit vectors.
 const TOL_CONTACT: f64 = 1e-9;
 
@@ -125,8 +135,15 @@ struct Worst {
 }
 
 fn rel(ours: &[f64], theirs: &[f64]) -> Worst {
+    rel_to(ours, theirs, 0.0)
+}
+
+/// [`rel`] relative to `max(max_k |mujoco_k|, floor)`: for quantities that are small
+/// differences of large terms (the acceleration of a body at rest, the inverse force at the
+/// forward solution), `floor` is the size of the terms.
+fn rel_to(ours: &[f64], theirs: &[f64], floor: f64) -> Worst {
     assert_eq!(ours.len(), theirs.len());
-    let scale = theirs.iter().fold(1e-12f64, |a, x| a.max(x.abs()));
+    let scale = theirs.iter().fold(floor.max(1e-12), |a, x| a.max(x.abs()));
     let mut w = Worst::default();
     for (k, (a, b)) in ours.iter().zip(theirs).enumerate() {
         let e = (a - b).abs() / scale;
@@ -164,9 +181,21 @@ fn row_name(m: &Model, e: &ConeEntry, i: usize) -> String {
     }
 }
 
+/// Whether our geom pair is MuJoCo's: by name when MuJoCo's geoms are named (our reader may
+/// number geoms differently when it skips one), else by index.
+fn same_pair(m: &Model, ours: [usize; 2], c: &Contact) -> bool {
+    (0..2).all(|k| {
+        if c.geom_name[k].is_empty() {
+            ours[k] == c.geom[k]
+        } else {
+            m.geoms[ours[k]].name == c.geom_name[k]
+        }
+    })
+}
+
 /// For each of MuJoCo's contacts, ours: same geom pair, nearest position. Panics naming the
 /// contact when there is none, or when the counts differ.
-fn match_contacts(name: &str, ours: &ForwardData, theirs: &[Contact]) -> Vec<usize> {
+fn match_contacts(name: &str, m: &Model, ours: &ForwardData, theirs: &[Contact]) -> Vec<usize> {
     let ours_c = ours.contacts();
     assert_eq!(
         ours_c.len(),
@@ -183,7 +212,7 @@ fn match_contacts(name: &str, ours: &ForwardData, theirs: &[Contact]) -> Vec<usi
             let best = ours_c
                 .iter()
                 .enumerate()
-                .filter(|(j, o)| !used[*j] && o.geom == c.geom)
+                .filter(|(j, o)| !used[*j] && same_pair(m, o.geom, c))
                 .map(|(j, o)| {
                     let d =
                         ((o.pos.x - c.pos[0]).powi(2) + (o.pos.y - c.pos[1]).powi(2) + (o.pos.z - c.pos[2]).powi(2))
@@ -290,7 +319,6 @@ fn qacc_smooth_agrees_with_mujoco() {
 
 /// Contacts, rows, forces and accelerations of every fixture, every cone and solver.
 #[test]
-#[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
 fn constrained_forward_agrees_with_mujoco() {
     let mut report = Agreement::default();
     for f in fixtures() {
@@ -304,7 +332,7 @@ fn constrained_forward_agrees_with_mujoco() {
                 let d = &fw.d;
                 let tag = format!("{} {cone} {solver_name}", f.name);
                 // contacts: geometry
-                let cm = match_contacts(&tag, d, &e.contacts);
+                let cm = match_contacts(&tag, &m, d, &e.contacts);
                 for (k, c) in e.contacts.iter().enumerate() {
                     let o = &d.contacts()[cm[k]];
                     let fr: Vec<f64> = (0..9).map(|i| o.frame[(i / 3, i % 3)]).collect();
@@ -344,19 +372,19 @@ fn constrained_forward_agrees_with_mujoco() {
                         index: wj.index / nv.max(1),
                         ..wj
                     },
-                    TOL_NEWTON,
+                    TOL_ROWS,
                     &label,
                 ));
                 worst_rows[1] =
-                    worst_rows[1].max(report.check("efc_R", rel(&permute(&d.efc.r), &e.efc_r), TOL_NEWTON, &label));
+                    worst_rows[1].max(report.check("efc_R", rel(&permute(&d.efc.r), &e.efc_r), TOL_ROWS, &label));
                 worst_rows[2] = worst_rows[2].max(report.check(
                     "efc_aref",
                     rel(&permute(&d.efc.aref), &e.efc_aref),
-                    TOL_NEWTON,
+                    TOL_ROWS,
                     &label,
                 ));
                 let pos = rel(&permute(&d.efc.pos), &e.efc_pos);
-                report.check("efc_pos", pos, TOL_NEWTON, &label);
+                report.check("efc_pos", pos, TOL_ROWS, &label);
                 // solution
                 let tol = if solver == Solver::Newton {
                     TOL_NEWTON
@@ -365,7 +393,10 @@ fn constrained_forward_agrees_with_mujoco() {
                 };
                 let wf = report.check("efc_force", rel(&permute(&d.efc_force), &s.efc_force), tol, &label);
                 let dof = |k: usize| format!("{tag} dof {k}");
-                let wa = report.check("qacc", rel(&d.qacc, &s.qacc), tol, &dof);
+                // qacc = qacc_smooth + M^-1 J^T f: at rest a small difference of large terms,
+                // measured against the size of qacc_smooth
+                let amax = e.qacc_smooth.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let wa = report.check("qacc", rel_to(&d.qacc, &s.qacc, amax), tol, &dof);
                 let wc = report.check(
                     "qfrc_constraint",
                     rel(&d.qfrc_constraint, &s.qfrc_constraint),
@@ -375,10 +406,13 @@ fn constrained_forward_agrees_with_mujoco() {
                 // inverse at MuJoCo's qacc: MuJoCo's qfrc_inverse
                 let mut fi = Forward::new(&m).unwrap();
                 let inv = fi.inverse(&f.qpos, &f.qvel, &s.qacc).unwrap();
+                // qfrc_inverse = M a + c - passive - J^T f is near zero at the forward solution:
+                // measured against the size of the bias forces c
+                let cmax = d.data.qfrc_bias.iter().fold(0.0f64, |a, x| a.max(x.abs()));
                 let wi = report.check(
                     "qfrc_inverse",
-                    rel(&inv.qfrc_inverse, &s.qfrc_inverse),
-                    TOL_NEWTON,
+                    rel_to(&inv.qfrc_inverse, &s.qfrc_inverse, cmax),
+                    TOL_ROWS,
                     &dof,
                 );
                 report.lines.push(format!(

@@ -3,9 +3,14 @@
 //! hinges pushed past their range and joints with friction loss, with random velocities and
 //! applied forces, both friction cones.
 //!
-//! - The three solvers minimize one strictly convex problem (every row has `R > 0`), so PGS, CG
-//!   and Newton agree on `qacc` and `efc_force` (to 1e-4 relative to the quantity's size, at
-//!   tolerance 1e-12 and at most 2000 iterations).
+//! - The three solvers minimize one strictly convex problem (every row has `R > 0`), so CG and
+//!   Newton agree on `qacc` and `efc_force` (to 1e-4 relative to the quantity's size, at
+//!   tolerance 1e-12 and at most 2000 iterations), and so does PGS with the pyramidal cone. With
+//!   the elliptic cone PGS is not compared: its block update (MuJoCo's) takes the normal step
+//!   first with the friction fixed, so a contact whose normal velocity separates while it slides
+//!   fast stays at zero force, where the primal solvers find a force on the cone's boundary.
+//!   MuJoCo 4.0's own PGS does the same (checked on a scene this test generated: Newton and CG
+//!   give the capsule's contact (2.59, 2.09, 1.52), MuJoCo's PGS and ours give 0).
 //! - `mj_inverse` at Newton's `qacc` returns the applied forces (`fwdinv`, 1e-8 relative).
 
 use mbd::mjcf;
@@ -132,10 +137,9 @@ fn rel(a: &[f64], b: &[f64]) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    #[ignore = "interim: the collision, rows and solver stages are wired into the pipeline after the merge"]
     fn solvers_agree_and_inverse_returns_the_applied_forces(
         pieces in prop::collection::vec(piece(), 1..4),
         elliptic in any::<bool>(),
@@ -165,16 +169,25 @@ proptest! {
             model.opt.solver = solver;
             let mut fw = Forward::new(&model).unwrap();
             fw.forward(&qpos, &qvel, &applied).map_err(|e| TestCaseError::fail(format!("{solver}: {e}")))?;
-            out.push((fw.d.qacc.clone(), fw.d.efc_force.clone()));
+            out.push((fw.d.qacc.clone(), fw.d.efc_force.clone(), fw.d.solver_niter));
             if solver == Solver::Newton {
+                // the residual of the equation of motion, relative to the size of its terms
+                // (bias, applied and constraint forces), per dof
                 let r = fwdinv(&mut fw, &qpos, &qvel, &applied).unwrap();
-                let scale = applied.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-                prop_assert!(r[1] < 1e-8 * scale * (nv as f64).sqrt(), "fwdinv {r:?}\n{xml}");
+                let scale = fw.d.qfrc_smooth.iter().chain(&fw.d.qfrc_constraint).chain(&fw.d.data.qfrc_bias)
+                    .fold(1.0f64, |s, x| s.max(x.abs()));
+                prop_assert!(r[1] < 1e-8 * scale * (nv as f64).sqrt(), "fwdinv {r:?}, scale {scale}\n{xml}");
             }
         }
-        for k in 1..3 {
+        let compared = if elliptic { 2 } else { 3 };
+        for k in 1..compared {
             let (da, df) = (rel(&out[k].0, &out[0].0), rel(&out[k].1, &out[0].1));
-            prop_assert!(da < 1e-4 && df < 1e-4, "solver {k}: qacc {da:.1e}, efc_force {df:.1e}\n{xml}");
+            prop_assert!(
+                da < 1e-4 && df < 1e-4,
+                "solver {k} ({} iterations, Newton {}): qacc {da:.1e}, efc_force {df:.1e}\n{xml}",
+                out[k].2,
+                out[0].2
+            );
         }
     }
 }

@@ -307,13 +307,24 @@ pub fn agreement(dir: &Path) -> Result<Vec<Agreement>> {
                 let mut used = vec![false; d.contacts().len()];
                 for c in &theirs {
                     let (g, pos) = (nums(&c["geom"]), nums(&c["pos"]));
+                    let names: Vec<&str> = (0..2).map(|k| c["geom_name"][k].as_str().unwrap_or_default()).collect();
+                    // by name when named (our reader may number geoms differently), else by index
+                    let same = |o: &crate::mujoco::collision::MjContact| {
+                        (0..2).all(|k| {
+                            if names[k].is_empty() {
+                                o.geom[k] as f64 == g[k]
+                            } else {
+                                m.geoms[o.geom[k]].name == names[k]
+                            }
+                        })
+                    };
                     let adr = c["efc_address"].as_i64().unwrap_or(-1);
                     let dim = c["dim"].as_u64().unwrap_or(1) as usize;
                     let best = d
                         .contacts()
                         .iter()
                         .enumerate()
-                        .filter(|(j, o)| !used[*j] && o.geom[0] as f64 == g[0] && o.geom[1] as f64 == g[1])
+                        .filter(|(j, o)| !used[*j] && same(o))
                         .map(|(j, o)| (j, (o.pos - Vec3::new(pos[0], pos[1], pos[2])).norm()))
                         .min_by(|x, y| x.1.total_cmp(&y.1));
                     if let (Some((j, _)), true) = (best, adr >= 0) {

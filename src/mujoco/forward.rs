@@ -477,58 +477,46 @@ pub fn check_solver_options(o: &SolverOptions) -> Result<()> {
     Ok(())
 }
 
-// ---------------------------------------------------------------------------------------------
-// ADAPTER to the stages other modules provide: collision (`super::collision`), constraint rows
-// (`super::constraint`) and solvers (`super::solver`). STUBBED until those modules land: no
-// contacts, no rows, and a solver that is never reached (no rows means `qacc = qacc_smooth`).
-// ---------------------------------------------------------------------------------------------
+/// The stages other modules provide: collision ([`super::collision`]), constraint rows
+/// ([`super::constraint`]) and solvers ([`super::solver`]), named as the pipeline calls them.
 mod stages {
+    pub use super::super::constraint::Invweight;
     use super::*;
 
-    /// The per-model constants of the rows (`body_invweight0`, `dof_invweight0`).
-    pub struct Invweight;
-
     /// `mj_setConst`'s `invweight0`.
-    pub fn invweight(_model: &Model) -> Result<Invweight> {
-        Ok(Invweight)
+    pub fn invweight(model: &Model) -> Result<Invweight> {
+        Invweight::new(model)
     }
 
     /// `mj_collision`.
-    pub fn collide(_model: &Model, _d: &Data) -> Result<Vec<MjContact>> {
-        Ok(vec![])
+    pub fn collide(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
+        super::super::collision::collide_all(model, d)
     }
 
     /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`.
     pub fn rows(
         model: &Model,
-        _d: &Data,
-        _qpos: &[f64],
-        _qvel: &[f64],
+        d: &Data,
+        qpos: &[f64],
+        qvel: &[f64],
         contacts: Vec<MjContact>,
-        _iw: &Invweight,
+        iw: &Invweight,
     ) -> Result<Efc> {
-        let mut efc = Efc::empty(model.nv);
-        efc.contacts = contacts;
-        Ok(efc)
+        super::super::constraint::make_constraint(model, d, iw, qpos, qvel, contacts)
     }
 
     /// `mj_fwdConstraint`'s solver.
-    pub fn solve(_s: &Smooth<'_>, _efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
-        Err(Error::Unsupported {
-            what: format!("solver {}", o.solver),
-            why: "the constraint solvers are not wired into the pipeline yet".into(),
-        })
+    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
+        super::super::solver::solve(s, efc, o)
     }
 
     /// `mj_invConstraint`: force and state of each row at `qacc`.
-    pub fn constraint_forces(efc: &Efc, _qacc: &[f64], _o: &SolverOptions) -> Result<(Vec<f64>, Vec<EfcState>)> {
+    pub fn constraint_forces(efc: &Efc, qacc: &[f64], _o: &SolverOptions) -> Result<(Vec<f64>, Vec<EfcState>)> {
         if efc.nefc() == 0 {
             return Ok((vec![], vec![]));
         }
-        Err(Error::Unsupported {
-            what: "mj_inverse with constraint rows".into(),
-            why: "the constraint forces are not wired into the pipeline yet".into(),
-        })
+        let inv = super::super::solver::inverse::inv_constraint(efc, qacc)?;
+        Ok((inv.efc_force, inv.efc_state))
     }
 }
 
