@@ -157,7 +157,11 @@ pub fn draw_contacts(path: &Path) -> Result<String> {
             let t2 = Vec3::new(c.frame[(2, 0)], c.frame[(2, 1)], c.frame[(2, 2)]);
             let world = n * f[0] + t1 * f[1] + t2 * f[2];
             if view == 0 {
-                total += world.z;
+                // the floor's contacts carry the weight; contacts between two bodies of the
+                // humanoid push both ways and add nothing
+                if model.geoms[c.geom[0]].body == 0 {
+                    total += world.z;
+                }
                 report += &format!(
                     "    contact {k}: {}/{} at ({:.3}, {:.3}, {:.3}), dist {:.2e} m, normal force {:.2} N\n",
                     model.geoms[c.geom[0]].name, model.geoms[c.geom[1]].name, c.pos.x, c.pos.y, c.pos.z, c.dist, f[0]
@@ -166,8 +170,8 @@ pub fn draw_contacts(path: &Path) -> Result<String> {
             let p = c.pos;
             sk.arrow(pr(&p), pr(&(p + n * 0.08)), PALETTE[0], 2)?;
             sk.arrow(pr(&p), pr(&(p + t1 * 0.08)), PALETTE[2], 2)?;
-            // forces drawn at 0.5 m per body weight
-            sk.arrow(pr(&p), pr(&(p + world * (0.5 / weight))), PALETTE[1], 3)?;
+            // forces drawn at 1.5 m per body weight
+            sk.arrow(pr(&p), pr(&(p + world * (1.5 / weight))), PALETTE[1], 3)?;
             sk.dot(pr(&p), 4, INK)?;
         }
         let name = if view == 0 {
@@ -180,7 +184,7 @@ pub fn draw_contacts(path: &Path) -> Result<String> {
     sk_note(&root)?;
     finish(&root)?;
     Ok(format!(
-        "  settled humanoid: {} contacts, vertical contact force {:.2} N = {:.3} of its weight {:.2} N\n{report}",
+        "  settled humanoid: {} contacts, vertical force of the floor {:.2} N = {:.4} of its weight {:.2} N\n{report}",
         fw.d.contacts().len(),
         total,
         total / weight,
@@ -198,7 +202,7 @@ fn sk_note(
     use plotters::prelude::*;
     let (w, h) = root.dim_in_pixel();
     root.draw(&Text::new(
-        "frame axes 8 cm; forces 0.5 m per body weight; elliptic cone, Newton".to_string(),
+        "frame axes 8 cm; forces 1.5 m per body weight; elliptic cone, Newton".to_string(),
         (w as i32 / 2 - 220, h as i32 - 22),
         ("sans-serif", 14).into_font().color(&INK),
     ))
