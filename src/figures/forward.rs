@@ -233,10 +233,15 @@ pub struct Agreement {
 }
 
 fn rel_err(ours: &[f64], theirs: &[f64]) -> f64 {
+    rel_err_to(ours, theirs, 0.0)
+}
+
+/// [`rel_err`] relative to `max(max |mujoco|, floor)` (for small differences of large terms).
+fn rel_err_to(ours: &[f64], theirs: &[f64], floor: f64) -> f64 {
     if ours.len() != theirs.len() {
         return f64::NAN;
     }
-    let scale = theirs.iter().fold(1e-12f64, |a, x| a.max(x.abs()));
+    let scale = theirs.iter().fold(floor.max(1e-12), |a, x| a.max(x.abs()));
     ours.iter()
         .zip(theirs)
         .map(|(a, b)| (a - b).abs() / scale)
@@ -363,12 +368,15 @@ pub fn agreement(dir: &Path) -> Result<Vec<Agreement>> {
                     a.rel[2] = rel_err(&perm(&d.efc.aref), &nums(&e["efc_aref"]));
                     a.rel[3] = rel_err(&perm(&d.efc_force), &nums(&s["efc_force"]));
                 }
-                a.rel[4] = rel_err(&d.qacc, &nums(&s["qacc"]));
+                // qacc relative to the size of qacc_smooth, qfrc_inverse to the size of the bias
+                // forces (both are small differences of large terms at rest)
+                let amax = nums(&e["qacc_smooth"]).iter().fold(0.0f64, |x, y| x.max(y.abs()));
+                a.rel[4] = rel_err_to(&d.qacc, &nums(&s["qacc"]), amax);
+                let cmax = d.data.qfrc_bias.iter().fold(0.0f64, |x, y| x.max(y.abs()));
                 let mut fi = Forward::new(&m)?;
-                a.rel[5] = rel_err(
-                    &fi.inverse(&qpos, &qvel, &nums(&s["qacc"]))?.qfrc_inverse,
-                    &nums(&s["qfrc_inverse"]),
-                );
+                if let Ok(inv) = fi.inverse(&qpos, &qvel, &nums(&s["qacc"])) {
+                    a.rel[5] = rel_err_to(&inv.qfrc_inverse, &nums(&s["qfrc_inverse"]), cmax);
+                }
                 out.push(a);
             }
         }
