@@ -6,7 +6,7 @@
 
 use mbd::cli::simulate::{Engine, Output, SimulateOptions};
 use mbd::cli::{inspect, one_line};
-use mbd::model::Integrator;
+use mbd::model::{Cone, Integrator, Solver};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,11 +20,15 @@ USAGE:
         for missing includes, empty code blocks, broken links and unused figures.
         Needs the cargo feature `book`: cargo run --release --features book -- book
 
-    mbd inspect MODEL.xml [--state STATE.json | --key NAME] [--json] [--dense]
-        Sizes, body and joint names and the smooth dynamics at a state (qM, qfrc_bias,
-        qfrc_passive, qacc_smooth, energy, xpos, xquat), named as MuJoCo names them; --key uses
-        the model's <keyframe><key name=NAME>. --json prints everything; --dense adds the
-        nv x nv matrices M and L.
+    mbd inspect MODEL.xml [--state STATE.json | --key NAME] [--solver pgs|cg|newton]
+                [--cone pyramidal|elliptic] [--iterations K] [--tolerance T] [--json] [--dense]
+        Sizes, body and joint names and MuJoCo's mj_forward at a state: the smooth dynamics
+        (qM, qfrc_bias, qfrc_passive, qacc_smooth, energy, xpos, xquat) and the constrained
+        part (contacts, efc_J, efc_pos, efc_aref, efc_R, efc_D, efc_force, qfrc_constraint, qacc,
+        solver iterations and statistics), named as MuJoCo names them. The text output lists
+        the active constraint rows. --solver, --cone, --iterations, --tolerance override the
+        model's <option>; --key uses the model's <keyframe><key name=NAME>. --json prints
+        everything; --dense adds the nv x nv matrices M and L.
 
     mbd simulate MODEL.xml --steps N | --duration T [--every K]
                  [--integrator euler|implicit|implicitfast|rk4] [--state STATE.json | --key NAME]
@@ -222,16 +226,48 @@ fn book(_args: &[String]) -> Result<(), Failure> {
 }
 
 fn inspect_cmd(args: &[String]) -> Result<(), Failure> {
-    let o = Options::parse(args, &["--state", "--key"], &["--json", "--dense"])?;
+    let o = Options::parse(
+        args,
+        &["--state", "--key", "--solver", "--cone", "--iterations", "--tolerance"],
+        &["--json", "--dense"],
+    )?;
     let model = o.model("inspect")?;
     if o.value("--state").is_some() && o.value("--key").is_some() {
         return Err(Failure::Usage("inspect: give --state or --key, not both".into()));
     }
-    let ins = inspect::inspect_at(
+    let usage = |e: mbd::Error| Failure::Usage(format!("inspect: {e}"));
+    let overrides = inspect::SolverOverrides {
+        solver: o.value("--solver").map(Solver::parse).transpose().map_err(usage)?,
+        cone: o.value("--cone").map(Cone::parse).transpose().map_err(usage)?,
+        iterations: match o.value("--iterations") {
+            None => None,
+            Some(t) => match t.parse::<usize>() {
+                Ok(k) if k > 0 => Some(k),
+                _ => {
+                    return Err(Failure::Usage(format!(
+                        "inspect: --iterations '{t}' is not a positive integer"
+                    )))
+                }
+            },
+        },
+        tolerance: match o.value("--tolerance") {
+            None => None,
+            Some(t) => match t.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Some(x),
+                _ => {
+                    return Err(Failure::Usage(format!(
+                        "inspect: --tolerance '{t}' is not a finite non-negative number"
+                    )))
+                }
+            },
+        },
+    };
+    let ins = inspect::inspect_with(
         &model,
         o.value("--state").map(Path::new),
         o.value("--key"),
         o.switch("--dense"),
+        &overrides,
     )?;
     if o.switch("--json") {
         let text = serde_json::to_string_pretty(&ins).map_err(|e| Failure::Run(format!("cannot write JSON: {e}")))?;

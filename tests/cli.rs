@@ -258,35 +258,44 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
     }
 }
 
+/// Models with contacts and equality constraints simulate: the box stack stays stacked (each
+/// box rests on the one below, at its settled height within the soft contacts' penetration),
+/// the four-bar moves and keeps its loop closed.
 #[test]
-fn simulate_refuses_models_with_constraints() {
+fn simulate_runs_models_with_contacts_and_loops() {
     let dir = scratch("constraints");
     let out = dir.join("t.csv");
-    let e = fails(
-        &[
-            "simulate",
-            model("fourbar.xml").to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
-    assert!(e.contains("equality") && e.contains("not simulated"), "{e}");
-    let e = fails(
-        &[
-            "simulate",
-            model("sphere_plane.xml").to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
-    assert!(e.contains("collide") && e.contains("not simulated"), "{e}");
-    assert!(!out.exists());
+    let o = mbd(&[
+        "simulate",
+        model("box_stack.xml").to_str().unwrap(),
+        "--steps",
+        "500",
+        "--every",
+        "500",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // columns: time, then qpos (7 per free joint: x, y, z, quaternion)
+    let (_, rows) = read_csv(&out);
+    let z = |b: usize| rows.last().unwrap()[1 + 7 * b + 2];
+    for b in 0..3 {
+        let want = 0.1 + 0.2 * b as f64;
+        assert!((z(b) - want).abs() < 2e-3, "box {b} at z = {}", z(b));
+    }
+    let o = mbd(&[
+        "simulate",
+        model("fourbar.xml").to_str().unwrap(),
+        "--steps",
+        "200",
+        "--every",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, rows) = read_csv(&out);
+    assert!(rows.last().unwrap()[1].abs() > 1e-2, "the four-bar does not move");
 }
 
 /// Reads the CSV written by `mbd simulate`: header and rows of numbers.
@@ -754,4 +763,109 @@ fn simulate_with_the_spook_engine() {
         ],
         2,
     );
+}
+
+/// `mbd inspect` with solver options: the constrained part of `mj_forward` (contacts, rows,
+/// forces, qacc) at a settled state of `box_stack`, against MuJoCo's numbers
+/// (tests/fixtures/forward/box_stack.json), for each solver and cone.
+#[test]
+fn inspect_reports_the_constrained_forward_of_mujoco() {
+    let fixture: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forward/box_stack.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let dir = scratch("inspect_constrained");
+    let state = dir.join("state.json");
+    fs::write(
+        &state,
+        serde_json::json!({"qpos": fixture["qpos"], "qvel": fixture["qvel"]}).to_string(),
+    )
+    .unwrap();
+    let path = model("box_stack.xml");
+    for cone in ["pyramidal", "elliptic"] {
+        let e = &fixture["cones"][cone];
+        for (solver, tol) in [("newton", 1e-8), ("cg", 1e-4), ("pgs", 1e-4)] {
+            let out = json(&mbd(&[
+                "inspect",
+                path.to_str().unwrap(),
+                "--state",
+                state.to_str().unwrap(),
+                "--solver",
+                solver,
+                "--cone",
+                cone,
+                "--iterations",
+                "1000",
+                "--tolerance",
+                "1e-12",
+                "--json",
+            ]));
+            assert_eq!(
+                out["ncon"].as_u64().unwrap() as usize,
+                e["contacts"].as_array().unwrap().len()
+            );
+            assert_eq!(out["nefc"], e["nefc"]);
+            assert_eq!(out["opt"]["cone"], cone);
+            let mj = &e["solvers"][match solver {
+                "newton" => "Newton",
+                "cg" => "CG",
+                _ => "PGS",
+            }];
+            // relative to the size of qacc_smooth (at rest qacc is a small difference of large
+            // terms; see tests/forward.rs)
+            let (ours, theirs) = (vec_of(&out["qacc"]), vec_of(&mj["qacc"]));
+            let scale = vec_of(&e["qacc_smooth"]).iter().fold(1e-12f64, |a, x| a.max(x.abs()));
+            let err = ours.iter().zip(&theirs).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / scale;
+            assert!(err < tol, "{cone} {solver}: qacc off by {err:.2e}");
+            // every contact named by its geoms, every row by its element
+            assert_eq!(
+                out["efc_name"].as_array().unwrap().len(),
+                out["nefc"].as_u64().unwrap() as usize
+            );
+            assert!(out["contacts"][0]["geom_name"][0].as_str().unwrap() == "floor");
+            assert_eq!(matrix_of(&out["efc_J"]).len(), out["nefc"].as_u64().unwrap() as usize);
+            // the inverse at this qacc returns the applied force (zero), relative to the weight
+            // of the stack (29.43 N), to the solver's tolerance
+            assert!(
+                vec_of(&out["fwdinv"]).iter().all(|x| *x < tol * 29.43),
+                "{}",
+                out["fwdinv"]
+            );
+        }
+    }
+    // the text output lists the active rows
+    let o = mbd(&["inspect", path.to_str().unwrap(), "--state", state.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("efc_force") && text.contains("floor/box1"), "{text}");
+}
+
+/// Bad solver options: one line and a non-zero exit, naming what is wrong.
+#[test]
+fn inspect_refuses_bad_solver_options() {
+    let path = model("box_stack.xml");
+    let p = path.to_str().unwrap();
+    let e = fails(&["inspect", p, "--solver", "simplex"], 2);
+    assert!(e.contains("solver") && e.contains("simplex"), "{e}");
+    let e = fails(&["inspect", p, "--cone", "round"], 2);
+    assert!(e.contains("cone") && e.contains("round"), "{e}");
+    for bad in ["0", "-3", "many", "1.5"] {
+        let e = fails(&["inspect", p, "--iterations", bad], 2);
+        assert!(e.contains("--iterations"), "{e}");
+    }
+    for bad in ["nan", "inf", "-1", "x"] {
+        let e = fails(&["inspect", p, "--tolerance", bad], 2);
+        assert!(e.contains("--tolerance"), "{e}");
+    }
+    fails(&["inspect", p, "--solver"], 2);
+    // a non-finite state is refused before any stage runs
+    let dir = scratch("inspect_bad_state");
+    let state = dir.join("s.json");
+    fs::write(&state, "{\"qvel\": [0,0,1e400,0,0,0, 0,0,0,0,0,0, 0,0,0,0,0,0]}").unwrap();
+    fails(&["inspect", p, "--state", state.to_str().unwrap(), "--solver", "cg"], 1);
+    // without overrides the model's own options are reported
+    let out = json(&mbd(&["inspect", p, "--json"]));
+    assert_eq!(out["opt"]["solver"], "Newton");
+    assert_eq!(out["opt"]["cone"], "pyramidal");
+    assert_eq!(out["opt"]["iterations"], 100);
 }

@@ -42,7 +42,7 @@ fn sample_state(model: &Model, scale: f64) -> State {
 
 /// `qfrc_passive + qfrc_actuator - qfrc_bias` at `v` (the force whose derivative D is).
 fn smooth_force(model: &Model, s: &State, v: &[f64], fwd: &mut Forward) -> Vec<f64> {
-    forward_pass(model, &s.qpos, v, &s.act, &s.ctrl, &s.qfrc_applied, fwd).unwrap();
+    forward_pass(model, &s.qpos, v, &s.act, &s.ctrl, &s.qfrc_applied, fwd, None).unwrap();
     fwd.qfrc_smooth.clone()
 }
 
@@ -53,7 +53,17 @@ fn check_d(model: &Model, s: &State, name: &str) {
     let nv = model.nv;
     let pat = pattern(model);
     let mut fwd = Forward::new(model);
-    forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, &mut fwd).unwrap();
+    forward_pass(
+        model,
+        &s.qpos,
+        &s.qvel,
+        &s.act,
+        &s.ctrl,
+        &s.qfrc_applied,
+        &mut fwd,
+        None,
+    )
+    .unwrap();
     let ten = fwd.ten.as_ref().map(|t| t.moment.clone());
     let mut d = DMatrix::zeros(nv, nv);
     qderiv(model, &fwd.actuation, ten.as_ref(), &s.ctrl, &s.act, &pat, &mut d);

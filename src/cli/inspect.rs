@@ -7,13 +7,20 @@
 //! (`mj_kinematics`, `mj_comPos`, `mj_crb`, `mj_factorM`), velocity (`mj_comVel`, `mj_rne`,
 //! `mj_passive`), acceleration (`mj_solveM` for `qacc_smooth`). Dense nv x nv outputs are built
 //! only when asked (`--dense`).
+//!
+//! The constrained part ([`ConstraintReport`]) comes from the whole `mj_forward` of
+//! [`crate::mujoco::forward`]: contacts, constraint rows (`efc_*`), the solver's forces and
+//! statistics, `qfrc_constraint` and `qacc`, with the solver settings of [`SolverOverrides`]
+//! (the model's `<option>` unless overridden).
 
 use super::state::{read_state, State};
 use crate::dynamics::passive_forces_with;
 use crate::error::{Error, Result};
 use crate::kinematics::{mj_body_poses, Kinematics};
-use crate::model::Model;
+use crate::model::{Cone, Model, Solver};
 use crate::mujoco::collision::body_parentid;
+use crate::mujoco::constraint::{Efc, EfcType};
+use crate::mujoco::forward::{fwdinv, Forward};
 use crate::mujoco::Data;
 use crate::sparse::{factor_i_in_place, solve_ld, OpCount, PivotPolicy};
 use serde::Serialize;
@@ -80,8 +87,295 @@ pub struct Inspection {
     /// Loop-closure structure of the equality constraints (Featherstone 8.10), when the model has
     /// `connect` or `weld` equalities.
     pub loops: Option<LoopReport>,
+    /// The constrained part of `mj_forward`: contacts, rows, forces, `qacc`.
+    #[serde(flatten)]
+    pub constraint: ConstraintReport,
     /// What the MJCF reader skipped.
     pub warnings: Vec<String>,
+}
+
+/// Solver settings that override the model's `<option>` (`mbd inspect --solver --cone
+/// --iterations --tolerance`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolverOverrides {
+    /// `solver`.
+    pub solver: Option<Solver>,
+    /// `cone`.
+    pub cone: Option<Cone>,
+    /// `iterations` (at least 1).
+    pub iterations: Option<usize>,
+    /// `tolerance` (finite, non-negative).
+    pub tolerance: Option<f64>,
+}
+
+impl SolverOverrides {
+    /// Writes the overrides into `model.opt`, after checking them.
+    pub fn apply(&self, model: &mut Model) -> Result<()> {
+        if let Some(k) = self.iterations {
+            if k == 0 {
+                return Err(Error::BadOption {
+                    option: "iterations".into(),
+                    why: "must be at least 1".into(),
+                });
+            }
+            model.opt.iterations = k;
+        }
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(Error::BadOption {
+                    option: "tolerance".into(),
+                    why: format!("{t} is not a finite non-negative number"),
+                });
+            }
+            model.opt.tolerance = t;
+        }
+        if let Some(s) = self.solver {
+            model.opt.solver = s;
+        }
+        if let Some(c) = self.cone {
+            model.opt.cone = c;
+        }
+        Ok(())
+    }
+}
+
+/// The solver settings used (MuJoCo's `opt`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolverSettings {
+    /// `PGS`, `CG` or `Newton`.
+    pub solver: String,
+    /// `pyramidal` or `elliptic`.
+    pub cone: String,
+    /// Maximum iterations.
+    pub iterations: usize,
+    /// Tolerance.
+    pub tolerance: f64,
+}
+
+/// One contact (MuJoCo's `mjContact`), its geoms by index and name.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContactReport {
+    /// The two geoms (`geom`); the normal points from the first to the second.
+    pub geom: [usize; 2],
+    /// Their names.
+    pub geom_name: [String; 2],
+    /// Point midway between the surfaces (`pos`).
+    pub pos: [f64; 3],
+    /// Rows normal, tangent 1, tangent 2 (`frame`, 9 numbers).
+    pub frame: [f64; 9],
+    /// Signed distance (`dist`).
+    pub dist: f64,
+    /// Contact dimensionality (`dim`).
+    pub dim: usize,
+    /// First row (`efc_address`), -1 without rows.
+    pub efc_address: i64,
+}
+
+/// One solver iteration's statistics (MuJoCo's `mjSolverStat`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatReport {
+    /// Scaled cost decrease.
+    pub improvement: f64,
+    /// Scaled gradient norm.
+    pub gradient: f64,
+    /// Line-search slope at 0.
+    pub lineslope: f64,
+    /// Active rows.
+    pub nactive: usize,
+    /// Rows whose state changed.
+    pub nchange: usize,
+    /// Line-search evaluations.
+    pub neval: usize,
+    /// Factor updates.
+    pub nupdate: usize,
+}
+
+/// The constrained quantities of `mj_forward`, MuJoCo's names; matrices are lists of rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConstraintReport {
+    /// The solver settings used.
+    pub opt: SolverSettings,
+    /// Number of contacts.
+    pub ncon: usize,
+    /// Number of constraint rows.
+    pub nefc: usize,
+    /// Equality, friction-loss and limit rows (`ne`, `nf`, `nl`); contact rows follow.
+    pub ne: usize,
+    /// Friction-loss rows.
+    pub nf: usize,
+    /// Limit rows.
+    pub nl: usize,
+    /// The contacts.
+    pub contacts: Vec<ContactReport>,
+    /// Row types, MuJoCo's numbers (`mjtConstraint`).
+    pub efc_type: Vec<i32>,
+    /// Row elements (`efc_id`).
+    pub efc_id: Vec<usize>,
+    /// Row elements by name: equality, joint, tendon, or the contact's geom pair.
+    pub efc_name: Vec<String>,
+    /// The constraint Jacobian, nefc rows of nv.
+    #[serde(rename = "efc_J")]
+    pub efc_j: Vec<Vec<f64>>,
+    /// Constraint positions (`efc_pos`).
+    pub efc_pos: Vec<f64>,
+    /// Reference accelerations (`efc_aref`).
+    pub efc_aref: Vec<f64>,
+    /// Regularizers (`efc_R`).
+    #[serde(rename = "efc_R")]
+    pub efc_r: Vec<f64>,
+    /// `1 / R` (`efc_D`).
+    #[serde(rename = "efc_D")]
+    pub efc_d: Vec<f64>,
+    /// Constraint forces (`efc_force`).
+    pub efc_force: Vec<f64>,
+    /// Row states at the solution, MuJoCo's numbers (`mjtConstraintState`).
+    pub efc_state: Vec<i32>,
+    /// `J^T efc_force`.
+    pub qfrc_constraint: Vec<f64>,
+    /// The constrained acceleration.
+    pub qacc: Vec<f64>,
+    /// Solver iterations (`solver_niter`).
+    pub solver_niter: usize,
+    /// Per-iteration statistics (`solver`).
+    pub solver: Vec<StatReport>,
+    /// MuJoCo's `fwdinv`: `mj_inverse` at this `qacc` against the forward pass, norms of the
+    /// constraint-force and applied-force differences.
+    pub fwdinv: [f64; 2],
+}
+
+/// MuJoCo's name of a row type.
+pub fn efc_type_name(t: EfcType) -> &'static str {
+    match t {
+        EfcType::Equality => "equality",
+        EfcType::FrictionDof => "friction_dof",
+        EfcType::FrictionTendon => "friction_tendon",
+        EfcType::LimitJoint => "limit_joint",
+        EfcType::LimitTendon => "limit_tendon",
+        EfcType::ContactFrictionless => "contact_frictionless",
+        EfcType::ContactPyramidal => "contact_pyramidal",
+        EfcType::ContactElliptic => "contact_elliptic",
+    }
+}
+
+fn efc_type_from(n: i32) -> Option<EfcType> {
+    [
+        EfcType::Equality,
+        EfcType::FrictionDof,
+        EfcType::FrictionTendon,
+        EfcType::LimitJoint,
+        EfcType::LimitTendon,
+        EfcType::ContactFrictionless,
+        EfcType::ContactPyramidal,
+        EfcType::ContactElliptic,
+    ]
+    .into_iter()
+    .find(|t| *t as i32 == n)
+}
+
+/// The model element of row `i`, by name.
+pub fn efc_name(model: &Model, efc: &Efc, i: usize) -> String {
+    let id = efc.efc_id[i];
+    let or_index = |s: &str, kind: &str| {
+        if s.is_empty() {
+            format!("{kind} {id}")
+        } else {
+            s.to_string()
+        }
+    };
+    match efc.efc_type[i] {
+        EfcType::Equality => match model.equality.get(id) {
+            Some(
+                crate::model::Equality::Connect { name, .. }
+                | crate::model::Equality::Weld { name, .. }
+                | crate::model::Equality::Joint { name, .. }
+                | crate::model::Equality::Tendon { name, .. },
+            ) => or_index(name, "equality"),
+            None => format!("equality {id}"),
+        },
+        EfcType::FrictionDof => match model.dof_body.get(id) {
+            Some(&b) => or_index(&model.joints[b].name, "dof"),
+            None => format!("dof {id}"),
+        },
+        EfcType::LimitJoint => match model.joints.get(id) {
+            Some(j) => or_index(&j.name, "joint"),
+            None => format!("joint {id}"),
+        },
+        EfcType::FrictionTendon | EfcType::LimitTendon => match model.tendons.get(id) {
+            Some(t) => or_index(&t.name, "tendon"),
+            None => format!("tendon {id}"),
+        },
+        _ => match efc.contacts.get(id) {
+            Some(c) => {
+                let g = |k: usize| or_index(&model.geoms[c.geom[k]].name, "geom");
+                format!("{}/{}", g(0), g(1))
+            }
+            None => format!("contact {id}"),
+        },
+    }
+}
+
+/// The constrained part of [`Inspection`] at `(q, v, qfrc_applied)` with the model's options.
+pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f64]) -> Result<ConstraintReport> {
+    let mut fw = Forward::new(model)?;
+    let fi = fwdinv(&mut fw, q, v, qfrc_applied)?;
+    let d = &fw.d;
+    let efc = &d.efc;
+    let nv = model.nv;
+    Ok(ConstraintReport {
+        opt: SolverSettings {
+            solver: model.opt.solver.name().into(),
+            cone: model.opt.cone.name().into(),
+            iterations: fw.options.iterations,
+            tolerance: fw.options.tolerance,
+        },
+        ncon: efc.contacts.len(),
+        nefc: efc.nefc(),
+        ne: efc.ne,
+        nf: efc.nf,
+        nl: efc.nl,
+        contacts: efc
+            .contacts
+            .iter()
+            .map(|c| ContactReport {
+                geom: c.geom,
+                geom_name: [model.geoms[c.geom[0]].name.clone(), model.geoms[c.geom[1]].name.clone()],
+                pos: [c.pos.x, c.pos.y, c.pos.z],
+                frame: std::array::from_fn(|k| c.frame[(k / 3, k % 3)]),
+                dist: c.dist,
+                dim: c.dim,
+                efc_address: c.efc_address.map_or(-1, |a| a as i64),
+            })
+            .collect(),
+        efc_type: efc.efc_type.iter().map(|t| *t as i32).collect(),
+        efc_id: efc.efc_id.clone(),
+        efc_name: (0..efc.nefc()).map(|i| efc_name(model, efc, i)).collect(),
+        efc_j: (0..efc.nefc())
+            .map(|r| (0..nv).map(|c| efc.j[(r, c)]).collect())
+            .collect(),
+        efc_pos: efc.pos.clone(),
+        efc_aref: efc.aref.clone(),
+        efc_r: efc.r.clone(),
+        efc_d: efc.d.clone(),
+        efc_force: d.efc_force.clone(),
+        efc_state: d.efc_state.iter().map(|s| *s as i32).collect(),
+        qfrc_constraint: d.qfrc_constraint.clone(),
+        qacc: d.qacc.clone(),
+        solver_niter: d.solver_niter,
+        solver: d
+            .solver
+            .iter()
+            .map(|s| StatReport {
+                improvement: s.improvement,
+                gradient: s.gradient,
+                lineslope: s.lineslope,
+                nactive: s.nactive,
+                nchange: s.nchange,
+                neval: s.neval,
+                nupdate: s.nupdate,
+            })
+            .collect(),
+        fwdinv: fi,
+    })
 }
 
 /// The com-based quantities of `mj_comPos`, `mj_comVel`, `mj_crb` and `mj_factorM`, per MuJoCo
@@ -174,7 +468,19 @@ pub fn inspect_at(
     key: Option<&str>,
     dense: bool,
 ) -> Result<Inspection> {
-    let loaded = crate::mjcf::load(model_path.as_ref())?;
+    inspect_with(model_path, state, key, dense, &SolverOverrides::default())
+}
+
+/// [`inspect_at`] with solver settings that override the model's `<option>`.
+pub fn inspect_with(
+    model_path: impl AsRef<Path>,
+    state: Option<&Path>,
+    key: Option<&str>,
+    dense: bool,
+    overrides: &SolverOverrides,
+) -> Result<Inspection> {
+    let mut loaded = crate::mjcf::load(model_path.as_ref())?;
+    overrides.apply(&mut loaded.model)?;
     let state = match (state, key) {
         (Some(p), None) => read_state(p, &loaded.model)?,
         (None, Some(k)) => {
@@ -313,6 +619,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
         energy: [potential, kinetic],
         com,
         loops: loop_report(model, q)?,
+        constraint: constraint_report(model, q, v, &state.qfrc_applied)?,
         warnings: warnings.into_iter().chain(factor_warnings).collect(),
     })
 }
@@ -368,10 +675,42 @@ impl Inspection {
                 }
             );
         }
+        out += &self.constraint.table();
         for w in &self.warnings {
             out += &format!("warning: {w}\n");
         }
-        out += "(--json prints every quantity: xpos, xquat, qM, qfrc_passive, cinert, cdof, qLD, ...; --dense adds M and L as dense matrices)";
+        out += "(--json prints every quantity: xpos, xquat, qM, qfrc_passive, cinert, cdof, qLD, contacts, efc_J, efc_force, ...; --dense adds M and L as dense matrices)";
+        out
+    }
+}
+
+impl ConstraintReport {
+    /// The readable part of `mbd inspect`'s text output: counts, and the active rows (non-zero
+    /// force) with type, element, position, reference acceleration and force.
+    pub fn table(&self) -> String {
+        let o = &self.opt;
+        let mut out = format!(
+            "constraints ({} solver, {} cone): ncon {}, nefc {} (ne {}, nf {}, nl {}), {} iterations, fwdinv [{:.1e}, {:.1e}]\n",
+            o.solver, o.cone, self.ncon, self.nefc, self.ne, self.nf, self.nl, self.solver_niter, self.fwdinv[0], self.fwdinv[1]
+        );
+        let active: Vec<usize> = (0..self.nefc).filter(|&i| self.efc_force[i] != 0.0).collect();
+        if !active.is_empty() {
+            out += &format!(
+                "{:>4}  {:<20}  {:<24}  {:>12}  {:>12}  {:>12}\n",
+                "row", "type", "element", "efc_pos", "efc_aref", "efc_force"
+            );
+            for i in active {
+                let t = efc_type_from(self.efc_type[i]).map_or("?", efc_type_name);
+                out += &format!(
+                    "{i:>4}  {t:<20}  {:<24}  {:>12.5e}  {:>12.5e}  {:>12.5e}\n",
+                    self.efc_name[i], self.efc_pos[i], self.efc_aref[i], self.efc_force[i]
+                );
+            }
+        }
+        if self.nefc > 0 {
+            let list = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
+            out += &format!("qacc:        [{}]\n", list(&self.qacc));
+        }
         out
     }
 }

@@ -13,6 +13,7 @@ pub mod collision;
 pub mod com;
 pub mod constraint;
 pub mod draw;
+pub mod forward;
 pub mod integrators;
 pub mod loops;
 pub mod loops2;
@@ -44,6 +45,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(spook::run(dir)?);
     out.extend(spook_sparse::run(dir)?);
     out.extend(integrators::run(dir)?);
+    out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)
 }

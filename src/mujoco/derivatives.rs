@@ -151,7 +151,7 @@ pub fn inverse(model: &Model, state: &State, qacc: &[f64], flg_actuation: bool) 
 }
 
 fn inverse_with(model: &Model, s: &State, qacc: &[f64], flg_actuation: bool, fwd: &mut Forward) -> Result<Vec<f64>> {
-    forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, fwd)?;
+    forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, fwd, None)?;
     let mut out = vec![0.0; model.nv];
     rnea_with(model, &mut fwd.ws, &s.qpos, &s.qvel, qacc, None, &mut out);
     for k in 0..model.nv {

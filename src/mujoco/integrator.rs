@@ -15,15 +15,17 @@
 //!
 //! A student writes a controller against [`Simulator`]: set `sim.state.ctrl` (the actuator
 //! controls) or `sim.state.qfrc_applied` (generalized forces) and call [`Simulator::step`].
-//! Models with constraints (contacts, equality constraints, friction loss, reached joint
-//! limits) are refused until the constraint model is built: see [`check_unconstrained`].
+//! Models with constraints (contacts, equality constraints, friction loss, joint limits;
+//! [`has_constraints`]) take `qacc` and `qfrc_constraint` from the whole constrained
+//! `mj_forward` of [`super::forward`] at every evaluation, and every integrator then uses them
+//! as MuJoCo's does.
 
 use super::collision::candidate_pairs;
+use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
     check_implicit_supported, lu_reverse_in_place, lu_reverse_solve, pattern, qderiv, rne_vel, solve_small,
     standalone_free_joints,
 };
-use super::limits::first_violated_limit;
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, check_controls, crba_with, fill_upper, kinetic_energy, next_activation,
     passive_forces_with, potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState,
@@ -121,10 +123,11 @@ pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &
     }
 }
 
-/// Refuses models whose MuJoCo simulation would involve constraints, which the simulator does
-/// not solve yet: equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
-/// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`). Joint limits are
-/// checked while stepping instead (they matter only once reached).
+/// An error naming the first reason why a model's MuJoCo simulation involves constraints:
+/// equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
+/// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`); joint limits are
+/// not checked here (see [`has_constraints`]). The [`Simulator`] steps such models through the
+/// constrained pipeline; this check serves callers that want the smooth dynamics only.
 pub fn check_unconstrained(model: &Model) -> Result<()> {
     if model.opt.disabled("constraint") {
         return Ok(());
@@ -164,15 +167,6 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The first joint outside its range, unless `<flag constraint="disable">` or
-/// `<flag limit="disable">` makes limits irrelevant.
-fn violated_limit(model: &Model, q: &[f64]) -> Option<impl std::fmt::Display> {
-    if model.opt.disabled("constraint") || model.opt.disabled("limit") {
-        return None;
-    }
-    first_violated_limit(model, q)
 }
 
 // ANCHOR: forward
@@ -237,6 +231,7 @@ pub fn forward_pass(
     ctrl: &[f64],
     qfrc_applied: &[f64],
     out: &mut Forward,
+    constrained: Option<&mut Constrained<'_>>,
 ) -> Result<()> {
     // position stage: tendons and transmissions
     if !model.tendons.is_empty() {
@@ -262,21 +257,40 @@ pub fn forward_pass(
         out.qfrc_smooth[k] = out.tau[k] - out.qfrc_bias[k];
         out.qfrc_constraint[k] = 0.0;
     }
-    aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)
+    aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)?;
+    // constraint stage: the whole constrained mj_forward replaces qacc and qfrc_constraint
+    if let Some(c) = constrained {
+        c.ctrl.copy_from_slice(ctrl);
+        c.act.copy_from_slice(act);
+        c.forward_with(q, v, qfrc_applied)?;
+        out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
+        out.qacc.copy_from_slice(&c.d.qacc);
+    }
+    Ok(())
 }
 // ANCHOR_END: forward
 
 /// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state.
-struct Stage<'a> {
+struct Stage<'a, 'b> {
     model: &'a Model,
     ctrl: &'a [f64],
     qfrc_applied: &'a [f64],
     fwd: &'a mut Forward,
+    constrained: Option<&'a mut Constrained<'b>>,
 }
 
-impl StageDynamics for Stage<'_> {
+impl StageDynamics for Stage<'_, '_> {
     fn eval(&mut self, q: &[f64], v: &[f64], act: &[f64], qacc: &mut [f64], act_dot: &mut [f64]) -> Result<()> {
-        forward_pass(self.model, q, v, act, self.ctrl, self.qfrc_applied, self.fwd)?;
+        forward_pass(
+            self.model,
+            q,
+            v,
+            act,
+            self.ctrl,
+            self.qfrc_applied,
+            self.fwd,
+            self.constrained.as_deref_mut(),
+        )?;
         qacc.copy_from_slice(&self.fwd.qacc);
         act_dot.copy_from_slice(&self.fwd.actuation.act_dot);
         Ok(())
@@ -289,9 +303,9 @@ pub fn euler_damps_implicitly(model: &Model) -> bool {
     !model.opt.disabled("eulerdamp") && (1..=model.nb).any(|i| model.joints[i].damping > 0.0)
 }
 
-/// MuJoCo's `mj_step` for a model without constraints, one call per step, allocation-free
-/// after [`Simulator::new`] for models without tendons, site or slider-crank transmissions
-/// (those compute Jacobians with allocating helpers).
+/// MuJoCo's `mj_step`, one call per step; allocation-free after [`Simulator::new`] for models
+/// without constraints, tendons, site or slider-crank transmissions (those compute Jacobians
+/// with allocating helpers).
 pub struct Simulator<'m> {
     /// The model.
     pub model: &'m Model,
@@ -325,25 +339,26 @@ pub struct Simulator<'m> {
     minus: Vec<f64>,
     /// `act_dot` used to advance `act` (na).
     act_rate: Vec<f64>,
+    /// The constrained pipeline ([`super::forward`]), for models with constraints
+    /// ([`has_constraints`]): contacts, limits, friction loss and equality constraints.
+    constrained: Option<Constrained<'m>>,
 }
 
 impl<'m> Simulator<'m> {
-    /// A simulator at `state`, after checking that the model needs no constraint solver
-    /// ([`check_unconstrained`]), that the time step is positive and finite, the state valid,
+    /// A simulator at `state`, after checking that the time step is positive and finite, the
+    /// state valid,
     /// and (implicit, implicitfast) that the model has no fluid forces.
     pub fn new(model: &'m Model, state: State, integrator: Integrator) -> Result<Self> {
-        check_unconstrained(model)?;
         check_timestep(model.opt.timestep)?;
         if matches!(integrator, Integrator::Implicit | Integrator::ImplicitFast) {
             check_implicit_supported(model)?;
         }
         state.check(model)?;
-        if let Some(v) = violated_limit(model, &state.qpos) {
-            return Err(Error::Unsupported {
-                what: format!("at t = {}: {v}", state.time),
-                why: "joint limits are not simulated yet".into(),
-            });
-        }
+        let constrained = if has_constraints(model) {
+            Some(Constrained::new(model)?)
+        } else {
+            None
+        };
         let nv = model.nv;
         Ok(Simulator {
             model,
@@ -364,6 +379,7 @@ impl<'m> Simulator<'m> {
             plus: vec![0.0; nv],
             minus: vec![0.0; nv],
             act_rate: vec![0.0; actuator_na(model)],
+            constrained,
         })
     }
 
@@ -512,6 +528,7 @@ impl<'m> Simulator<'m> {
                 ctrl: &self.state.ctrl,
                 qfrc_applied: &self.state.qfrc_applied,
                 fwd: &mut self.fwd,
+                constrained: self.constrained.as_mut(),
             };
             rk4_step_aux(
                 model,
@@ -525,11 +542,29 @@ impl<'m> Simulator<'m> {
             )?;
             // the first stage's forward pass, for qacc and the recorded forces
             let s = &self.state;
-            forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, &mut self.fwd)?;
+            forward_pass(
+                model,
+                &s.qpos,
+                &s.qvel,
+                &s.act,
+                &s.ctrl,
+                &s.qfrc_applied,
+                &mut self.fwd,
+                self.constrained.as_mut(),
+            )?;
             self.qacc.copy_from_slice(&self.fwd.qacc);
         } else {
             let s = &self.state;
-            forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, &mut self.fwd)?;
+            forward_pass(
+                model,
+                &s.qpos,
+                &s.qvel,
+                &s.act,
+                &s.ctrl,
+                &s.qfrc_applied,
+                &mut self.fwd,
+                self.constrained.as_mut(),
+            )?;
             self.qacc.copy_from_slice(&self.fwd.qacc);
             self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
             if self.integrator == Integrator::Euler && !euler_damps_implicitly(model) {
@@ -562,12 +597,6 @@ impl<'m> Simulator<'m> {
         check_finite(step, t, "qpos", &q)?;
         check_finite(step, t, "qvel", &v)?;
         check_finite(step, t, "act", &act)?;
-        if let Some(lim) = violated_limit(model, &q) {
-            return Err(Error::Unsupported {
-                what: format!("at step {}, t = {t}: {lim}", self.steps + 1),
-                why: "joint limits are not simulated yet".into(),
-            });
-        }
         self.state.qpos = q;
         self.state.qvel = v;
         self.state.act = act;
@@ -588,9 +617,16 @@ impl<'m> Simulator<'m> {
             &s.ctrl,
             &s.qfrc_applied,
             &mut self.fwd,
+            self.constrained.as_mut(),
         )?;
         self.qacc.copy_from_slice(&self.fwd.qacc);
         Ok(())
+    }
+
+    /// The constrained pipeline's outputs at the last evaluation (contacts, rows, forces), for
+    /// models with constraints.
+    pub fn forward_data(&self) -> Option<&ForwardData> {
+        self.constrained.as_ref().map(|f| &f.d)
     }
 
     /// `[potential, kinetic]` energy of the current state (MuJoCo's `energy`).

@@ -6,6 +6,7 @@ pub mod collision;
 pub mod com;
 pub mod constraint;
 pub mod derivatives;
+pub mod forward;
 pub mod implicit;
 pub mod integrator;
 pub mod limits;

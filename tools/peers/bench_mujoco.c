@@ -2,6 +2,7 @@
  * prebuilt libmujoco (tools/peers/build.sh).
  *
  *   bench_mujoco MODEL.xml [--label NAME] [--repeats R] [--target-ms T] [--seed S]
+ *   bench_mujoco MODEL.xml --state FILE --constrained [--label NAME] [--repeats R] [--target-ms T]
  *
  * State: qpos = qpos0 moved by a velocity u ~ U(-1, 1)^nv for unit time (mj_integratePos),
  * qvel ~ U(-1, 1)^nv, then one mj_forward, so that every stage below finds its inputs.
@@ -10,7 +11,14 @@
  *   solveM    mj_solveM with one right-hand side
  *   smooth    mj_kinematics, mj_comPos, mj_comVel, mj_crb, mj_factorM, mj_rne(flg_acc = 0):
  *             the smooth dynamics that mbd's mujoco module implements
- *   forward   mj_forward (the whole pipeline; finds no contacts or constraints in these models) */
+ *   forward   mj_forward (the whole pipeline; finds no contacts or constraints in these models)
+ *
+ * With --state FILE (nq numbers of qpos, then nv of qvel, whitespace-separated) the state is read
+ * instead of drawn. With --constrained only mj_forward is timed, once per solver and cone, as
+ * forward_<solver>_<cone> (newton, cg, pgs; pyramidal, elliptic), with the model's tolerance and
+ * iterations and the warm start disabled (every call repeats the same state, so a warm start
+ * would start at the answer; mbd's solvers start cold); "niter" gives each setting's
+ * solver_niter. */
 #include <mujoco/mujoco.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,6 +45,13 @@ static void f_smooth(void* p) {
 }
 static void f_forward(void* p) { Ctx* c = p; mj_forward(c->m, c->d); }
 
+/* Reads n numbers into x; returns the count read. */
+static int read_numbers(FILE* f, mjtNum* x, int n) {
+  int k = 0;
+  while (k < n && fscanf(f, "%lf", &x[k]) == 1) k++;
+  return k;
+}
+
 static uint64_t rng = 0x853c49e6748fea9bull;
 static double uniform(void) { /* xorshift64*, mapped to [-1, 1) */
   rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
@@ -51,8 +66,13 @@ int main(int argc, char** argv) {
   const char* label = argv[1];
   int repeats = 11;
   double target_ms = 20.0;
-  for (int i = 2; i + 1 < argc; i += 2) {
+  const char* state = NULL;
+  int constrained = 0;
+  for (int i = 2; i < argc; i += 2) {
+    if (!strcmp(argv[i], "--constrained")) { constrained = 1; i--; continue; }
+    if (i + 1 >= argc) { fprintf(stderr, "%s needs a value\n", argv[i]); return 2; }
     if (!strcmp(argv[i], "--label")) label = argv[i + 1];
+    else if (!strcmp(argv[i], "--state")) state = argv[i + 1];
     else if (!strcmp(argv[i], "--repeats")) repeats = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--target-ms")) target_ms = atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed")) rng += (uint64_t)atoll(argv[i + 1]);
@@ -67,7 +87,44 @@ int main(int argc, char** argv) {
   for (int i = 0; i < m->nv; i++) { u[i] = uniform(); d->qvel[i] = uniform(); c.b[i] = uniform(); }
   mju_copy(d->qpos, m->qpos0, m->nq);
   mj_integratePos(m, d->qpos, u, 1.0);
+  if (state) {
+    FILE* f = fopen(state, "r");
+    if (!f) { fprintf(stderr, "cannot open %s\n", state); return 1; }
+    int ok = read_numbers(f, d->qpos, m->nq) == m->nq && read_numbers(f, d->qvel, m->nv) == m->nv;
+    fclose(f);
+    if (!ok) { fprintf(stderr, "%s: expected %d + %d numbers\n", state, (int)m->nq, (int)m->nv); return 1; }
+  }
   mj_forward(m, d);
+  if (constrained) {
+    const char* solvers[3] = {"newton", "cg", "pgs"};
+    const int solver_id[3] = {mjSOL_NEWTON, mjSOL_CG, mjSOL_PGS};
+    const char* cones[2] = {"pyramidal", "elliptic"};
+    const int cone_id[2] = {mjCONE_PYRAMIDAL, mjCONE_ELLIPTIC};
+    m->opt.disableflags |= mjDSBL_WARMSTART;
+    int niter[6];
+    printf("{\"engine\":\"mujoco\",\"version\":\"%s\",\"label\":\"%s\",\"nv\":%d,\"fn\":{", mj_versionString(),
+           label, (int)m->nv);
+    for (int s = 0; s < 3; s++) {
+      for (int k = 0; k < 2; k++) {
+        char name[64];
+        m->opt.solver = solver_id[s];
+        m->opt.cone = cone_id[k];
+        mj_forward(m, d);
+        niter[2 * s + k] = d->solver_niter[0];
+        snprintf(name, sizeof(name), "forward_%s_%s", solvers[s], cones[k]);
+        peers_time(name, f_forward, &c, repeats, target_ms, s == 0 && k == 0);
+      }
+    }
+    printf("},\"niter\":{");
+    for (int s = 0; s < 3; s++)
+      for (int k = 0; k < 2; k++)
+        printf("%s\"%s_%s\":%d", s + k ? "," : "", solvers[s], cones[k], niter[2 * s + k]);
+    printf("},\"ncon\":%d,\"nefc\":%d}\n", (int)d->ncon, (int)d->nefc);
+    free(u); free(c.x); free(c.b);
+    mj_deleteData(d);
+    mj_deleteModel(m);
+    return 0;
+  }
   printf("{\"engine\":\"mujoco\",\"version\":\"%s\",\"label\":\"%s\",\"nv\":%d,\"fn\":{", mj_versionString(), label,
          (int)m->nv);
   peers_time("factorM", f_factor, &c, repeats, target_ms, 1);

@@ -2,7 +2,9 @@
 # Compiles the two peer drivers of the Performance chapter into $PEERS_BUILD (default
 # /tmp/peers_build), against the venv that tools/peers/setup.sh makes (run first if missing).
 #
-#   bash tools/peers/build.sh
+#   bash tools/peers/build.sh [--mujoco-only]
+#
+# --mujoco-only builds bench_mujoco alone (all that `compare.py --constrained` needs).
 #
 # bench_mujoco:    gcc -O2; the timed code is the wheel's prebuilt libmujoco, only the driver is
 #                  compiled here.
@@ -21,6 +23,7 @@ mkdir -p "$OUT"
 gcc -O2 -std=c11 -D_POSIX_C_SOURCE=199309L -Wall -I"$MUJOCO_INCLUDE" -I"$HERE" "$HERE/bench_mujoco.c" \
   -o "$OUT/bench_mujoco" "$MUJOCO_LIB" -Wl,-rpath,"$(dirname "$MUJOCO_LIB")" -lm
 echo "built $OUT/bench_mujoco"
+[ "${1:-}" = "--mujoco-only" ] && exit 0
 if [ ! -x "$OUT/bench_pinocchio" ] || [ "$HERE/bench_pinocchio.cpp" -nt "$OUT/bench_pinocchio" ] \
   || [ "$HERE/timing.h" -nt "$OUT/bench_pinocchio" ]; then
   g++ -std=c++17 -O3 -DNDEBUG -Wno-deprecated-declarations \

@@ -1,0 +1,640 @@
+//! MuJoCo's `mj_forward` with constraints, and `mj_inverse` (MuJoCo's `engine_forward.c` and
+//! `engine_inverse.c`). Book chapter: "The constrained pipeline".
+//!
+//! The pipeline runs in MuJoCo's three stages on one [`ForwardData`]:
+//!
+//! | stage | MuJoCo | here |
+//! |---|---|---|
+//! | position | `mj_kinematics`, `mj_comPos`, `mj_crb`, `mj_factorM` | [`super::com`] into [`Data`] |
+//! | | `mj_collision` | [`super::collision::collide_all`]: contacts ([`MjContact`]) |
+//! | velocity | `mj_comVel`, `mj_passive` | `cvel`, `cdof_dot`, `qfrc_passive` |
+//! | | `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint` | [`super::constraint::make_constraint`]: the [`Efc`] rows, `R`, `D`, `K`, `B`, `efc_vel`, `efc_aref` |
+//! | | `mj_rne` | `qfrc_bias` |
+//! | acceleration | `mj_fwdActuation` | `qfrc_actuator` at [`Forward::ctrl`], [`Forward::act`] |
+//! | | `mj_fwdAcceleration` | `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator`, `qacc_smooth = M^-1 qfrc_smooth` |
+//! | | `mj_fwdConstraint` | [`solve`] (PGS, CG or Newton): `qacc`, `efc_force`, `qfrc_constraint` |
+//!
+//! One difference of bookkeeping: MuJoCo makes the rows (`mj_makeConstraint`) in the position
+//! stage and their reference acceleration (`mj_referenceConstraint`) in the velocity stage; here
+//! one call makes both, in the velocity stage, since the reference acceleration of connect and
+//! weld rows needs the velocities `cvel` and `cdof_dot` (its `Jdot qvel` term).
+//!
+//! `mj_inverse` ([`Forward::inverse`]) runs the position and velocity stages and then, instead of
+//! a solver, evaluates the constraint force of each row at the given `qacc` (the same convex
+//! cost's gradient the primal solvers minimize), so that at the forward solution
+//! `qfrc_inverse = qfrc_applied + qfrc_actuator` ([`fwdinv`], MuJoCo's `mj_compareFwdInv`).
+
+use super::collision::MjContact;
+use super::constraint::{Efc, EfcState};
+use super::solver::{Smooth, SolverOptions, SolverResult, SolverStat};
+use super::{com, Data};
+use crate::dynamics::{actuator_forces, passive_forces_with, tendon_kinematics};
+use crate::error::{check_vector, Error, Result};
+use crate::integrate::Acceleration;
+use crate::model::{DynType, Model};
+use crate::sparse::{factor_i_in_place, solve_ld, MjLayout, NoCount, PivotPolicy};
+
+/// Everything `mj_forward` leaves in `mjData` beyond the smooth quantities of [`Data`], with
+/// MuJoCo's names.
+#[derive(Clone, Debug)]
+pub struct ForwardData {
+    /// The smooth, com-based quantities (`qM`, `qLD`, `qfrc_bias`, `cdof`, ...).
+    pub data: Data,
+    /// The applied generalized forces of this call (`qfrc_applied`).
+    pub qfrc_applied: Vec<f64>,
+    /// Passive forces (`qfrc_passive`): joint and tendon springs and dampers, fluid forces.
+    pub qfrc_passive: Vec<f64>,
+    /// Actuator forces (`qfrc_actuator`).
+    pub qfrc_actuator: Vec<f64>,
+    /// `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator`.
+    pub qfrc_smooth: Vec<f64>,
+    /// `qacc_smooth = M^-1 qfrc_smooth`.
+    pub qacc_smooth: Vec<f64>,
+    /// The constraint rows (`efc_*`) and the contacts they came from (`efc.contacts`, MuJoCo's
+    /// `contact`).
+    pub efc: Efc,
+    /// Constraint force per row (`efc_force`).
+    pub efc_force: Vec<f64>,
+    /// State of each row at the solution (`efc_state`).
+    pub efc_state: Vec<EfcState>,
+    /// `J^T efc_force` (`qfrc_constraint`).
+    pub qfrc_constraint: Vec<f64>,
+    /// The constrained acceleration (`qacc`).
+    pub qacc: Vec<f64>,
+    /// Solver iterations (`solver_niter`).
+    pub solver_niter: usize,
+    /// Per-iteration statistics (`solver`).
+    pub solver: Vec<SolverStat>,
+}
+
+impl ForwardData {
+    /// Zeroed storage for `model`.
+    pub fn new(model: &Model) -> Result<Self> {
+        let nv = model.nv;
+        Ok(ForwardData {
+            data: Data::new(model)?,
+            qfrc_applied: vec![0.0; nv],
+            qfrc_passive: vec![0.0; nv],
+            qfrc_actuator: vec![0.0; nv],
+            qfrc_smooth: vec![0.0; nv],
+            qacc_smooth: vec![0.0; nv],
+            efc: Efc::empty(nv),
+            efc_force: vec![],
+            efc_state: vec![],
+            qfrc_constraint: vec![0.0; nv],
+            qacc: vec![0.0; nv],
+            solver_niter: 0,
+            solver: vec![],
+        })
+    }
+
+    /// The contacts of the last call (MuJoCo's `contact`, `ncon` of them).
+    pub fn contacts(&self) -> &[MjContact] {
+        &self.efc.contacts
+    }
+}
+
+// ANCHOR: contact_force
+/// MuJoCo's `mj_contactForce`: the force of contact `k` in its own frame, `[normal, tangent 1,
+/// tangent 2, spin, roll 1, roll 2]` (the first `dim` entries used), acting on `geom[1]` (the
+/// normal points from `geom[0]` to `geom[1]`). Elliptic and frictionless rows hold these numbers
+/// directly; a pyramidal contact's `2 (dim - 1)` edge forces decode as `f_n = sum of the edge
+/// forces` and `f_j = mu_j (f_(2j) - f_(2j+1))`. Zeros for a contact without rows.
+pub fn contact_force(d: &ForwardData, k: usize) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    let Some(c) = d.efc.contacts.get(k) else {
+        return out;
+    };
+    let Some(adr) = c.efc_address else {
+        return out;
+    };
+    if adr >= d.efc_force.len() {
+        return out;
+    }
+    let f = &d.efc_force[adr..];
+    match d.efc.efc_type[adr] {
+        super::constraint::EfcType::ContactPyramidal => {
+            let edges = 2 * (c.dim - 1);
+            out[0] = f[..edges].iter().sum();
+            for j in 0..c.dim - 1 {
+                out[j + 1] = c.friction[j] * (f[2 * j] - f[2 * j + 1]);
+            }
+        }
+        _ => out[..c.dim].copy_from_slice(&f[..c.dim]),
+    }
+    out
+}
+// ANCHOR_END: contact_force
+
+/// What `mj_inverse` computes besides the position and velocity stages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InverseData {
+    /// The acceleration the forces are asked for.
+    pub qacc: Vec<f64>,
+    /// Constraint force of each row at `qacc` (`efc_force`): `-ds/dx` at `x = J qacc - aref`.
+    pub efc_force: Vec<f64>,
+    /// Row states at `qacc`.
+    pub efc_state: Vec<EfcState>,
+    /// `J^T efc_force`.
+    pub qfrc_constraint: Vec<f64>,
+    /// `qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint`: the applied plus
+    /// actuator force that produces `qacc`.
+    pub qfrc_inverse: Vec<f64>,
+}
+
+/// The solver settings of a model's `<option>` (`solver`, `iterations`, `tolerance`; the line
+/// search keeps MuJoCo's defaults, which the model does not set), cold start.
+pub fn solver_options(model: &Model) -> SolverOptions {
+    SolverOptions {
+        solver: model.opt.solver,
+        iterations: model.opt.iterations,
+        tolerance: model.opt.tolerance,
+        ..SolverOptions::default()
+    }
+}
+
+/// MuJoCo's `mj_forward` and `mj_inverse` for one model: the per-model constants (`invweight0`,
+/// computed once, as MuJoCo's `mj_setConst`), the solver options, the controls, and the
+/// [`ForwardData`] each call fills.
+pub struct Forward<'m> {
+    model: &'m Model,
+    invweight: stages::Invweight,
+    /// Solver settings (from the model's `<option>` by default; see [`solver_options`]).
+    pub options: SolverOptions,
+    /// Controls (`ctrl`, nu), zeros by default.
+    pub ctrl: Vec<f64>,
+    /// Actuator activations (`act`, one per actuator with dynamics), zeros by default.
+    pub act: Vec<f64>,
+    /// The outputs of the last call.
+    pub d: ForwardData,
+    /// Scratch of [`Forward::qacc_implicit_damping`]: `M + h diag(damping)` and its factor.
+    qh: Vec<f64>,
+    qh_diag_inv: Vec<f64>,
+}
+
+impl<'m> Forward<'m> {
+    /// The pipeline for `model`: checks nothing about states yet, computes the per-model
+    /// constants of the constraint rows.
+    pub fn new(model: &'m Model) -> Result<Self> {
+        let na = model.actuators.iter().filter(|a| a.dyntype != DynType::None).count();
+        Ok(Forward {
+            model,
+            invweight: stages::invweight(model)?,
+            options: solver_options(model),
+            ctrl: vec![0.0; model.actuators.len()],
+            act: vec![0.0; na],
+            d: ForwardData::new(model)?,
+            qh: vec![0.0; model.mj_layout().nm],
+            qh_diag_inv: vec![0.0; model.nv],
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// Checks a state at the door: lengths, finiteness, unit quaternions, and the controls.
+    fn check(&self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
+        self.model.check_state(qpos, qvel)?;
+        check_vector("qfrc_applied", qfrc_applied, self.model.nv)?;
+        check_vector("ctrl", &self.ctrl, self.model.actuators.len())?;
+        let na = self
+            .model
+            .actuators
+            .iter()
+            .filter(|a| a.dyntype != DynType::None)
+            .count();
+        check_vector("act", &self.act, na)
+    }
+
+    /// MuJoCo's `mj_forward` at `(qpos, qvel)` with applied forces `qfrc_applied`, after
+    /// checking them. The results are in [`Forward::d`].
+    pub fn forward(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<&ForwardData> {
+        self.check(qpos, qvel, qfrc_applied)?;
+        self.forward_with(qpos, qvel, qfrc_applied)?;
+        Ok(&self.d)
+    }
+
+    // ANCHOR: forward_with
+    /// [`Forward::forward`] without the checks at the door (inputs assumed valid).
+    pub fn forward_with(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
+        let contacts = self.position(qpos)?;
+        self.velocity(qpos, qvel, contacts)?;
+        self.acceleration(qpos, qvel, qfrc_applied)?;
+        self.constraint()
+    }
+    // ANCHOR_END: forward_with
+
+    // ANCHOR: position
+    /// Position stage (`mj_fwdPosition`): kinematics and com-based quantities, the inertia
+    /// matrix and its factor, collision. Returns the contacts, which the velocity stage turns
+    /// into rows.
+    fn position(&mut self, qpos: &[f64]) -> Result<Vec<MjContact>> {
+        let model = self.model;
+        let d = &mut self.d;
+        com::mj_com_pos(model, &mut d.data, qpos)?;
+        com::mj_crb(model, model.mj_layout(), &mut d.data);
+        d.data.qld.copy_from_slice(&d.data.qm);
+        factor_i_in_place(
+            model.mj_layout(),
+            &mut d.data.qld,
+            &mut d.data.qld_diag_inv,
+            PivotPolicy::Error,
+            &mut Vec::new(),
+            &mut NoCount,
+        )?;
+        for (s, inv) in d.data.qld_diag_sqrt_inv.iter_mut().zip(&d.data.qld_diag_inv) {
+            *s = inv.sqrt();
+        }
+        stages::collide(model, &d.data)
+    }
+    // ANCHOR_END: position
+
+    // ANCHOR: velocity
+    /// Velocity stage (`mj_fwdVelocity`): body velocities, passive forces, the constraint rows
+    /// of `contacts` and the other constraints with their impedance and reference acceleration,
+    /// bias forces.
+    fn velocity(&mut self, qpos: &[f64], qvel: &[f64], contacts: Vec<MjContact>) -> Result<()> {
+        let model = self.model;
+        let d = &mut self.d;
+        com::mj_com_vel(model, &mut d.data, qvel);
+        passive_forces_with(model, qpos, qvel, &mut d.qfrc_passive)?;
+        d.efc = stages::rows(model, &d.data, qpos, qvel, contacts, &self.invweight)?;
+        let mut bias = std::mem::take(&mut d.data.qfrc_bias);
+        com::mj_rne(model, &mut d.data, qvel, None, &mut bias);
+        d.data.qfrc_bias = bias;
+        Ok(())
+    }
+    // ANCHOR_END: velocity
+
+    // ANCHOR: acceleration
+    /// Acceleration stage up to the solver (`mj_fwdActuation`, `mj_fwdAcceleration`):
+    /// `qfrc_smooth` and `qacc_smooth = M^-1 qfrc_smooth` with the factor of the position stage.
+    fn acceleration(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
+        let model = self.model;
+        let d = &mut self.d;
+        d.qfrc_applied.copy_from_slice(qfrc_applied);
+        if model.actuators.is_empty() {
+            d.qfrc_actuator.fill(0.0);
+        } else {
+            let ten = tendon_kinematics(model, qpos)?;
+            d.qfrc_actuator = actuator_forces(model, &ten, qpos, qvel, &self.ctrl, &self.act)?;
+        }
+        for k in 0..model.nv {
+            d.qfrc_smooth[k] = d.qfrc_passive[k] - d.data.qfrc_bias[k] + qfrc_applied[k] + d.qfrc_actuator[k];
+        }
+        d.qacc_smooth.copy_from_slice(&d.qfrc_smooth);
+        solve_ld(
+            model.mj_layout(),
+            &d.data.qld,
+            &d.data.qld_diag_inv,
+            &mut d.qacc_smooth,
+            &mut NoCount,
+        )
+    }
+    // ANCHOR_END: acceleration
+
+    // ANCHOR: constraint
+    /// `mj_fwdConstraint`: without rows `qacc = qacc_smooth`; otherwise the solver of
+    /// [`Forward::options`] on the rows.
+    fn constraint(&mut self) -> Result<()> {
+        let model = self.model;
+        let d = &mut self.d;
+        if d.efc.nefc() == 0 {
+            d.qacc.copy_from_slice(&d.qacc_smooth);
+            d.qfrc_constraint.fill(0.0);
+            d.efc_force.clear();
+            d.efc_state.clear();
+            d.solver_niter = 0;
+            d.solver.clear();
+            return Ok(());
+        }
+        let smooth = Smooth {
+            layout: model.mj_layout(),
+            qm: &d.data.qm,
+            qld: &d.data.qld,
+            qld_diag_inv: &d.data.qld_diag_inv,
+            qfrc_smooth: &d.qfrc_smooth,
+            qacc_smooth: &d.qacc_smooth,
+        };
+        let r = stages::solve(&smooth, &d.efc, &self.options)?;
+        d.qacc = r.qacc;
+        d.efc_force = r.efc_force;
+        d.efc_state = r.efc_state;
+        d.qfrc_constraint = r.qfrc_constraint;
+        d.solver_niter = r.iterations;
+        d.solver = r.stats;
+        Ok(())
+    }
+    // ANCHOR_END: constraint
+
+    // ANCHOR: implicit_damping
+    /// The acceleration of MuJoCo's Euler step with implicit joint damping (`mj_Euler`), after a
+    /// [`Forward::forward_with`] call: `(M + h diag(damping)) a = qfrc_smooth + qfrc_constraint`,
+    /// factored in the legacy layout as `mj_factorM` factors `M`. The constraint force is the
+    /// solver's (computed with `M`, as MuJoCo does).
+    pub fn qacc_implicit_damping(&mut self, h: f64, out: &mut [f64]) -> Result<()> {
+        let model = self.model;
+        let layout: &MjLayout = model.mj_layout();
+        self.qh.copy_from_slice(&self.d.data.qm);
+        for k in 0..model.nv {
+            self.qh[layout.dof_madr[k]] += h * model.joints[model.dof_body[k]].damping;
+        }
+        factor_i_in_place(
+            layout,
+            &mut self.qh,
+            &mut self.qh_diag_inv,
+            PivotPolicy::Error,
+            &mut Vec::new(),
+            &mut NoCount,
+        )?;
+        for k in 0..model.nv {
+            out[k] = self.d.qfrc_smooth[k] + self.d.qfrc_constraint[k];
+        }
+        solve_ld(layout, &self.qh, &self.qh_diag_inv, out, &mut NoCount)
+    }
+    // ANCHOR_END: implicit_damping
+
+    // ANCHOR: inverse
+    /// MuJoCo's `mj_inverse` at `(qpos, qvel, qacc)`, after checking them: the position and
+    /// velocity stages, then the constraint force of every row at `qacc` (no solver) and
+    /// `qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint`. The smooth
+    /// quantities and rows are left in [`Forward::d`].
+    pub fn inverse(&mut self, qpos: &[f64], qvel: &[f64], qacc: &[f64]) -> Result<InverseData> {
+        let model = self.model;
+        model.check_state(qpos, qvel)?;
+        check_vector("qacc", qacc, model.nv)?;
+        let contacts = self.position(qpos)?;
+        self.velocity(qpos, qvel, contacts)?;
+        let d = &self.d;
+        let (efc_force, efc_state) = stages::constraint_forces(&d.efc, qacc, &self.options)?;
+        let mut qfrc_constraint = vec![0.0; model.nv];
+        for (i, f) in efc_force.iter().enumerate() {
+            for (c, q) in qfrc_constraint.iter_mut().enumerate() {
+                *q += d.efc.j[(i, c)] * f;
+            }
+        }
+        let mut qfrc_inverse = mul_m(model.mj_layout(), &d.data.qm, qacc);
+        for k in 0..model.nv {
+            qfrc_inverse[k] += d.data.qfrc_bias[k] - d.qfrc_passive[k] - qfrc_constraint[k];
+        }
+        Ok(InverseData {
+            qacc: qacc.to_vec(),
+            efc_force,
+            efc_state,
+            qfrc_constraint,
+            qfrc_inverse,
+        })
+    }
+    // ANCHOR_END: inverse
+}
+
+/// MuJoCo's `mj_forward` on a fresh [`Forward`] with the model's options and zero controls.
+pub fn forward(model: &Model, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<ForwardData> {
+    let mut f = Forward::new(model)?;
+    f.forward(qpos, qvel, qfrc_applied)?;
+    Ok(f.d)
+}
+
+/// MuJoCo's `mj_compareFwdInv` after a forward call: runs `mj_inverse` at the forward `qacc`
+/// and returns `[|qfrc_constraint_inverse - qfrc_constraint_forward|, |qfrc_inverse -
+/// (qfrc_applied + qfrc_actuator)|]` (Euclidean norms, MuJoCo's `fwdinv`), both zero in exact
+/// arithmetic when the solver has converged.
+pub fn fwdinv(f: &mut Forward<'_>, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<[f64; 2]> {
+    f.forward(qpos, qvel, qfrc_applied)?;
+    let fw = f.d.clone();
+    let inv = f.inverse(qpos, qvel, &fw.qacc)?;
+    let norm = |it: &mut dyn Iterator<Item = f64>| it.map(|x| x * x).sum::<f64>().sqrt();
+    let c = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_constraint[k] - fw.qfrc_constraint[k]));
+    let a = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_inverse[k] - fw.qfrc_applied[k] - fw.qfrc_actuator[k]));
+    f.d = fw;
+    Ok([c, a])
+}
+
+/// MuJoCo's `mj_mulM`: `M x` from the legacy-layout `qM`, touching only the stored entries (each
+/// off-diagonal `M(i, j)`, j an ancestor of i, acts on both `y_i` and `y_j`).
+pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64]) -> Vec<f64> {
+    let mut y = vec![0.0; layout.nv];
+    for i in 0..layout.nv {
+        let a = layout.dof_madr[i];
+        y[i] += qm[a] * x[i];
+        for t in 1..=layout.dof_depth[i] {
+            let j = layout.col[a + t];
+            y[i] += qm[a + t] * x[j];
+            y[j] += qm[a + t] * x[i];
+        }
+    }
+    y
+}
+
+/// The constrained acceleration as an [`Acceleration`] for the integrators: a full
+/// [`Forward::forward_with`] at each evaluation, then `qacc` (RK4, or Euler without damping) or
+/// the implicit-damping acceleration of `mj_Euler` (`h > 0`).
+pub struct ConstrainedAcceleration<'a, 'm> {
+    /// The pipeline.
+    pub forward: &'a mut Forward<'m>,
+    /// Applied generalized forces.
+    pub qfrc_applied: &'a [f64],
+    /// The step the joint damping is implicit over (0: the plain constrained `qacc`).
+    pub h: f64,
+}
+
+impl Acceleration for ConstrainedAcceleration<'_, '_> {
+    fn qacc(&mut self, qpos: &[f64], qvel: &[f64], qacc: &mut [f64]) -> Result<()> {
+        self.forward.forward_with(qpos, qvel, self.qfrc_applied)?;
+        let model = self.forward.model;
+        let damped = self.h > 0.0 && (1..=model.nb).any(|i| model.joints[i].damping > 0.0);
+        if damped {
+            self.forward.qacc_implicit_damping(self.h, qacc)
+        } else {
+            qacc.copy_from_slice(&self.forward.d.qacc);
+            Ok(())
+        }
+    }
+}
+
+/// Whether MuJoCo would make constraint rows for this model at some state: equality
+/// constraints, geoms that may collide, friction loss, or limited joints.
+pub fn has_constraints(model: &Model) -> bool {
+    super::integrator::check_unconstrained(model).is_err() || (1..=model.nb).any(|i| model.joints[i].limited)
+}
+
+/// Reports an iteration count that a caller asked for and a solver cannot use.
+pub fn check_solver_options(o: &SolverOptions) -> Result<()> {
+    if o.iterations == 0 {
+        return Err(Error::BadOption {
+            option: "iterations".into(),
+            why: "must be at least 1".into(),
+        });
+    }
+    if !(o.tolerance.is_finite() && o.tolerance >= 0.0) {
+        return Err(Error::BadOption {
+            option: "tolerance".into(),
+            why: format!("{} is not a finite non-negative number", o.tolerance),
+        });
+    }
+    Ok(())
+}
+
+/// The stages other modules provide: collision ([`super::collision`]), constraint rows
+/// ([`super::constraint`]) and solvers ([`super::solver`]), named as the pipeline calls them.
+mod stages {
+    pub use super::super::constraint::Invweight;
+    use super::*;
+
+    /// `mj_setConst`'s `invweight0`.
+    pub fn invweight(model: &Model) -> Result<Invweight> {
+        Invweight::new(model)
+    }
+
+    /// `mj_collision`.
+    pub fn collide(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
+        super::super::collision::collide_all(model, d)
+    }
+
+    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`.
+    pub fn rows(
+        model: &Model,
+        d: &Data,
+        qpos: &[f64],
+        qvel: &[f64],
+        contacts: Vec<MjContact>,
+        iw: &Invweight,
+    ) -> Result<Efc> {
+        super::super::constraint::make_constraint(model, d, iw, qpos, qvel, contacts)
+    }
+
+    /// `mj_fwdConstraint`'s solver.
+    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
+        super::super::solver::solve(s, efc, o)
+    }
+
+    /// `mj_invConstraint`: force and state of each row at `qacc`.
+    pub fn constraint_forces(efc: &Efc, qacc: &[f64], _o: &SolverOptions) -> Result<(Vec<f64>, Vec<EfcState>)> {
+        if efc.nefc() == 0 {
+            return Ok((vec![], vec![]));
+        }
+        let inv = super::super::solver::inverse::inv_constraint(efc, qacc)?;
+        Ok((inv.efc_force, inv.efc_state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamics::qacc_smooth;
+    use crate::model::canned;
+
+    fn state(model: &Model, seed: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let mut q = model.qpos0.as_slice().to_vec();
+        let u: Vec<f64> = (0..model.nv).map(|k| 0.7 * (k as f64 * 1.3 + seed).sin()).collect();
+        model.integrate(&mut q, &u, 1.0).unwrap();
+        let v = (0..model.nv).map(|k| 0.5 * (k as f64 * 0.9 + seed).cos()).collect();
+        let f = (0..model.nv).map(|k| 0.3 * (k as f64 * 2.1 + seed).sin()).collect();
+        (q, v, f)
+    }
+
+    /// On a tree without constraints the pipeline's qacc is the smooth acceleration, equal to
+    /// Featherstone's ABA with the same passive and applied forces.
+    #[test]
+    fn unconstrained_qacc_equals_aba() {
+        let mut damped = canned::chain(5, true);
+        for i in 1..=damped.nb {
+            damped.joints[i].damping = 0.2 * i as f64;
+            damped.joints[i].stiffness = 0.5;
+        }
+        for model in [canned::floating_base_ball_arms(), canned::binary_tree(3), damped] {
+            assert!(!has_constraints(&model));
+            let (q, v, f) = state(&model, 0.4);
+            let d = forward(&model, &q, &v, &f).unwrap();
+            let a = qacc_smooth(&model, q.as_slice(), v.as_slice(), f.as_slice()).unwrap();
+            assert_eq!(d.efc.nefc(), 0);
+            for k in 0..model.nv {
+                assert!(
+                    (d.qacc[k] - a[k]).abs() < 1e-10 * a.amax().max(1.0),
+                    "{} dof {k}: {} vs {}",
+                    model.name,
+                    d.qacc[k],
+                    a[k]
+                );
+            }
+            // inverse(forward) gives back the applied force
+            let mut fw = Forward::new(&model).unwrap();
+            let r = fwdinv(&mut fw, &q, &v, &f).unwrap();
+            let scale = f.iter().map(|x| x.abs()).fold(1.0, f64::max);
+            assert!(r[0] == 0.0 && r[1] < 1e-10 * scale, "{}: fwdinv {r:?}", model.name);
+        }
+    }
+
+    #[test]
+    fn implicit_damping_matches_the_dense_formula() {
+        let mut model = canned::floating_base_ball_arms();
+        for i in 1..=model.nb {
+            model.joints[i].damping = 0.3 + 0.1 * i as f64;
+        }
+        let (q, v, f) = state(&model, 1.1);
+        let h = 0.01;
+        let mut fw = Forward::new(&model).unwrap();
+        fw.forward(&q, &v, &f).unwrap();
+        let mut a = vec![0.0; model.nv];
+        fw.qacc_implicit_damping(h, &mut a).unwrap();
+        let mut m = crate::dynamics::crba(&model, q.as_slice()).unwrap();
+        for k in 0..model.nv {
+            m[(k, k)] += h * model.joints[model.dof_body[k]].damping;
+        }
+        let rhs = crate::dynamics::passive_forces(&model, q.as_slice(), v.as_slice()).unwrap()
+            - crate::dynamics::bias_forces(&model, q.as_slice(), v.as_slice()).unwrap()
+            + nalgebra::DVector::from_column_slice(&f);
+        let want = m.cholesky().unwrap().solve(&rhs);
+        for k in 0..model.nv {
+            assert!((a[k] - want[k]).abs() < 1e-10 * want.amax().max(1.0), "dof {k}");
+        }
+    }
+
+    /// A pyramidal contact's edge forces decode into the normal and friction forces whose
+    /// elliptic rows would carry: for `f = (f_n, f_t1, f_t2)` inside the cone, the edge forces
+    /// `f_n/4 +- f_tj/(2 mu_j)` (one valid split, each edge pair summing to `f_n/2`) decode back.
+    #[test]
+    fn contact_force_decodes_pyramidal_edges() {
+        use super::super::constraint::EfcType;
+        let model = canned::chain(1, false);
+        let mut d = ForwardData::new(&model).unwrap();
+        let mu = [0.8, 0.5];
+        let (fnorm, ft) = (10.0, [2.0, -1.5]);
+        d.efc.efc_type = vec![EfcType::ContactPyramidal; 4];
+        d.efc.contacts = vec![MjContact {
+            geom: [0, 1],
+            pos: crate::spatial::Vec3::zeros(),
+            frame: crate::spatial::Mat3::identity(),
+            dist: -1e-3,
+            dim: 3,
+            friction: [mu[0], mu[1], 0.0, 0.0, 0.0],
+            solref: [0.02, 1.0],
+            solreffriction: [0.0; 2],
+            solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            margin: 0.0,
+            gap: 0.0,
+            efc_address: Some(0),
+        }];
+        d.efc_force = (0..4)
+            .map(|r| fnorm / 4.0 + if r % 2 == 0 { 1.0 } else { -1.0 } * ft[r / 2] / (2.0 * mu[r / 2]))
+            .collect();
+        let f = contact_force(&d, 0);
+        assert!((f[0] - fnorm).abs() < 1e-12 && (f[1] - ft[0]).abs() < 1e-12 && (f[2] - ft[1]).abs() < 1e-12);
+        d.efc.efc_type = vec![EfcType::ContactElliptic; 3];
+        d.efc_force = vec![fnorm, ft[0], ft[1]];
+        assert_eq!(contact_force(&d, 0)[..3], [fnorm, ft[0], ft[1]]);
+        assert_eq!(contact_force(&d, 1), [0.0; 6]);
+    }
+
+    #[test]
+    fn bad_states_are_refused_at_the_door() {
+        let model = canned::chain(2, false);
+        let mut fw = Forward::new(&model).unwrap();
+        assert!(fw.forward(&[0.0, f64::NAN], &[0.0, 0.0], &[0.0, 0.0]).is_err());
+        assert!(fw.forward(&[0.0, 0.0], &[0.0], &[0.0, 0.0]).is_err());
+        assert!(fw.forward(&[0.0, 0.0], &[0.0, 0.0], &[0.0, f64::INFINITY]).is_err());
+        assert!(fw.inverse(&[0.0, 0.0], &[0.0, 0.0], &[0.0]).is_err());
+    }
+}
