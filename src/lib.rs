@@ -74,6 +74,7 @@
 //! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
 //! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
 //! | Solvers (`solvers.md`) | [`mujoco::solver`] | `mujoco_solvers` | `exercises_solver`, `solver` |
+//! | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `constrained_forward` | `exercises_forward`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
 //! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises_integrators`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
 //! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises_spook_sparse`, `spook_sparse` |
