@@ -226,7 +226,7 @@ fn thesis_pendulum_stays_on_its_constraint_with_bounded_energy() {
 fn unstabilized_pendulum_keeps_its_energy_envelope() {
     // tau = 0: no dissipation, the envelope stays put (to 1 mJ over 100 s). With epsilon = 1e-6
     // (k = 1e6): a much stiffer unstabilized constraint (1e-8) diverges once it leaves the
-    // constraint, as the source notes report.
+    // constraint, as Lacoursière's thesis reports.
     let h = scenes::PENDULUM_H;
     let mut sys = scenes::pendulum(1e-6, 0.0);
     let tr = trajectory(&mut sys, h, 6000, SpookSolver::Schur);

@@ -1,5 +1,5 @@
 //! Figures and report of the chapter "Integrators and the simulation loop" (MuJoCo's `mj_Euler`,
-//! `mj_implicit`, `mj_RungeKutta`, `mjd_transitionFD`; source note 001).
+//! `mj_implicit`, `mj_RungeKutta`, `mjd_transitionFD`; MuJoCo's Computation chapter).
 //!
 //! - `integrators_energy.svg`: the total energy of an undamped five-link spatial chain over 5 s
 //!   with each of the four integrators at h = 2 ms, relative to its start.

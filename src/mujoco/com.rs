@@ -1,5 +1,5 @@
 //! MuJoCo's com-based smooth dynamics: `mj_kinematics`, `mj_comPos`, `mj_comVel`, `mj_crb` and
-//! `mj_rne` (MuJoCo's `engine_core_smooth.c`; the source note 003 on `mj_comPos`). Book chapter:
+//! `mj_rne` (MuJoCo's `engine_core_smooth.c`; Todorov 2014 and MuJoCo's Computation chapter). Book chapter:
 //! "MuJoCo's com-based quantities".
 //!
 //! Every spatial quantity of a kinematic tree is expressed in one frame: world-aligned axes with

@@ -1,5 +1,5 @@
 //! MuJoCo's compact storage of the joint-space inertia and its in-place factorization
-//! (`mj_factorI`, `mj_solveLD`), in the legacy layout that the source notes describe and in the
+//! (`mj_factorI`, `mj_solveLD`), in the legacy layout (MuJoCo's `qM` up to 3.10, `dof_Madr`) and in the
 //! CSR layout of MuJoCo 4.0.
 
 use super::{ancestors, check_parent, depths, Counter};
@@ -170,7 +170,7 @@ pub use crate::model::constants::MJ_MINVAL;
 
 // ANCHOR: factor_i
 /// MuJoCo's `mj_factorI`: `M = L^T D L` in place on the legacy layout, from the last dof to the
-/// first. Step k updates the three regions of source note 000:
+/// first. Step k updates three regions (the chapter's figure of step k):
 /// 1. the pivot `M(k,k)`, already equal to `D_k` (every descendant of k has been subtracted);
 ///    its reciprocal `1/D_k` is computed once and kept in `qld_diag_inv[k]`;
 /// 2. row k left of the diagonal: for each ancestor i of k (slot `ak + t`, column `col[ak + t]`),

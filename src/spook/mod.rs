@@ -18,7 +18,7 @@
 //!
 //! Conventions. State per body: `qpos = [x (3), rho (4, w x y z)]`, `qvel = [nu (3), omega (3)]`,
 //! all in world coordinates, `x` the centre of mass. `Upsilon` is the **thesis's**
-//! `1 / (1 + 4 tau / h)`; the source notes write `Upsilon = 1 + 4 tau / h` and divide by it.
+//! `1 / (1 + 4 tau / h)`; some course notes write `Upsilon = 1 + 4 tau / h` and divide by it.
 
 mod body;
 mod constraint;
