@@ -557,7 +557,8 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
         &mut OpCount::default(),
     )?;
     // energy: potential from the body centres of mass, kinetic 1/2 v' M v from qM
-    let mv = mul_m(layout, &d.qm, v);
+    let mut mv = vec![0.0; nv];
+    crate::mujoco::solver::mul_m(layout, &d.qm, v, &mut mv);
     let kinetic = 0.5 * (0..nv).map(|k| v[k] * mv[k]).sum::<f64>();
     let mut potential = 0.0;
     for i in 1..=model.nb {
@@ -624,24 +625,6 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     })
 }
 // ANCHOR_END: pipeline
-
-/// MuJoCo's `mj_mulM`: `M x` from the legacy-layout `qM`, touching only the stored entries (each
-/// off-diagonal `M(i, j)`, j an ancestor of i, acts on both `y_i` and `y_j`).
-fn mul_m(layout: &crate::sparse::MjLayout, qm: &[f64], x: &[f64]) -> Vec<f64> {
-    let mut y = vec![0.0; layout.nv];
-    for i in 0..layout.nv {
-        let a = layout.dof_madr[i];
-        y[i] += qm[a] * x[i];
-        let mut j = layout.dof_parentid[i];
-        for &m in &qm[a + 1..a + 1 + layout.dof_depth[i]] {
-            let Some(jj) = j else { break };
-            y[i] += m * x[jj];
-            y[jj] += m * x[i];
-            j = layout.dof_parentid[jj];
-        }
-    }
-    y
-}
 
 impl Inspection {
     /// A short human-readable summary (what `mbd inspect` prints without `--json`).

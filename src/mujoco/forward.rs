@@ -26,13 +26,12 @@
 
 use super::collision::MjContact;
 use super::constraint::{Efc, EfcState};
-use super::solver::{Smooth, SolverOptions, SolverResult, SolverStat};
+use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{actuator_forces, passive_forces_with, tendon_kinematics};
 use crate::error::{check_vector, Error, Result};
-use crate::integrate::Acceleration;
 use crate::model::{DynType, Model};
-use crate::sparse::{factor_i_in_place, solve_ld, MjLayout, NoCount, PivotPolicy};
+use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 
 /// Everything `mj_forward` leaves in `mjData` beyond the smooth quantities of [`Data`], with
 /// MuJoCo's names.
@@ -167,9 +166,6 @@ pub struct Forward<'m> {
     pub act: Vec<f64>,
     /// The outputs of the last call.
     pub d: ForwardData,
-    /// Scratch of [`Forward::qacc_implicit_damping`]: `M + h diag(damping)` and its factor.
-    qh: Vec<f64>,
-    qh_diag_inv: Vec<f64>,
 }
 
 impl<'m> Forward<'m> {
@@ -184,8 +180,6 @@ impl<'m> Forward<'m> {
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
             d: ForwardData::new(model)?,
-            qh: vec![0.0; model.mj_layout().nm],
-            qh_diag_inv: vec![0.0; model.nv],
         })
     }
 
@@ -329,33 +323,6 @@ impl<'m> Forward<'m> {
     }
     // ANCHOR_END: constraint
 
-    // ANCHOR: implicit_damping
-    /// The acceleration of MuJoCo's Euler step with implicit joint damping (`mj_Euler`), after a
-    /// [`Forward::forward_with`] call: `(M + h diag(damping)) a = qfrc_smooth + qfrc_constraint`,
-    /// factored in the legacy layout as `mj_factorM` factors `M`. The constraint force is the
-    /// solver's (computed with `M`, as MuJoCo does).
-    pub fn qacc_implicit_damping(&mut self, h: f64, out: &mut [f64]) -> Result<()> {
-        let model = self.model;
-        let layout: &MjLayout = model.mj_layout();
-        self.qh.copy_from_slice(&self.d.data.qm);
-        for k in 0..model.nv {
-            self.qh[layout.dof_madr[k]] += h * model.joints[model.dof_body[k]].damping;
-        }
-        factor_i_in_place(
-            layout,
-            &mut self.qh,
-            &mut self.qh_diag_inv,
-            PivotPolicy::Error,
-            &mut Vec::new(),
-            &mut NoCount,
-        )?;
-        for k in 0..model.nv {
-            out[k] = self.d.qfrc_smooth[k] + self.d.qfrc_constraint[k];
-        }
-        solve_ld(layout, &self.qh, &self.qh_diag_inv, out, &mut NoCount)
-    }
-    // ANCHOR_END: implicit_damping
-
     // ANCHOR: inverse
     /// MuJoCo's `mj_inverse` at `(qpos, qvel, qacc)`, after checking them: the position and
     /// velocity stages, then the constraint force of every row at `qacc` (no solver) and
@@ -375,7 +342,8 @@ impl<'m> Forward<'m> {
                 *q += d.efc.j[(i, c)] * f;
             }
         }
-        let mut qfrc_inverse = mul_m(model.mj_layout(), &d.data.qm, qacc);
+        let mut qfrc_inverse = vec![0.0; model.nv];
+        mul_m(model.mj_layout(), &d.data.qm, qacc, &mut qfrc_inverse);
         for k in 0..model.nv {
             qfrc_inverse[k] += d.data.qfrc_bias[k] - d.qfrc_passive[k] - qfrc_constraint[k];
         }
@@ -410,48 +378,6 @@ pub fn fwdinv(f: &mut Forward<'_>, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f
     let a = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_inverse[k] - fw.qfrc_applied[k] - fw.qfrc_actuator[k]));
     f.d = fw;
     Ok([c, a])
-}
-
-/// MuJoCo's `mj_mulM`: `M x` from the legacy-layout `qM`, touching only the stored entries (each
-/// off-diagonal `M(i, j)`, j an ancestor of i, acts on both `y_i` and `y_j`).
-pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64]) -> Vec<f64> {
-    let mut y = vec![0.0; layout.nv];
-    for i in 0..layout.nv {
-        let a = layout.dof_madr[i];
-        y[i] += qm[a] * x[i];
-        for t in 1..=layout.dof_depth[i] {
-            let j = layout.col[a + t];
-            y[i] += qm[a + t] * x[j];
-            y[j] += qm[a + t] * x[i];
-        }
-    }
-    y
-}
-
-/// The constrained acceleration as an [`Acceleration`] for the integrators: a full
-/// [`Forward::forward_with`] at each evaluation, then `qacc` (RK4, or Euler without damping) or
-/// the implicit-damping acceleration of `mj_Euler` (`h > 0`).
-pub struct ConstrainedAcceleration<'a, 'm> {
-    /// The pipeline.
-    pub forward: &'a mut Forward<'m>,
-    /// Applied generalized forces.
-    pub qfrc_applied: &'a [f64],
-    /// The step the joint damping is implicit over (0: the plain constrained `qacc`).
-    pub h: f64,
-}
-
-impl Acceleration for ConstrainedAcceleration<'_, '_> {
-    fn qacc(&mut self, qpos: &[f64], qvel: &[f64], qacc: &mut [f64]) -> Result<()> {
-        self.forward.forward_with(qpos, qvel, self.qfrc_applied)?;
-        let model = self.forward.model;
-        let damped = self.h > 0.0 && (1..=model.nb).any(|i| model.joints[i].damping > 0.0);
-        if damped {
-            self.forward.qacc_implicit_damping(self.h, qacc)
-        } else {
-            qacc.copy_from_slice(&self.forward.d.qacc);
-            Ok(())
-        }
-    }
 }
 
 /// Whether MuJoCo would make constraint rows for this model at some state: equality
@@ -564,31 +490,6 @@ mod tests {
             let r = fwdinv(&mut fw, &q, &v, &f).unwrap();
             let scale = f.iter().map(|x| x.abs()).fold(1.0, f64::max);
             assert!(r[0] == 0.0 && r[1] < 1e-10 * scale, "{}: fwdinv {r:?}", model.name);
-        }
-    }
-
-    #[test]
-    fn implicit_damping_matches_the_dense_formula() {
-        let mut model = canned::floating_base_ball_arms();
-        for i in 1..=model.nb {
-            model.joints[i].damping = 0.3 + 0.1 * i as f64;
-        }
-        let (q, v, f) = state(&model, 1.1);
-        let h = 0.01;
-        let mut fw = Forward::new(&model).unwrap();
-        fw.forward(&q, &v, &f).unwrap();
-        let mut a = vec![0.0; model.nv];
-        fw.qacc_implicit_damping(h, &mut a).unwrap();
-        let mut m = crate::dynamics::crba(&model, q.as_slice()).unwrap();
-        for k in 0..model.nv {
-            m[(k, k)] += h * model.joints[model.dof_body[k]].damping;
-        }
-        let rhs = crate::dynamics::passive_forces(&model, q.as_slice(), v.as_slice()).unwrap()
-            - crate::dynamics::bias_forces(&model, q.as_slice(), v.as_slice()).unwrap()
-            + nalgebra::DVector::from_column_slice(&f);
-        let want = m.cholesky().unwrap().solve(&rhs);
-        for k in 0..model.nv {
-            assert!((a[k] - want[k]).abs() < 1e-10 * want.amax().max(1.0), "dof {k}");
         }
     }
 
