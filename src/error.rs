@@ -156,6 +156,10 @@ pub enum Error {
     /// An operating-system input/output error (reading or writing a file or stream).
     #[error("{0}")]
     InputOutput(String),
+    /// A convex hull (of a mesh) cannot be built: fewer than 4 points, or all of them on a line
+    /// or in a plane (a flat mesh has no volume).
+    #[error("degenerate convex hull: {why}")]
+    DegenerateHull { why: String },
 }
 
 impl From<std::io::Error> for Error {

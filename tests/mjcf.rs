@@ -295,6 +295,8 @@ fn check_model(rel: &str, r: &Value) {
             GeomType::Cylinder => 5,
             GeomType::Ellipsoid => 4,
             GeomType::Box => 6,
+            GeomType::HField(_) => 1,
+            GeomType::Mesh(_) => 7,
         })
         .collect();
     assert_eq!(gtype, ints(&r["geom_type"]), "{}", w("geom_type"));

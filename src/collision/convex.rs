@@ -27,12 +27,13 @@
 
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;
+use crate::model::mesh::ConvexHull;
 use crate::model::GeomType;
-use crate::spatial::{quat_from_axis_angle, quat_to_mat, Mat3, Vec3};
+use crate::spatial::{Mat3, Vec3};
 
 /// A convex primitive in its geom frame (MuJoCo's sizes), as the convex collider sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Shape {
+pub enum Shape<'a> {
     /// A point (a sphere's core).
     Point,
     /// A segment of half-length `h` along z (a capsule's core).
@@ -47,13 +48,19 @@ pub enum Shape {
     Cylinder(f64, f64),
     /// Box of half-sizes `s`.
     Box(Vec3),
+    /// The convex hull of a mesh, in the geom frame.
+    Hull(&'a ConvexHull),
+    /// A triangular prism of a height field: three bottom vertices, then the three top ones
+    /// above them (`mjc_prism_support`).
+    Prism([Vec3; 6]),
 }
 
-impl Shape {
-    /// The shape of a geom of type `t` and MuJoCo `size` (`None` for a plane).
-    pub fn of(t: GeomType, size: &[f64; 3]) -> Option<Shape> {
+impl<'a> Shape<'a> {
+    /// The shape of a geom of type `t` and MuJoCo `size` (`None` for a plane, a height field,
+    /// and a mesh: see [`Shape::of_mesh`]).
+    pub fn of(t: GeomType, size: &[f64; 3]) -> Option<Shape<'static>> {
         Some(match t {
-            GeomType::Plane => return None,
+            GeomType::Plane | GeomType::HField(_) | GeomType::Mesh(_) => return None,
             GeomType::Sphere => Shape::Sphere(size[0]),
             GeomType::Capsule => Shape::Capsule(size[0], size[1]),
             GeomType::Cylinder => Shape::Cylinder(size[0], size[1]),
@@ -72,27 +79,38 @@ impl Shape {
             Shape::Ellipsoid(s) => s.max(),
             Shape::Cylinder(r, h) => (r * r + h * h).sqrt(),
             Shape::Box(s) => s.norm(),
+            Shape::Hull(h) => h.rbound(),
+            Shape::Prism(p) => p.iter().map(|v| v.norm()).fold(0.0, f64::max),
+        }
+    }
+
+    /// The shape of a geom of type `t`, looking a mesh's hull up in `meshes`.
+    pub fn of_mesh(t: GeomType, size: &[f64; 3], meshes: &'a [crate::model::mesh::Mesh]) -> Option<Shape<'a>> {
+        match t {
+            GeomType::Mesh(k) => meshes.get(k).map(|m| Shape::Hull(&m.hull)),
+            _ => Shape::of(t, size),
         }
     }
 }
 
 /// A shape at a world pose.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ConvexShape {
+pub struct ConvexShape<'a> {
     /// The shape.
-    pub shape: Shape,
+    pub shape: Shape<'a>,
     /// Its world pose.
     pub pose: GeomPose,
 }
 
-impl ConvexShape {
+impl ConvexShape<'_> {
     // ANCHOR: support
     /// The support point: the point of the shape farthest along `dir` (world), MuJoCo's
     /// `mjc_*Support`. `dir` need not be unit. In the geom frame, with `d` the local direction:
     /// sphere `r d/|d|`; capsule the sphere plus `+-h` on z by the sign of `d_z`; ellipsoid
     /// `S u / |u|` with `u = S d`, `S = diag(s)` (the unit sphere's support mapped by S);
     /// cylinder the rim point `r (d_x, d_y)/|(d_x, d_y)|` at height `+-h`; box the corner
-    /// `sign(d) s`.
+    /// `sign(d) s`; a hull its vertex of largest `v . d` (`mjc_meshSupport`, or hill climbing on
+    /// the hull graph for large hulls, `mjc_hillclimbSupport`).
     pub fn support(&self, dir: &Vec3) -> Vec3 {
         let r = &self.pose.rot;
         let d = r.transpose() * dir;
@@ -128,6 +146,18 @@ impl ConvexShape {
                 Vec3::new(scl * d.x, scl * d.y, sgn(d.z) * h)
             }
             Shape::Box(s) => Vec3::new(sgn(d.x) * s.x, sgn(d.y) * s.y, sgn(d.z) * s.z),
+            Shape::Hull(h) => h.vertices[h.support_index(&d)],
+            Shape::Prism(p) => {
+                // the top or bottom triangle by the sign of d_z, then its farthest vertex
+                let k0 = if d.z < 0.0 { 0 } else { 3 };
+                let mut best = p[k0];
+                for v in &p[k0 + 1..k0 + 3] {
+                    if v.dot(&d) > best.dot(&d) {
+                        best = *v;
+                    }
+                }
+                best
+            }
         };
         r * local + self.pose.pos
     }
@@ -532,41 +562,20 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 // ANCHOR_END: penetration
 
 // ANCHOR: multiccd
-/// The contacts of two convex shapes (`mjc_Convex`): [`convex_contact`], then, when neither is a
-/// sphere or an ellipsoid, MuJoCo's perturbation search for up to 4 more points: both shapes are
-/// rotated about the first contact point by `+-1e-3` rad about each tangent (A by `R`, B by
-/// `R^T`) and collided again; a new point farther than `1e-3 min(rbound_A, rbound_B)` from all
-/// earlier ones is kept with the first contact's `dist`.
+/// The contacts of two convex shapes (`mjc_Convex`): [`convex_contact`], then MuJoCo 4.0's
+/// multi-contact: when the shapes penetrate (EPA's case) and meet face to face (or edge to
+/// face) near the first contact's normal, the contact patch is found by clipping one face against the other
+/// ([`super::multicontact::patch`]) and its points replace the single contact.
 pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
     let Some(first) = convex_contact(sa, sb, margin) else {
         return;
     };
     let start = out.len();
-    out.push(first);
-    let round = |s: &Shape| matches!(s, Shape::Sphere(_) | Shape::Ellipsoid(_) | Shape::Point);
-    if round(&sa.shape) || round(&sb.shape) {
-        return;
+    if first.dist < 0.0 {
+        super::multicontact::patch(sa, sb, &first.normal(), margin, out);
     }
-    let tol = 1e-3 * sa.shape.rbound().min(sb.shape.rbound());
-    for k in 1..3 {
-        let axis = first.frame.row(k).transpose();
-        for angle in [-1e-3, 1e-3] {
-            let rot = quat_to_mat(&quat_from_axis_angle(&axis, angle));
-            let turn = |s: &ConvexShape, r: &Mat3| ConvexShape {
-                shape: s.shape,
-                pose: GeomPose {
-                    rot: r * s.pose.rot,
-                    pos: s.pose.pos - (r * (first.pos - s.pose.pos) - (first.pos - s.pose.pos)),
-                },
-            };
-            let (a, b) = (turn(sa, &rot), turn(sb, &rot.transpose()));
-            if let Some(mut c) = convex_contact(&a, &b, margin) {
-                if out[start..].iter().all(|o| (o.pos - c.pos).norm() > tol) {
-                    c.dist = first.dist;
-                    out.push(c);
-                }
-            }
-        }
+    if out.len() == start {
+        out.push(first);
     }
 }
 // ANCHOR_END: multiccd

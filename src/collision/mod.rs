@@ -29,6 +29,8 @@
 pub mod boxes;
 pub mod convex;
 pub mod frame;
+pub mod hfield;
+pub mod multicontact;
 pub mod primitives;
 
 pub use frame::{frame_from_normal, make_frame};
@@ -69,11 +71,13 @@ impl Contact {
     }
 }
 
-/// MuJoCo's number of a geom type (`mjtGeom`: plane 0, sphere 2, capsule 3, ellipsoid 4,
-/// cylinder 5, box 6). MuJoCo collides a pair with the lower number first.
+/// MuJoCo's number of a geom type (`mjtGeom`: plane 0, height field 1, sphere 2, capsule 3,
+/// ellipsoid 4, cylinder 5, box 6, mesh 7). MuJoCo collides a pair with the lower number first.
 pub fn mj_type(t: GeomType) -> u8 {
     match t {
         GeomType::Plane => 0,
+        GeomType::HField(_) => 1,
+        GeomType::Mesh(_) => 7,
         GeomType::Sphere => 2,
         GeomType::Capsule => 3,
         GeomType::Ellipsoid => 4,
@@ -82,9 +86,11 @@ pub fn mj_type(t: GeomType) -> u8 {
     }
 }
 
-/// True when [`collide`] has a collision function for the pair (every pair but plane-plane).
+/// True when [`collide`] has a collision function for the pair (every pair but plane-plane,
+/// plane - height field and height field - height field, as MuJoCo).
 pub fn supported(t1: GeomType, t2: GeomType) -> bool {
-    !(t1 == GeomType::Plane && t2 == GeomType::Plane)
+    let flat = |t: GeomType| matches!(t, GeomType::Plane | GeomType::HField(_));
+    !(flat(t1) && flat(t2))
 }
 
 /// The largest number of contacts [`collide`] returns for the pair (MuJoCo's `mj_maxContact`
@@ -93,15 +99,38 @@ pub fn max_contacts(t1: GeomType, t2: GeomType) -> usize {
     use GeomType::*;
     let (a, b) = if mj_type(t1) <= mj_type(t2) { (t1, t2) } else { (t2, t1) };
     match (a, b) {
-        (Plane, Plane) => 0,
+        (Plane | HField(_), Plane | HField(_)) => 0,
+        (HField(_), _) => hfield::MAX_CONTACTS,
+        (Plane, Mesh(_)) => 4,
+        (_, Mesh(_)) if matches!(a, Sphere | Ellipsoid) => 1,
+        (_, Mesh(_)) => 4,
         (Sphere | Ellipsoid, _) | (_, Sphere | Ellipsoid) => 1,
         (Box, Box) => 8,
         (Capsule, Capsule) => 2,
         (Capsule, Box) => 2,
         (Plane, Capsule) => 2,
         (Plane, Cylinder | Box) => 4,
-        _ => 5,
+        _ => 4,
     }
+}
+
+/// The assets a mesh or height-field geom points to (MuJoCo's `mesh_*`, `hfield_*`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Assets<'a> {
+    /// Meshes, indexed by [`GeomType::Mesh`].
+    pub meshes: &'a [crate::model::mesh::Mesh],
+    /// Height fields, indexed by [`GeomType::HField`].
+    pub hfields: &'a [crate::model::mesh::HField],
+}
+
+/// [`collide_with`] for geoms that are not meshes or height fields (those add nothing here).
+pub fn collide(
+    g1: (GeomType, &[f64; 3], &GeomPose),
+    g2: (GeomType, &[f64; 3], &GeomPose),
+    margin: f64,
+    out: &mut Vec<Contact>,
+) {
+    collide_with(&Assets::default(), g1, g2, margin, out)
 }
 
 // ANCHOR: collide
@@ -111,9 +140,10 @@ pub fn max_contacts(t1: GeomType, t2: GeomType) -> usize {
 /// puts the second geom first, the pair is collided swapped and each normal flipped (and its
 /// frame rebuilt). Plane-plane adds nothing.
 ///
-/// Sizes are assumed valid (positive where the type uses them); `crate::mujoco::collision`
-/// checks them at its door.
-pub fn collide(
+/// Meshes and height fields are looked up in `assets`. Sizes and asset indices are assumed
+/// valid (positive where the type uses them); `crate::mujoco::collision` checks them at its door.
+pub fn collide_with(
+    assets: &Assets,
     g1: (GeomType, &[f64; 3], &GeomPose),
     g2: (GeomType, &[f64; 3], &GeomPose),
     margin: f64,
@@ -121,7 +151,7 @@ pub fn collide(
 ) {
     if mj_type(g1.0) > mj_type(g2.0) {
         let start = out.len();
-        collide(g2, g1, margin, out);
+        collide_with(assets, g2, g1, margin, out);
         for c in &mut out[start..] {
             c.frame = frame_from_normal(&-c.normal());
         }
@@ -132,7 +162,17 @@ pub fn collide(
     let (t2, s2, p2) = g2;
     let v = |s: &[f64; 3]| Vec3::new(s[0], s[1], s[2]);
     match (t1, t2) {
-        (Plane, Plane) => {}
+        (Plane | HField(_), Plane | HField(_)) => {}
+        (HField(k), _) => {
+            if let (Some(h), Some(b)) = (assets.hfields.get(k), Shape::of_mesh(t2, s2, assets.meshes)) {
+                hfield::hfield_convex(h, p1, &ConvexShape { shape: b, pose: *p2 }, margin, out);
+            }
+        }
+        (Plane, Mesh(_)) => {
+            if let Some(b) = Shape::of_mesh(t2, s2, assets.meshes) {
+                convex::plane_convex(p1, &ConvexShape { shape: b, pose: *p2 }, margin, out);
+            }
+        }
         (Plane, Sphere) => primitives::plane_sphere(p1, p2, s2[0], margin, out),
         (Plane, Capsule) => primitives::plane_capsule(p1, p2, s2[0], s2[1], margin, out),
         (Plane, Cylinder) => primitives::plane_cylinder(p1, p2, s2[0], s2[1], margin, out),
@@ -155,7 +195,10 @@ pub fn collide(
         (Box, Box) => boxes::box_box(p1, &v(s1), p2, &v(s2), margin, out),
         _ => {
             // both are solids here (planes were handled above)
-            if let (Some(a), Some(b)) = (Shape::of(t1, s1), Shape::of(t2, s2)) {
+            if let (Some(a), Some(b)) = (
+                Shape::of_mesh(t1, s1, assets.meshes),
+                Shape::of_mesh(t2, s2, assets.meshes),
+            ) {
                 convex::convex_contacts(
                     &ConvexShape { shape: a, pose: *p1 },
                     &ConvexShape { shape: b, pose: *p2 },

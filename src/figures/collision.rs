@@ -47,7 +47,7 @@ pub fn outline(t: GeomType, s: &[f64; 3], p: &GeomPose) -> Vec<(f64, f64)> {
     let mut out = vec![];
     let pi = std::f64::consts::PI;
     match t {
-        GeomType::Plane => {
+        GeomType::Plane | GeomType::HField(_) | GeomType::Mesh(_) => {
             out.push(map(-1.0, 0.0));
             out.push(map(1.0, 0.0));
         }
@@ -198,7 +198,7 @@ fn pairs_figure(path: &Path) -> Result<()> {
 }
 
 /// The GJK example: an ellipsoid and a capsule in the page plane, separated.
-pub fn gjk_example() -> (ConvexShape, ConvexShape) {
+pub fn gjk_example() -> (ConvexShape<'static>, ConvexShape<'static>) {
     (
         ConvexShape {
             shape: Shape::Ellipsoid(Vec3::new(0.5, 0.3, 0.25)),

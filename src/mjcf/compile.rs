@@ -121,7 +121,8 @@ pub(crate) fn geom_volume(gtype: GeomType, s: &[f64; 3]) -> f64 {
         GeomType::Cylinder => PI * s[0] * s[0] * 2.0 * s[1],
         GeomType::Box => 8.0 * s[0] * s[1] * s[2],
         GeomType::Ellipsoid => 4.0 * PI * s[0] * s[1] * s[2] / 3.0,
-        GeomType::Plane => 0.0,
+        // meshes carry their volume in the asset (the reader uses it); height fields none
+        GeomType::Plane | GeomType::HField(_) | GeomType::Mesh(_) => 0.0,
     }
 }
 
@@ -154,7 +155,7 @@ pub(crate) fn geom_inertia(gtype: GeomType, s: &[f64; 3], mass: f64) -> [f64; 3]
             mass * (s[0] * s[0] + s[2] * s[2]) / 5.0,
             mass * (s[0] * s[0] + s[1] * s[1]) / 5.0,
         ],
-        GeomType::Plane => [0.0; 3],
+        GeomType::Plane | GeomType::HField(_) | GeomType::Mesh(_) => [0.0; 3],
     }
 }
 

@@ -108,6 +108,7 @@
 //! explicit stack or the parent-before-child order, so a chain of 100,000 nested bodies loads
 //! like a flat tree of 100,000 bodies (`tests/mjcf.rs`, `benches/mjcf.rs`).
 
+mod assets;
 mod attrs;
 mod compile;
 mod defaults;

@@ -41,7 +41,7 @@ pub(crate) const JOINT_ATTRS: [&str; 16] = [
     "frictionloss",
     "stiffness",
 ];
-pub(crate) const GEOM_ATTRS: [&str; 24] = [
+pub(crate) const GEOM_ATTRS: [&str; 26] = [
     "type",
     "solref",
     "solimp",
@@ -66,6 +66,8 @@ pub(crate) const GEOM_ATTRS: [&str; 24] = [
     "mass",
     "density",
     "group",
+    "mesh",
+    "hfield",
 ];
 /// Attributes that only change how a model looks (or carry user data); skipped with a warning.
 pub(crate) const COSMETIC: [&str; 3] = ["rgba", "material", "user"];
@@ -137,8 +139,6 @@ pub(crate) struct BodySpec {
     pub mass: MassProps,
     /// True if neither this body nor any ancestor has a joint (MuJoCo's "weldid == 0").
     pub static_: bool,
-    /// Whether the body has an `<inertial>` element.
-    pub has_inertial: bool,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -173,6 +173,10 @@ pub(crate) struct Reader<'d> {
     pub sites: Vec<(usize, String, Vec3, [f64; 4])>,
     pub site_index: HashMap<String, usize>,
     pub tendon_index: HashMap<String, usize>,
+    /// Meshes and height fields of `<asset>`.
+    pub assets: super::assets::AssetSet,
+    /// `<compiler meshdir>`.
+    pub meshdir: Option<String>,
 }
 
 impl<'d> Reader<'d> {
@@ -192,6 +196,8 @@ impl<'d> Reader<'d> {
             sites: Vec::new(),
             site_index: HashMap::new(),
             tendon_index: HashMap::new(),
+            assets: Default::default(),
+            meshdir: None,
         }
     }
 
@@ -333,8 +339,9 @@ impl<'d> Reader<'d> {
             let child = &doc.elems[c];
             match child.tag.as_str() {
                 "compiler" => self.read_compiler(child)?,
-                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
-                "visual" | "asset" | "statistic" => {
+                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe"
+                | "asset" => {}
+                "visual" | "statistic" => {
                     self.check_skipped(child)?;
                     self.skip_element(child, "visualisation only")
                 }
@@ -359,6 +366,17 @@ impl<'d> Reader<'d> {
             }
         }
 
+        let model_dir = std::path::Path::new(&doc.files[0])
+            .parent()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
+        self.assets = super::assets::read_assets(
+            &doc.files,
+            &self.sections("asset"),
+            &doc.elems,
+            &model_dir,
+            self.meshdir.as_deref(),
+        )?;
         self.read_defaults()?;
         for child in self.sections("option") {
             self.read_option(child)?;
@@ -375,7 +393,6 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_: true,
-            has_inertial: false,
         });
         self.body_index.insert("world".into(), 0);
         for child in self.sections("worldbody") {
@@ -422,7 +439,8 @@ impl<'d> Reader<'d> {
     fn read_compiler(&mut self, e: &'d Elem) -> Result<()> {
         check_leaf(self.doc, e)?;
         let a = Attrs::direct(&self.doc.files, e);
-        for k in ["meshdir", "texturedir", "assetdir", "strippath", "usethread"] {
+        self.meshdir = a.string("meshdir").or(a.string("assetdir"));
+        for k in ["texturedir", "strippath", "usethread"] {
             if a.has(k) {
                 self.warn(
                     format!("attr compiler.{k}"),
@@ -877,7 +895,6 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_,
-            has_inertial: e.children.iter().any(|&c| doc.elems[c].tag == "inertial"),
         });
         Ok((idx, childclass))
     }
@@ -993,10 +1010,6 @@ impl<'d> Reader<'d> {
             file: e.file,
             line: a.line,
         })
-    }
-
-    fn body_has_inertial(&self, body: usize) -> bool {
-        self.bodies[body].has_inertial
     }
 
     /// Joint and geom names must be unique (MuJoCo: "repeated name").
@@ -1123,30 +1136,29 @@ impl<'d> Reader<'d> {
             "box" => GeomType::Box,
             "ellipsoid" => GeomType::Ellipsoid,
             "hfield" | "mesh" => {
-                let b = &self.bodies[body];
-                let inertia_needed = !b.static_
-                    && a.real("mass")? != Some(0.0)
-                    && match self.compiler.inertia_from_geom {
-                        InertiaFromGeom::True => true,
-                        InertiaFromGeom::Auto => !self.body_has_inertial(body),
-                        InertiaFromGeom::False => false,
-                    };
-                if inertia_needed {
-                    return Err(a.err_key(
-                        "type",
-                        format!(
-                            "{tname} geom in moving body '{}' whose inertia comes from its geoms: {tname} volume and inertia are not implemented",
-                            esc(&b.name)
-                        ),
+                let aname = a
+                    .string(tname)
+                    .ok_or_else(|| a.err(format!("a {tname} geom needs the {tname} attribute naming its asset")))?;
+                let index = if tname == "mesh" {
+                    &self.assets.mesh_index
+                } else {
+                    &self.assets.hfield_index
+                };
+                let Some(&k) = index.get(&aname) else {
+                    return Err(a.err_attr(
+                        tname,
+                        a.last(tname).unwrap(),
+                        format!("unknown {tname} '{}'", esc(&aname)),
                     ));
+                };
+                if tname == "mesh" {
+                    GeomType::Mesh(k)
+                } else {
+                    if !self.bodies[body].static_ {
+                        return Err(a.err("a height field is only allowed in static bodies (MuJoCo's rule)"));
+                    }
+                    GeomType::HField(k)
                 }
-                self.warn(
-                    format!("geom {tname}"),
-                    e.file,
-                    e.line,
-                    format!("<geom type=\"{tname}\"> skipped: {tname} geoms carry no mass here and collisions are not computed yet"),
-                );
-                return Ok(None);
             }
             other => {
                 return Err(a.err_attr(
@@ -1189,7 +1201,7 @@ impl<'d> Reader<'d> {
         }
         // size checks (MuJoCo's checksize)
         let needed = match gtype {
-            GeomType::Plane => 0,
+            GeomType::Plane | GeomType::Mesh(_) | GeomType::HField(_) => 0,
             GeomType::Sphere => 1,
             GeomType::Capsule | GeomType::Cylinder => 2,
             GeomType::Box | GeomType::Ellipsoid => 3,
@@ -1222,14 +1234,26 @@ impl<'d> Reader<'d> {
         if density < 0.0 {
             return Err(a.err_attr("density", a.last("density").unwrap(), "density cannot be negative"));
         }
-        let volume = geom_volume(gtype, &size);
+        // a mesh geom's frame is its mesh's (principal) frame placed by the geom's pos/quat
+        let mesh = match gtype {
+            GeomType::Mesh(k) => Some(&self.assets.meshes[k]),
+            _ => None,
+        };
+        if let Some(m) = mesh {
+            pos += quat_to_mat(&quat) * m.pos;
+            quat = crate::spatial::quat_mul(&quat, &m.quat);
+        }
+        let volume = mesh.map_or_else(|| geom_volume(gtype, &size), |m| m.volume);
         let mass = match a.real("mass")? {
             Some(m) if m < 0.0 => return Err(a.err_attr("mass", a.last("mass").unwrap(), "mass cannot be negative")),
             Some(m) if m == 0.0 || volume <= mjMINVAL => 0.0,
             Some(m) => m,
             None => density * volume,
         };
-        let diag = geom_inertia(gtype, &size, mass);
+        let diag = match mesh {
+            Some(m) => [0, 1, 2].map(|i| m.inertia[i] * mass / volume),
+            None => geom_inertia(gtype, &size, mass),
+        };
         let geom = Geom {
             name,
             body: 0, // Featherstone index, filled in by emit()

@@ -193,6 +193,8 @@ impl ModelBuilder {
             keyframes: Vec::new(),
             contact_pairs: Vec::new(),
             contact_excludes: Vec::new(),
+            meshes: Vec::new(),
+            hfields: Vec::new(),
         };
         model.validate()?;
         Ok(model)

@@ -18,6 +18,7 @@ mod joint;
 pub mod loop_models;
 mod loops;
 pub mod mechanisms;
+pub mod mesh;
 
 pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
@@ -187,6 +188,10 @@ pub enum GeomType {
     Box,
     /// Ellipsoid of semi-axes `size[0..3]`.
     Ellipsoid,
+    /// A mesh (index into [`Model::meshes`]), collided through its convex hull.
+    Mesh(usize),
+    /// A height field (index into [`Model::hfields`]).
+    HField(usize),
 }
 
 /// A geom attached to a body.
@@ -346,6 +351,10 @@ pub struct Model {
     pub contact_pairs: Vec<ContactPair>,
     /// Body pairs excluded from contact (MuJoCo's `exclude_signature`), Featherstone bodies.
     pub contact_excludes: Vec<(usize, usize)>,
+    /// Mesh assets (MuJoCo's `mesh_*`), referred to by [`GeomType::Mesh`].
+    pub meshes: Vec<mesh::Mesh>,
+    /// Height-field assets (MuJoCo's `hfield_*`), referred to by [`GeomType::HField`].
+    pub hfields: Vec<mesh::HField>,
 }
 
 /// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending, from

@@ -12,7 +12,7 @@
 //! | parameters | `mj_contactParam`, `mj_setContact` | [`contact_param`] |
 //! | all of it | `mj_collision` | [`collide_all`] |
 
-use crate::collision::{collide, mj_type, Contact, GeomPose};
+use crate::collision::{collide_with, mj_type, Assets, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjMINMU, mjMINVAL};
 use crate::model::{GeomType, Model};
@@ -343,7 +343,7 @@ pub fn geom_poses(model: &Model, d: &Data) -> Vec<GeomPose> {
 /// The number of sizes a geom type uses (plane: none for collision).
 fn sizes_used(t: GeomType) -> usize {
     match t {
-        GeomType::Plane => 0,
+        GeomType::Plane | GeomType::HField(_) | GeomType::Mesh(_) => 0,
         GeomType::Sphere => 1,
         GeomType::Capsule | GeomType::Cylinder => 2,
         GeomType::Box | GeomType::Ellipsoid => 3,
@@ -375,6 +375,21 @@ pub fn check_contact_model(model: &Model) -> Result<()> {
                 "size[{i}] = {} must be positive and finite for a {:?}",
                 g.size[i], g.gtype
             )));
+        }
+        match g.gtype {
+            GeomType::Mesh(m) if m >= model.meshes.len() => {
+                return Err(bad(format!(
+                    "mesh index {m} out of range ({} meshes)",
+                    model.meshes.len()
+                )))
+            }
+            GeomType::HField(h) if h >= model.hfields.len() => {
+                return Err(bad(format!(
+                    "height-field index {h} out of range ({} hfields)",
+                    model.hfields.len()
+                )))
+            }
+            _ => {}
         }
         if !(g.margin.is_finite() && g.gap.is_finite() && g.solmix.is_finite()) {
             return Err(bad(format!(
@@ -441,6 +456,10 @@ pub fn collide_all(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
         return Ok(out);
     }
     let poses = geom_poses(model, d);
+    let assets = Assets {
+        meshes: &model.meshes,
+        hfields: &model.hfields,
+    };
     let mut found: Vec<Contact> = Vec::with_capacity(8);
     for pair in collision_pairs(model) {
         let [g1, g2] = pair.geom;
@@ -450,7 +469,8 @@ pub fn collide_all(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
             None => (a.margin + b.margin, a.gap + b.gap),
         };
         found.clear();
-        collide(
+        collide_with(
+            &assets,
             (a.gtype, &a.size, &poses[g1]),
             (b.gtype, &b.size, &poses[g2]),
             margin + gap,

@@ -1,0 +1,388 @@
+//! `<asset>`: meshes and height fields (MuJoCo's `mjCMesh`, `mjCHField` in `user_mesh.cc`,
+//! `user_objects.cc`). Textures and materials only change how a model looks and are skipped.
+//!
+//! A mesh comes from inline `vertex=` (and optional `face=`) or from a `file=` (binary or ASCII
+//! STL, OBJ) found relative to the model file's directory and `<compiler meshdir>`. As MuJoCo:
+//! vertices are stored in single precision; `refpos`, `refquat` then `scale` are applied; volume,
+//! centre of mass and inertia come from the faces (or the convex hull's when no faces are given,
+//! [`crate::model::mesh::mass_properties`]); the mesh is moved to its centre of mass and turned
+//! to its principal axes (`mesh_pos`, `mesh_quat` keep where that frame was), and the geom frame
+//! of a mesh geom is composed with it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::attrs::Attrs;
+use super::xml::{esc, model_error, Elem};
+use crate::error::{Error, Result};
+use crate::model::mesh::{mass_properties, quickhull, HField, Mesh};
+use crate::model::principal_axes;
+use crate::spatial::{quat_to_mat, Mat3, Vec3};
+
+/// The meshes and height fields of a model, by name.
+#[derive(Default)]
+pub(crate) struct AssetSet {
+    pub meshes: Vec<Mesh>,
+    pub mesh_index: HashMap<String, usize>,
+    pub hfields: Vec<HField>,
+    pub hfield_index: HashMap<String, usize>,
+}
+
+/// Rounds to single precision, as MuJoCo stores mesh vertices and height-field data (`float`).
+fn f32r(x: f64) -> f64 {
+    x as f32 as f64
+}
+
+/// The triangles and vertices of an STL file (binary or ASCII); errors name the file and line.
+pub(crate) fn read_stl(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| model_error(&name, 0, format!("cannot read mesh file: {e}")))?;
+    let mut verts: Vec<Vec3> = vec![];
+    let mut index: HashMap<[u32; 3], usize> = HashMap::new();
+    let mut add = |p: [f32; 3], verts: &mut Vec<Vec3>| {
+        let key = p.map(f32::to_bits);
+        *index.entry(key).or_insert_with(|| {
+            verts.push(Vec3::new(p[0] as f64, p[1] as f64, p[2] as f64));
+            verts.len() - 1
+        })
+    };
+    let mut faces = vec![];
+    let is_ascii = bytes.starts_with(b"solid")
+        && std::str::from_utf8(&bytes).is_ok_and(|s| s.contains("facet") || s.trim_end().ends_with("endsolid"));
+    if is_ascii {
+        let text = std::str::from_utf8(&bytes).unwrap_or_default();
+        let mut tri: Vec<usize> = vec![];
+        for (k, line) in text.lines().enumerate() {
+            let mut w = line.split_whitespace();
+            if w.next() != Some("vertex") {
+                continue;
+            }
+            let nums: Vec<&str> = w.collect();
+            let p: Vec<f32> = nums.iter().filter_map(|t| t.parse().ok()).collect();
+            if nums.len() != 3 || p.len() != 3 || !p.iter().all(|x| x.is_finite()) {
+                return Err(model_error(
+                    &name,
+                    k as u32 + 1,
+                    format!("malformed STL vertex '{}': expected 3 finite numbers", line.trim()),
+                ));
+            }
+            tri.push(add([p[0], p[1], p[2]], &mut verts));
+            if tri.len() == 3 {
+                faces.push([tri[0], tri[1], tri[2]]);
+                tri.clear();
+            }
+        }
+        if !tri.is_empty() {
+            return Err(model_error(
+                &name,
+                text.lines().count() as u32,
+                "STL facet with fewer than 3 vertices",
+            ));
+        }
+    } else {
+        if bytes.len() < 84 {
+            return Err(model_error(
+                &name,
+                0,
+                format!("binary STL shorter than its 84-byte header ({} bytes)", bytes.len()),
+            ));
+        }
+        let n = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as usize;
+        if bytes.len() != 84 + 50 * n {
+            return Err(model_error(
+                &name,
+                0,
+                format!(
+                    "binary STL of {n} triangles must have {} bytes, has {}",
+                    84 + 50 * n,
+                    bytes.len()
+                ),
+            ));
+        }
+        for t in 0..n {
+            let base = 84 + 50 * t + 12;
+            let mut f = [0; 3];
+            for (v, slot) in f.iter_mut().enumerate() {
+                let mut p = [0f32; 3];
+                for (c, x) in p.iter_mut().enumerate() {
+                    let o = base + 12 * v + 4 * c;
+                    *x = f32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+                }
+                if !p.iter().all(|x| x.is_finite()) {
+                    return Err(model_error(
+                        &name,
+                        0,
+                        format!("binary STL triangle {t} has a non-finite vertex"),
+                    ));
+                }
+                *slot = add(p, &mut verts);
+            }
+            faces.push(f);
+        }
+    }
+    if faces.is_empty() {
+        return Err(model_error(&name, 0, "STL file has no triangles"));
+    }
+    Ok((verts, faces))
+}
+
+/// The vertices and (fan-triangulated) faces of an OBJ file (`v` and `f` lines; `f` entries may
+/// be `i`, `i/t`, `i//n`, `i/t/n`, negative = from the end); errors name the file and line.
+pub(crate) fn read_obj(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| model_error(&name, 0, format!("cannot read mesh file: {e}")))?;
+    let mut verts = vec![];
+    let mut faces = vec![];
+    for (k, line) in text.lines().enumerate() {
+        let lineno = k as u32 + 1;
+        let mut w = line.split_whitespace();
+        match w.next() {
+            Some("v") => {
+                let nums: Vec<f32> = w.clone().take(3).filter_map(|t| t.parse().ok()).collect();
+                if nums.len() != 3 || !nums.iter().all(|x| x.is_finite()) {
+                    return Err(model_error(
+                        &name,
+                        lineno,
+                        format!("malformed OBJ vertex '{}'", line.trim()),
+                    ));
+                }
+                verts.push(Vec3::new(nums[0] as f64, nums[1] as f64, nums[2] as f64));
+            }
+            Some("f") => {
+                let mut idx = vec![];
+                for t in w {
+                    let first = t.split('/').next().unwrap_or("");
+                    let i: i64 = first
+                        .parse()
+                        .map_err(|_| model_error(&name, lineno, format!("malformed OBJ face entry '{t}'")))?;
+                    let n = verts.len() as i64;
+                    let j = if i < 0 { n + i } else { i - 1 };
+                    if !(0..n).contains(&j) {
+                        return Err(model_error(
+                            &name,
+                            lineno,
+                            format!("OBJ face refers to vertex {i}, but {n} vertices are defined so far"),
+                        ));
+                    }
+                    idx.push(j as usize);
+                }
+                if idx.len() < 3 {
+                    return Err(model_error(&name, lineno, "OBJ face with fewer than 3 vertices"));
+                }
+                for k in 1..idx.len() - 1 {
+                    faces.push([idx[0], idx[k], idx[k + 1]]);
+                }
+            }
+            _ => {}
+        }
+    }
+    if verts.is_empty() {
+        return Err(model_error(&name, 0, "OBJ file has no vertices"));
+    }
+    Ok((verts, faces))
+}
+
+/// Compiles a mesh: transforms, hull, mass properties, principal frame (see the module map).
+/// `at` names the `<mesh>` element for errors.
+pub(crate) fn compile_mesh(
+    name: &str,
+    raw: Vec<Vec3>,
+    faces: Vec<[usize; 3]>,
+    refpos: Vec3,
+    refquat: [f64; 4],
+    scale: Vec3,
+    at: &dyn Fn(String) -> Error,
+) -> Result<Mesh> {
+    let q = {
+        let n = refquat.iter().map(|x| x * x).sum::<f64>().sqrt();
+        refquat.map(|x| x / n)
+    };
+    let rq: Mat3 = quat_to_mat(&q);
+    let verts: Vec<Vec3> = raw
+        .iter()
+        .map(|v| {
+            let v = v.map(f32r);
+            (rq.transpose() * (v - refpos)).component_mul(&scale)
+        })
+        .collect();
+    if let Some(f) = faces.iter().find(|f| f.iter().any(|&i| i >= verts.len())) {
+        return Err(at(format!(
+            "face {f:?} refers to a vertex past the {} vertices",
+            verts.len()
+        )));
+    }
+    let mut faces = faces;
+    if scale.x * scale.y * scale.z < 0.0 {
+        for f in &mut faces {
+            f.swap(1, 2);
+        }
+    }
+    let hull = quickhull(&verts).map_err(|e| at(format!("mesh '{}': {e}", esc(name))))?;
+    let tri = if faces.is_empty() {
+        // the hull's triangles, in the input vertices' numbering
+        hull.triangles
+            .iter()
+            .map(|t| t.map(|k| verts.iter().position(|v| *v == hull.vertices[k]).unwrap_or(0)))
+            .collect()
+    } else {
+        faces
+    };
+    let (volume, com, inertia) = mass_properties(&verts, &tri).map_err(|e| at(format!("mesh '{}': {e}", esc(name))))?;
+    let (quat, principal) = principal_axes(&inertia);
+    let r: Mat3 = quat_to_mat(&quat);
+    let local = |v: &Vec3| (r.transpose() * (v - com)).map(f32r);
+    let vertices: Vec<Vec3> = verts.iter().map(local).collect();
+    let mut hull = hull;
+    for v in &mut hull.vertices {
+        *v = local(v);
+    }
+    Ok(Mesh {
+        name: name.to_string(),
+        vertices,
+        faces: tri,
+        hull,
+        volume,
+        inertia: principal,
+        pos: com,
+        quat,
+    })
+}
+
+/// Reads the `<mesh>` and `<hfield>` children of every `<asset>`; other asset kinds are left
+/// to the caller's warning. `model_dir` is the directory of the model file, `meshdir` the
+/// compiler's.
+pub(crate) fn read_assets(
+    files: &[String],
+    sections: &[&Elem],
+    elems: &[Elem],
+    model_dir: &Path,
+    meshdir: Option<&str>,
+) -> Result<AssetSet> {
+    let mut set = AssetSet::default();
+    for sec in sections {
+        for &c in &sec.children {
+            let e = &elems[c];
+            match e.tag.as_str() {
+                "mesh" => {
+                    let a = Attrs::direct(files, e);
+                    let err = |why: String| a.err(why);
+                    let file = a.string("file");
+                    let name = a
+                        .string("name")
+                        .or_else(|| {
+                            file.as_ref().map(|f| {
+                                Path::new(f)
+                                    .file_stem()
+                                    .map_or(f.clone(), |s| s.to_string_lossy().into_owned())
+                            })
+                        })
+                        .ok_or_else(|| a.err("a mesh needs a name or a file"))?;
+                    let (raw, faces) = if let Some(f) = &file {
+                        let mut p = PathBuf::from(model_dir);
+                        if let Some(d) = meshdir {
+                            p.push(d);
+                        }
+                        p.push(f);
+                        if !p.exists() {
+                            return Err(a.err(format!(
+                                "mesh file '{}' not found (looked for {})",
+                                esc(f),
+                                p.display()
+                            )));
+                        }
+                        match p
+                            .extension()
+                            .and_then(|x| x.to_str())
+                            .map(|x| x.to_ascii_lowercase())
+                            .as_deref()
+                        {
+                            Some("stl") => read_stl(&p)?,
+                            Some("obj") => read_obj(&p)?,
+                            _ => return Err(a.err(format!("mesh file '{}': only .stl and .obj are read", esc(f)))),
+                        }
+                    } else {
+                        let v = a
+                            .reals("vertex")?
+                            .ok_or_else(|| a.err("a mesh needs vertex= or file="))?;
+                        if v.len() % 3 != 0 {
+                            return Err(a.err(format!("vertex has {} numbers, not a multiple of 3", v.len())));
+                        }
+                        let verts = v.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+                        let f = a.reals("face")?.unwrap_or_default();
+                        if f.len() % 3 != 0 || f.iter().any(|x| *x < 0.0 || x.fract() != 0.0) {
+                            return Err(a.err("face must be a list of vertex index triples"));
+                        }
+                        let faces = f
+                            .chunks(3)
+                            .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
+                            .collect();
+                        (verts, faces)
+                    };
+                    let refpos = Vec3::from(a.vec::<3>("refpos")?.unwrap_or([0.0; 3]));
+                    let refquat = a.vec::<4>("refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+                    let scale = Vec3::from(a.vec::<3>("scale")?.unwrap_or([1.0; 3]));
+                    if let Some(k) = a.keyword("inertia", &["legacy", "convex", "exact", "shell"])? {
+                        if k == "shell" {
+                            return Err(a.err("mesh inertia=\"shell\" is not supported"));
+                        }
+                    }
+                    if set.mesh_index.contains_key(&name) {
+                        return Err(a.err(format!("repeated mesh name '{}'", esc(&name))));
+                    }
+                    let mesh = compile_mesh(&name, raw, faces, refpos, refquat, scale, &err)?;
+                    set.mesh_index.insert(name, set.meshes.len());
+                    set.meshes.push(mesh);
+                }
+                "hfield" => {
+                    let a = Attrs::direct(files, e);
+                    let name = a.string("name").ok_or_else(|| a.err("a height field needs a name"))?;
+                    if a.has("file") {
+                        return Err(a.err("height-field files (PNG) are not read; give nrow, ncol and elevation"));
+                    }
+                    let nrow = a.int("nrow")?.unwrap_or(0);
+                    let ncol = a.int("ncol")?.unwrap_or(0);
+                    if nrow < 2 || ncol < 2 {
+                        return Err(a.err(format!("nrow = {nrow} and ncol = {ncol} must both be at least 2")));
+                    }
+                    let size = a.vec::<4>("size")?.ok_or_else(|| a.err("a height field needs size"))?;
+                    if size.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
+                        return Err(a.err(format!("size {size:?} must be 4 positive numbers")));
+                    }
+                    let (nr, nc) = (nrow as usize, ncol as usize);
+                    let mut data = match a.reals("elevation")? {
+                        Some(v) if v.len() != nr * nc => {
+                            return Err(a.err(format!("elevation has {} numbers, nrow x ncol = {}", v.len(), nr * nc)))
+                        }
+                        Some(v) => v,
+                        None => vec![0.0; nr * nc],
+                    };
+                    let (lo, hi) = data
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+                    for x in &mut data {
+                        *x = f32r(if hi > lo { (*x - lo) / (hi - lo) } else { *x - lo });
+                    }
+                    // MuJoCo's rows run bottom to top: the XML's first row is the last
+                    let mut flipped = vec![0.0; nr * nc];
+                    for r in 0..nr {
+                        flipped[(nr - 1 - r) * nc..(nr - r) * nc].copy_from_slice(&data[r * nc..(r + 1) * nc]);
+                    }
+                    if set.hfield_index.contains_key(&name) {
+                        return Err(a.err(format!("repeated hfield name '{}'", esc(&name))));
+                    }
+                    set.hfield_index.insert(name.clone(), set.hfields.len());
+                    set.hfields.push(HField {
+                        name,
+                        size,
+                        nrow: nr,
+                        ncol: nc,
+                        data: flipped,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(set)
+}
