@@ -101,7 +101,7 @@ pub fn max_contacts(t1: GeomType, t2: GeomType) -> usize {
     match (a, b) {
         (Plane | HField(_), Plane | HField(_)) => 0,
         (HField(_), _) => hfield::MAX_CONTACTS,
-        (Plane, Mesh(_)) => 4,
+        (Plane, Mesh(_)) => 3,
         (_, Mesh(_)) if matches!(a, Sphere | Ellipsoid) => 1,
         (_, Mesh(_)) => 4,
         (Sphere | Ellipsoid, _) | (_, Sphere | Ellipsoid) => 1,
