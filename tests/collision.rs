@@ -913,3 +913,255 @@ fn mesh_cylinder_face_and_hfield_contacts_match_mujoco() {
     );
     assert!(total > 100);
 }
+
+/// The height-field walk against a brute force: the contacts of `hfield_convex` (a box and a
+/// capsule at 12 random poses over a bump) are exactly those of every prism of the whole grid
+/// collided one by one (the sub-grid under the bounding box loses none), and each prism's depth
+/// is the exact depth of that prism and the shape by the separating-axis directions (for a
+/// capsule, of its core segment plus the radius, where the core penetrates), to 1e-9.
+#[test]
+fn hfield_walk_equals_every_prism_and_the_support_minimum() {
+    use mbd::collision::convex::convex_contact;
+    use mbd::collision::hfield::hfield_convex;
+    use mbd::model::mesh::HField;
+    let (nrow, ncol) = (9, 11);
+    let mut data = vec![];
+    for r in 0..nrow {
+        for c in 0..ncol {
+            let (x, y) = (c as f64, r as f64);
+            data.push((-((x - 5.0).powi(2) + (y - 4.0).powi(2)) / 6.0).exp() * 0.9 + 0.05 * (1.0 + x.sin()));
+        }
+    }
+    let h = HField {
+        name: "bump".into(),
+        size: [1.0, 0.8, 0.3, 0.1],
+        nrow,
+        ncol,
+        data,
+    };
+    let field = GeomPose {
+        pos: Vec3::new(0.1, -0.05, 0.02),
+        rot: axis_angle_mat(&Vec3::new(0.2, -0.1, 1.0).normalize(), 0.4),
+    };
+    let mut rng = 12345u64;
+    let mut uni = || {
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut checked = 0;
+    for k in 0..12 {
+        let shape = if k % 2 == 0 {
+            Shape::Box(Vec3::new(0.1, 0.08, 0.12))
+        } else {
+            Shape::Capsule(0.06, 0.12)
+        };
+        let local = Vec3::new(uni() * 1.6 - 0.8, uni() * 1.2 - 0.6, 0.0);
+        let r = axis_angle_mat(
+            &Vec3::new(uni() - 0.5, uni() - 0.5, uni() - 0.5).normalize(),
+            3.0 * uni(),
+        );
+        // its centre 5 cm above the highest grid point near it
+        let top = (0..nrow)
+            .flat_map(|r| (0..ncol).map(move |c| (r, c)))
+            .filter(|&(r, c)| (h.point(r, c) - local).xy().norm() < 0.3)
+            .map(|(r, c)| h.point(r, c).z)
+            .fold(0.0, f64::max);
+        let s = ConvexShape {
+            shape,
+            pose: GeomPose {
+                pos: field.pos + field.rot * Vec3::new(local.x, local.y, top + 0.05),
+                rot: field.rot * r,
+            },
+        };
+        let mut walk = vec![];
+        hfield_convex(&h, &field, &s, 0.0, &mut walk);
+        let mut brute = vec![];
+        for r in 0..nrow - 1 {
+            for c in 0..ncol - 1 {
+                for tri in [
+                    [(r + 1, c), (r, c), (r + 1, c + 1)],
+                    [(r, c), (r + 1, c + 1), (r, c + 1)],
+                ] {
+                    let mut p = [Vec3::zeros(); 6];
+                    for i in 0..3 {
+                        let q = h.point(tri[i].0, tri[i].1);
+                        p[i] = Vec3::new(q.x, q.y, -h.size[3]);
+                        p[i + 3] = q;
+                    }
+                    let prism = ConvexShape {
+                        shape: Shape::Prism(p),
+                        pose: field,
+                    };
+                    if let Some(ct) = convex_contact(&prism, &s, 0.0) {
+                        // the exact depth of two polytopes (a capsule is a segment plus a
+                        // radius): the minimum of h_D over the face normals of both and the
+                        // cross products of their edge directions (the separating-axis set)
+                        let (core, radius) = match s.shape {
+                            Shape::Capsule(r, h) => (
+                                ConvexShape {
+                                    shape: Shape::Segment(h),
+                                    pose: s.pose,
+                                },
+                                r,
+                            ),
+                            _ => (s, 0.0),
+                        };
+                        let h_d = |u: &Vec3| prism.support(u).dot(u) - core.support(&-u).dot(u);
+                        let w = |v: Vec3| field.rot * v;
+                        let (q0, q1, q2) = (p[3], p[4], p[5]);
+                        let mut normals = vec![w((q1 - q0).cross(&(q2 - q0))), w(Vec3::z())];
+                        let mut edges = vec![w(Vec3::z())];
+                        for (x, y) in [(q0, q1), (q1, q2), (q2, q0)] {
+                            normals.push(w((y - x).xy().push(0.0).cross(&Vec3::z())));
+                            edges.push(w(y - x));
+                            edges.push(w((y - x).xy().push(0.0)));
+                        }
+                        let axes: Vec<Vec3> = match s.shape {
+                            Shape::Box(_) => (0..3).map(|k| s.pose.rot.column(k).into_owned()).collect(),
+                            _ => vec![s.pose.rot.column(2).into_owned()],
+                        };
+                        if matches!(s.shape, Shape::Box(_)) {
+                            normals.extend(axes.iter().copied());
+                        }
+                        for e in &edges {
+                            for a in &axes {
+                                normals.push(e.cross(a));
+                            }
+                        }
+                        let exact = normals
+                            .iter()
+                            .filter(|n| n.norm() > 1e-12)
+                            .flat_map(|n| [n.normalize(), -n.normalize()])
+                            .map(|u| h_d(&u))
+                            .fold(f64::INFINITY, f64::min);
+                        // a capsule whose core stays outside the prism is a GJK distance (tested
+                        // with the analytic pairs), not a polytope depth
+                        if exact <= 0.0 {
+                            brute.push(ct.dist);
+                            continue;
+                        }
+                        let exact = exact + radius;
+                        assert!(
+                            (exact + ct.dist).abs() < 1e-9,
+                            "prism depth {} against the exact {exact} ({:?})",
+                            -ct.dist,
+                            s.shape
+                        );
+                        brute.push(ct.dist);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        let mut w: Vec<f64> = walk.iter().map(|c| c.dist).collect();
+        w.sort_by(f64::total_cmp);
+        brute.sort_by(f64::total_cmp);
+        assert_eq!(w, brute, "pose {k}: the walk and the brute force disagree");
+    }
+    assert!(checked > 20, "only {checked} prism contacts");
+}
+
+/// Bad mesh input is a typed error naming the file and line: a missing file, a malformed OBJ
+/// vertex or face, a truncated binary STL, a malformed ASCII STL, a flat mesh (its hull has no
+/// volume), a geom naming an unknown mesh, a height field with the wrong number of elevations.
+#[test]
+fn bad_meshes_are_typed_errors_with_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("mbd_mesh_errors_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+    write("bad_v.obj", b"v 0 0 0\nv 1 0 0\nv 0 x 0\nf 1 2 3\n");
+    write("bad_f.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 7\n");
+    write("short.stl", &[0u8; 90]);
+    write(
+        "bad_ascii.stl",
+        b"solid s\n facet normal 0 0 1\n  outer loop\n   vertex 0 0\n",
+    );
+    write("flat.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n");
+    let model = |asset: &str, geom: &str| {
+        format!(
+            r#"<mujoco>
+  <asset>{asset}</asset>
+  <worldbody><body><freejoint/><geom type="mesh" mesh="{geom}"/></body></worldbody>
+</mujoco>"#
+        )
+    };
+    let xml_file = dir.join("model.xml").display().to_string();
+    let check = |asset: &str, geom: &str, file: &str, line: u32, says: &str| {
+        let err = mjcf::parse(&model(asset, geom), &xml_file).expect_err(says);
+        match &err {
+            mbd::Error::Model { file: f, line: l, why } => {
+                assert!(f.ends_with(file), "{says}: error names {f}, expected {file}");
+                assert_eq!(*l, line, "{says}: line of {err}");
+                assert!(why.contains(says), "{says}: message {why}");
+            }
+            other => panic!("{says}: not a model error: {other}"),
+        }
+    };
+    check(
+        r#"<mesh name="m" file="nowhere.stl"/>"#,
+        "m",
+        "model.xml",
+        2,
+        "not found",
+    );
+    check(
+        r#"<mesh name="m" file="bad_v.obj"/>"#,
+        "m",
+        "bad_v.obj",
+        3,
+        "malformed OBJ vertex",
+    );
+    check(
+        r#"<mesh name="m" file="bad_f.obj"/>"#,
+        "m",
+        "bad_f.obj",
+        5,
+        "refers to vertex 7",
+    );
+    check(
+        r#"<mesh name="m" file="short.stl"/>"#,
+        "m",
+        "short.stl",
+        0,
+        "binary STL of",
+    );
+    check(
+        r#"<mesh name="m" file="bad_ascii.stl"/>"#,
+        "m",
+        "bad_ascii.stl",
+        4,
+        "malformed STL vertex",
+    );
+    check(r#"<mesh name="m" file="flat.obj"/>"#, "m", "model.xml", 2, "flat");
+    check(
+        r#"<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>"#,
+        "other",
+        "model.xml",
+        3,
+        "unknown mesh",
+    );
+    let hf = r#"<mujoco><asset><hfield name="h" nrow="2" ncol="3" size="1 1 1 1" elevation="1 2 3"/></asset>
+<worldbody><geom type="hfield" hfield="h"/></worldbody></mujoco>"#;
+    let err = mjcf::parse(hf, &xml_file).expect_err("elevation count");
+    assert!(err.to_string().contains("elevation has 3 numbers"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// dm_control's quadruped keeps its terrain height field: every geom is there, in MuJoCo's
+/// order, so MuJoCo's geom index is ours (the corpus fixture records MuJoCo's geom names).
+#[test]
+fn quadruped_keeps_its_terrain_and_mujocos_geom_order() {
+    let fx = fixture();
+    let s = fx
+        .scenes
+        .iter()
+        .find(|s| s.name == "quadruped")
+        .expect("quadruped in the corpus");
+    let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), s.path);
+    let model = mjcf::load(&path).unwrap().model;
+    assert_eq!(model.geoms.len(), s.geom_names.len());
+    for (g, name) in model.geoms.iter().zip(&s.geom_names) {
+        assert_eq!(&g.name, name);
+    }
+    assert!(model.geoms.iter().any(|g| matches!(g.gtype, GeomType::HField(_))));
+}

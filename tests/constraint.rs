@@ -225,13 +225,15 @@ fn check_model(name: &str) {
     let loaded = mjcf::load(root().join(&fx.model)).unwrap();
     let mut model = loaded.model;
     assert_eq!(model.nv, fx.nv, "{name}: nv");
-    // the MJCF reader skips height fields (type 1) and meshes (type 7) without mass
+    // every geom is read, height fields and meshes too: MuJoCo's geom order is ours
     let mut geoms = vec![usize::MAX; fx.geom_bodyid.len()];
     let mut next = 0;
     for (g, &b) in fx.geom_bodyid.iter().enumerate() {
-        if matches!(fx.geom_type[g], 1 | 7) {
-            continue;
-        }
+        assert_eq!(
+            mbd::collision::mj_type(model.geoms[next].gtype) as i32,
+            fx.geom_type[g],
+            "{name}: type of geom {g}"
+        );
         assert_eq!(model.mj_body[model.geoms[next].body], b, "{name}: body of geom {g}");
         assert_eq!(model.geoms[next].name, fx.geom_name[g], "{name}: name of geom {g}");
         geoms[g] = next;

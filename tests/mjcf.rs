@@ -662,7 +662,7 @@ fn unknown_joint_type_and_keywords() {
     expect_error(
         &body_model("<joint/>", "<geom type=\"mesh\"/>"),
         5,
-        &["<geom>", "mesh volume and inertia are not implemented"],
+        &["<geom>", "needs the mesh attribute naming its asset"],
     );
 }
 

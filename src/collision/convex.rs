@@ -580,6 +580,7 @@ pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mu
 }
 // ANCHOR_END: multiccd
 
+// ANCHOR: plane_convex
 /// MuJoCo's `mjc_PlaneConvex` (plane - ellipsoid, plane - mesh): the support point of `s` along
 /// `-n` is the first contact. For a mesh hull, up to two more (`maxplanemesh` = 3 in all): the
 /// hull neighbours of that support vertex lying below the plane's margin, skipped when closer
@@ -610,3 +611,4 @@ pub fn plane_convex(plane: &GeomPose, s: &ConvexShape, margin: f64, out: &mut Ve
         }
     }
 }
+// ANCHOR_END: plane_convex

@@ -12,6 +12,14 @@
 //!   the converged depth.
 //! - `collision_scene.svg` ([`scene_figure`] on [`SCENE_XML`]): a model's contacts seen along y,
 //!   geom centres and contact normals. The example draws any model the same way.
+//! - `collision_hull.svg`: quickhull on 40 random points seen along z: the points, the hull's
+//!   edges, and its flat faces (merged coplanar triangles) of more than three corners.
+//! - `collision_patch.svg`: MuJoCo 4.0's multi-contact seen from above: a cylinder tilted by 3
+//!   degrees standing on a box, the box's top face, the cylinder's bottom disc as a 16-gon, and
+//!   the four contacts (the largest quadrilateral of the clipped polygon) with their depths.
+//! - `collision_hfield.svg`: a height field cut along one grid row: the surface, the prisms'
+//!   walls down to the base, a sphere and a capsule resting on it and their contacts, one per
+//!   prism.
 
 use super::draw::{canvas, finish, Side, Sketch, GREY, INK};
 use crate::collision::convex::{epa, gjk, ConvexShape, GjkStep, Shape};
@@ -391,6 +399,222 @@ pub const SCENE_XML: &str = r#"<mujoco model="collision_scene">
   </worldbody>
 </mujoco>"#;
 
+/// The 40 points of the hull figure (seeded, inside a box of half-size 0.3).
+pub fn hull_points() -> Vec<Vec3> {
+    // a small linear congruential generator: the figure needs no statistics
+    let mut state: u64 = 20261124;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 0.6 - 0.3
+    };
+    (0..40).map(|_| Vec3::new(next(), next(), next())).collect()
+}
+
+fn hull_figure(path: &Path) -> Result<(usize, usize, usize)> {
+    let pts = hull_points();
+    let h = crate::model::mesh::quickhull(&pts)?;
+    let root = canvas(path, 800, 760, "Quickhull of 40 random points, seen along z")?;
+    let sk = Sketch::new(root, (-0.4, 0.4), (-0.4, 0.4), 20.0);
+    for (k, poly) in h.polygons.iter().enumerate() {
+        let mut ring: Vec<(f64, f64)> = poly.iter().map(|&v| (h.vertices[v].x, h.vertices[v].y)).collect();
+        if poly.len() > 3 && h.normals[k].z > 0.0 {
+            sk.fill(&ring, PALETTE[2], 0.25)?;
+        }
+        ring.push(ring[0]);
+        let c = if h.normals[k].z > 0.0 { INK } else { GREY };
+        sk.line(&ring, c, 1)?;
+    }
+    for p in &pts {
+        sk.dot((p.x, p.y), 3, PALETTE[1])?;
+    }
+    for v in &h.vertices {
+        sk.joint((v.x, v.y), 4, INK)?;
+    }
+    sk.label(
+        (-0.39, 0.38),
+        &format!(
+            "{} points, {} hull vertices, {} triangles, {} flat faces; upper faces black, lower grey",
+            pts.len(),
+            h.vertices.len(),
+            h.triangles.len(),
+            h.polygons.len()
+        ),
+        Side::Right,
+        15,
+        INK,
+    )?;
+    finish(sk.area())?;
+    Ok((h.vertices.len(), h.triangles.len(), h.polygons.len()))
+}
+
+/// The patch figure's pair: a box (half sizes 0.6, 0.4, 0.1) and a cylinder (radius 0.25,
+/// half-length 0.2) tilted by 3 degrees about x, sunk about 1 cm into it.
+pub fn patch_example() -> (GeomPose, Vec3, GeomPose, [f64; 3]) {
+    let bx = GeomPose {
+        pos: Vec3::zeros(),
+        rot: Mat3::identity(),
+    };
+    let cyl = GeomPose {
+        pos: Vec3::new(0.05, -0.03, 0.29),
+        rot: axis_angle_mat(&Vec3::x(), 3f64.to_radians()),
+    };
+    (bx, Vec3::new(0.6, 0.4, 0.1), cyl, [0.25, 0.2, 0.0])
+}
+
+fn patch_figure(path: &Path) -> Result<Vec<Contact>> {
+    let (bx, half, cyl, size) = patch_example();
+    let mut out = vec![];
+    collide(
+        (GeomType::Cylinder, &size, &cyl),
+        (GeomType::Box, &[half.x, half.y, half.z], &bx),
+        0.0,
+        &mut out,
+    );
+    let root = canvas(
+        path,
+        860,
+        640,
+        "Multi-contact: a tilted cylinder on a box, seen from above",
+    )?;
+    let sk = Sketch::new(root, (-0.65, 0.65), (-0.45, 0.45), 20.0);
+    let rect = [
+        (-half.x, -half.y),
+        (half.x, -half.y),
+        (half.x, half.y),
+        (-half.x, half.y),
+        (-half.x, -half.y),
+    ];
+    sk.fill(&rect, GREY, 0.15)?;
+    sk.line(&rect, GREY, 2)?;
+    let n = crate::collision::multicontact::CYLINDER_SIDES;
+    let disc: Vec<(f64, f64)> = (0..=n)
+        .map(|k| {
+            let a = std::f64::consts::TAU * k as f64 / n as f64;
+            let p = cyl.pos + cyl.rot * Vec3::new(size[0] * a.cos(), size[0] * a.sin(), -size[1]);
+            (p.x, p.y)
+        })
+        .collect();
+    sk.line(&disc, PALETTE[0], 2)?;
+    for c in &out {
+        sk.dot((c.pos.x, c.pos.y), 6, PALETTE[1])?;
+        sk.label((c.pos.x, c.pos.y), &format!("{:.4}", c.dist), Side::Right, 15, INK)?;
+    }
+    sk.label(
+        (-0.63, 0.43),
+        &format!(
+            "box top face grey, cylinder's bottom disc as a {n}-gon blue, {} contacts (orange, with dist)",
+            out.len()
+        ),
+        Side::Right,
+        15,
+        INK,
+    )?;
+    finish(sk.area())?;
+    Ok(out)
+}
+
+/// The height field of the figure and the tests: 9 x 11 points over 2 x 1.6 m, a bump of
+/// height 0.3 m on a base 0.1 m deep.
+pub fn bump_hfield() -> crate::model::mesh::HField {
+    let (nrow, ncol) = (9, 11);
+    let mut data = vec![];
+    for r in 0..nrow {
+        for c in 0..ncol {
+            let (x, y) = (c as f64, r as f64);
+            data.push((-((x - 5.0).powi(2) + (y - 4.0).powi(2)) / 6.0).exp() + 0.05 * x.sin());
+        }
+    }
+    let (lo, hi) = data
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+    crate::model::mesh::HField {
+        name: "bump".into(),
+        size: [1.0, 0.8, 0.3, 0.1],
+        nrow,
+        ncol,
+        data: data.iter().map(|x| (x - lo) / (hi - lo)).collect(),
+    }
+}
+
+fn hfield_figure(path: &Path) -> Result<Vec<Contact>> {
+    let h = bump_hfield();
+    let assets_h = [h.clone()];
+    let assets = crate::collision::Assets {
+        meshes: &[],
+        hfields: &assets_h,
+    };
+    let field = GeomPose {
+        pos: Vec3::zeros(),
+        rot: Mat3::identity(),
+    };
+    let row = 4;
+    let ball = pose_xz(-0.42, 0.0, 0.0);
+    let ball = GeomPose {
+        pos: Vec3::new(ball.pos.x, h.point(row, 0).y, 0.21),
+        rot: ball.rot,
+    };
+    let cap = GeomPose {
+        pos: Vec3::new(0.45, h.point(row, 0).y, 0.22),
+        rot: axis_angle_mat(&Vec3::y(), 1.2),
+    };
+    let mut out = vec![];
+    for (t, s, p) in [
+        (GeomType::Sphere, [0.12, 0.0, 0.0], &ball),
+        (GeomType::Capsule, [0.06, 0.15, 0.0], &cap),
+    ] {
+        crate::collision::collide_with(
+            &assets,
+            (GeomType::HField(0), &[0.0; 3], &field),
+            (t, &s, p),
+            0.0,
+            &mut out,
+        );
+    }
+    let root = canvas(
+        path,
+        900,
+        520,
+        "A height field cut along its middle row: prisms and contacts",
+    )?;
+    let sk = Sketch::new(root, (-1.05, 1.05), (-0.15, 0.45), 20.0);
+    let surf: Vec<(f64, f64)> = (0..h.ncol).map(|c| (h.point(row, c).x, h.point(row, c).z)).collect();
+    let mut area = surf.clone();
+    area.push((1.0, -0.1));
+    area.push((-1.0, -0.1));
+    sk.fill(&area, GREY, 0.15)?;
+    sk.line(&surf, INK, 2)?;
+    for &(x, z) in &surf {
+        sk.line(&[(x, -0.1), (x, z)], GREY, 1)?;
+    }
+    sk.line(&[(-1.0, -0.1), (1.0, -0.1)], GREY, 1)?;
+    sk.line(&outline(GeomType::Sphere, &[0.12, 0.0, 0.0], &ball), PALETTE[0], 2)?;
+    sk.line(&outline(GeomType::Capsule, &[0.06, 0.15, 0.0], &cap), PALETTE[0], 2)?;
+    for c in &out {
+        let n = c.normal();
+        sk.dot((c.pos.x, c.pos.z), 4, PALETTE[1])?;
+        sk.arrow(
+            (c.pos.x, c.pos.z),
+            (c.pos.x + 0.1 * n.x, c.pos.z + 0.1 * n.z),
+            PALETTE[2],
+            2,
+        )?;
+    }
+    sk.label(
+        (-1.0, 0.43),
+        &format!(
+            "surface black, prism walls grey (base 0.1 m below zero), {} contacts (one per prism), normals green",
+            out.len()
+        ),
+        Side::Right,
+        15,
+        INK,
+    )?;
+    finish(sk.area())?;
+    Ok(out)
+}
+
 /// Writes the chapter's figures into `dir` and prints a short report.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
@@ -421,6 +645,23 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "Contacts of the example scene at qpos0, seen along y",
     )?;
     println!("  example scene: {} contacts", contacts.len());
+    out.push(p);
+    let p = dir.join("collision_hull.svg");
+    let (nv, nt, np) = hull_figure(&p)?;
+    println!("  quickhull of 40 points: {nv} vertices, {nt} triangles, {np} flat faces");
+    out.push(p);
+    let p = dir.join("collision_patch.svg");
+    let cs = patch_figure(&p)?;
+    let d: Vec<String> = cs.iter().map(|c| format!("{:.4}", c.dist)).collect();
+    println!(
+        "  cylinder on box (tilted 3 deg): {} contacts, dist {}",
+        cs.len(),
+        d.join(" ")
+    );
+    out.push(p);
+    let p = dir.join("collision_hfield.svg");
+    let cs = hfield_figure(&p)?;
+    println!("  height field: {} contacts for a sphere and a capsule", cs.len());
     out.push(p);
     Ok(out)
 }

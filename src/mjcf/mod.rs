@@ -24,6 +24,7 @@
 //! | element readers: sites, tendons, actuators, keyframes, contact pairs and exclusions | `elements.rs` | `xml_native_reader.cc` |
 //! | the compile step: mass and inertia from geoms, mass checks | `compile.rs` | `user_model.cc`, `user_objects.cc` (`mjCBody::Compile`, `mjCGeom::SetInertia`) |
 //! | emitting the [`Model`] (one Featherstone body per joint) | `emit.rs` | `mjCModel::CopyObjects` |
+//! | `<asset>`: meshes (inline, STL, OBJ; hull, volume, inertia, principal frame) and height fields | `assets.rs` | `user_mesh.cc` (`mjCMesh::Process`), `mjCHField` |
 //!
 //! # Supported
 //!
@@ -31,7 +32,7 @@
 //! |---|---|---|
 //! | `<mujoco>` | `model` | |
 //! | `<include>` | `file` | relative to the including file; the included `<mujoco>`'s children replace it; a file included twice is an error |
-//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass` | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir`, `texturedir`, `assetdir`, `strippath`, `usethread` are skipped with a warning |
+//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass` | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir` (and `assetdir`) locate mesh files; `texturedir`, `strippath`, `usethread` are skipped with a warning |
 //! | `<option>` | `timestep`, `gravity`, `integrator`, `solver`, `cone`, `iterations`, `tolerance`, `impratio`, `density`, `viscosity`, `wind` | `magnetic` and `jacobian` skipped with a warning |
 //! | `<option><flag>` | every MuJoCo flag | `gravity="disable"` sets the gravity to zero (as `mj_rne` then ignores it); disabling `spring`, `damper`, `actuation` or `passive` is an error; the others are stored in [`Options::flags`](crate::model::Options::flags) with a warning (they concern stages not computed yet) |
 //! | `<default>` | nested `<default class>` with `<joint>`, `<geom>`, `<site>`, `<tendon>`, `<equality>`, `<pair>` and actuator (`<general>`, `<motor>`, `<position>`, `<velocity>`) defaults | the top-level class is `main`; an element's `class` wins over the `childclass` of its enclosing bodies and frames; actuator defaults apply layer by layer, each shortcut setting gains and biases as MuJoCo's `mjs_setTo*` do |
@@ -40,7 +41,8 @@
 //! | `<frame>` | `name`, `childclass`, `pos` and the orientations | its bodies, geoms, sites and frames are placed in it |
 //! | `<joint>` | `name`, `class`, `type` (`hinge`, `slide`, `ball`, `free`), `pos`, `axis`, `range`, `limited` (`true`, `false`, `auto`), `ref`, `springref`, `stiffness`, `damping`, `armature`, `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction` | `<freejoint name>` too (it ignores defaults, as in MuJoCo); `ref` becomes `qpos0` and is folded into `X_tree` (MuJoCo moves a hinge by `q - ref`); ball and free springs pull towards `qpos0` |
 //! | `<inertial>` | `pos`, `mass` (both required), `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`, `diaginertia`, `fullinertia` | |
-//! | `<geom>` | `name`, `class`, `type` (`plane`, `sphere`, `capsule`, `ellipsoid`, `cylinder`, `box`), `size`, `pos`, the orientations, `fromto` (capsule, cylinder, box, ellipsoid), `friction`, `condim`, `contype`, `conaffinity`, `margin`, `gap`, `solref`, `solimp`, `solmix`, `priority`, `mass`, `density`, `group` | `hfield` and `mesh` geoms are skipped with a warning where they carry no mass (static bodies, bodies with `<inertial>`); where their inertia would be needed they are an error naming them |
+//! | `<geom>` | `name`, `class`, `type` (`plane`, `sphere`, `capsule`, `ellipsoid`, `cylinder`, `box`, `mesh` with `mesh`, `hfield` with `hfield`), `size`, `pos`, the orientations, `fromto` (capsule, cylinder, box, ellipsoid), `friction`, `condim`, `contype`, `conaffinity`, `margin`, `gap`, `solref`, `solimp`, `solmix`, `priority`, `mass`, `density`, `group` | a mesh geom's mass and inertia come from its mesh's volume, and its frame is composed with the mesh's principal frame; a height field only in static bodies |
+//! | `<asset>` | `<mesh name file vertex face scale refpos refquat inertia>` (file: binary or ASCII `.stl`, `.obj`, relative to the model file and `meshdir`; `inertia="shell"` is an error), `<hfield name nrow ncol size elevation>` (`file` is an error) | textures and materials are skipped |
 //! | `<site>` | `name`, `class`, `type`, `size`, `pos`, the orientations, `fromto` | stored in [`Model::sites`](crate::model::Model::sites) |
 //! | `<tendon>` | `<fixed>` (`<joint joint coef>` on hinges and slides) and `<spatial>` (`<site>`, `<geom geom sidesite>`, `<pulley divisor>`), with `name`, `class`, `limited`, `range`, `stiffness`, `damping`, `springlength` (default: the length at `springref`), `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction`, `armature` (0 only) | lengths and moments in [`crate::dynamics::tendon_kinematics`]; wrapping around geoms is stored, and asking for the length of such a tendon is an [`Error::Unsupported`] |
 //! | `<actuator>` | `<general>` (`dyntype`, `gaintype`, `biastype`, `dynprm`, `gainprm`, `biasprm`), `<motor>`, `<position>` (`kp`, `kv`), `<velocity>` (`kv`), each with `name`, `class`, a transmission (`joint`, `jointinparent`, `tendon`, `cranksite` with `slidersite` and `cranklength`, `site` with an optional `refsite`), `gear`, `ctrlrange`, `ctrllimited`, `forcerange`, `forcelimited`, `actrange`, `actlimited` | transmissions, activation dynamics and forces in [`crate::dynamics::actuation`]; `qacc_smooth` includes them at `ctrl = 0`; `actearly`, `actdim` and the body (adhesion) transmission are errors |
@@ -78,7 +80,7 @@
 //!
 //! # Skipped with a warning (no effect on the dynamics computed here)
 //!
-//! `<visual>`, `<asset>`, `<statistic>`, `<size>`, `<sensor>`, `<custom>`; `<camera>` and
+//! `<visual>`, `<asset>`'s textures and materials, `<statistic>`, `<size>`, `<sensor>`, `<custom>`; `<camera>` and
 //! `<light>` inside bodies; defaults for visual elements and for the actuators rejected below;
 //! the visual-only attributes `rgba`, `material`, `group` (on joints) and `user`; the flags
 //! that concern later stages. One warning per kind (with its first line and a count), not one
@@ -94,7 +96,7 @@
 //! `<site>`, `<connect>`, `<weld>`, `<compiler>`, `<key>`, `<exclude>`, `<pair>`, an actuator);
 //! `<composite>`, `<flexcomp>`, `<deformable>`, `<extension>`; actuators other than the four
 //! above (`intvelocity`, `damper`, `cylinder`, `muscle`, `adhesion`) and transmissions other
-//! than joint and tendon; `hfield`/`mesh` geoms whose inertia is needed; `fluidshape`; tendon
+//! than joint and tendon; flat meshes (no volume: their hull is degenerate), mesh files that do not parse (the error names the file and line); `fluidshape`; tendon
 //! armature; and every other attribute or element not listed above; numbers that do not parse,
 //! are not finite or exceed MuJoCo's `mjMAXVAL` = 1e10 in magnitude (`mass="1e308"`,
 //! `timestep="1e308"`); wrong counts of numbers; unknown keywords, classes, bodies, joints,

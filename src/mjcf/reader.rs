@@ -339,8 +339,18 @@ impl<'d> Reader<'d> {
             let child = &doc.elems[c];
             match child.tag.as_str() {
                 "compiler" => self.read_compiler(child)?,
-                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe"
-                | "asset" => {}
+                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
+                "asset" => {
+                    // meshes and height fields are read below; the rest only changes the look
+                    self.check_skipped(child)?;
+                    if child
+                        .children
+                        .iter()
+                        .any(|&k| !matches!(doc.elems[k].tag.as_str(), "mesh" | "hfield"))
+                    {
+                        self.skip_element(child, "textures and materials are visualisation only")
+                    }
+                }
                 "visual" | "statistic" => {
                     self.check_skipped(child)?;
                     self.skip_element(child, "visualisation only")
