@@ -19,11 +19,10 @@
 //!    the origin's projection give the witness points on A and B.
 //! 4. **Contacts** ([`convex_contacts`]): as MuJoCo, a sphere or capsule is first shrunk to its
 //!    centre point or segment and GJK's distance is inflated by the radii (exact, and cheap);
-//!    only a deep penetration of the cores runs EPA on the full shapes. Pairs with a capsule or
-//!    cylinder (and no sphere or ellipsoid) get MuJoCo's "multiCCD" extra contacts: both shapes
-//!    are tilted by +-1e-3 rad about the two tangents at the first contact and collided again;
-//!    new points farther than `1e-3 min(rbound)` from the others are kept, with the first
-//!    contact's depth.
+//!    only a deep penetration of the cores runs EPA on the full shapes. When the shapes
+//!    penetrate with flat faces (or an edge and a face) facing each other, MuJoCo 4.0's
+//!    multi-contact replaces the one contact by the corners of the contact patch
+//!    ([`super::multicontact`]).
 
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;

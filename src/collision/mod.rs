@@ -18,7 +18,9 @@
 //! | capsule - capsule | [`primitives::capsule_capsule`] | `mjc_CapsuleCapsule` | 1, or 2 when parallel |
 //! | capsule - box | [`boxes::capsule_box`] | `mjc_CapsuleBox` | up to 2 |
 //! | box - box | [`boxes::box_box`] | `mjc_BoxBox` | up to 8 |
-//! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box) | [`convex::convex_contacts`] | `mjc_Convex` (GJK + EPA, multiCCD) | 1, up to 5 with a capsule or cylinder |
+//! | plane - mesh | [`convex::plane_convex`] | `mjc_PlaneConvex` | up to 3 |
+//! | height field - any solid | [`hfield::hfield_convex`] | `mjc_ConvexHField` (one convex collision per prism) | up to 50 |
+//! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box, mesh - any) | [`convex::convex_contacts`] | `mjc_Convex` (GJK + EPA, then the face/edge patch of [`multicontact`]) | 1, up to 4 for flat faces |
 //!
 //! A [`Contact`] follows MuJoCo's `mjContact`: `pos` is the point midway between the two
 //! surfaces, `frame` has the contact normal as its **first** row (pointing from the first geom
