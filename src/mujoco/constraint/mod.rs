@@ -15,9 +15,11 @@ pub mod invweight;
 pub mod jacobian;
 pub mod limit;
 mod rows;
+pub mod sparse;
 
 pub use impedance::{impedance, sanitize, stiffness_damping, SolParams, SolrefWarning};
 pub use invweight::{EqData, Invweight};
+pub use sparse::SparseRows;
 
 use nalgebra::DMatrix;
 
