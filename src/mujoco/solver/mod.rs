@@ -301,17 +301,3 @@ pub fn mul_jt(efc: &Efc, f: &[f64], out: &mut [f64]) {
 pub fn solve_m(smooth: &Smooth, x: &mut [f64]) -> Result<()> {
     solve_ld(smooth.layout, smooth.qld, smooth.qld_diag_inv, x, &mut NoCount)
 }
-
-/// Assembles a [`SolverResult`] from the final forces: `qfrc_constraint = J^T f`.
-fn finish(efc: &Efc, qacc: Vec<f64>, force: Vec<f64>, state: Vec<EfcState>, stats: Vec<SolverStat>) -> SolverResult {
-    let mut qfrc = vec![0.0; efc.nv()];
-    mul_jt(efc, &force, &mut qfrc);
-    SolverResult {
-        qacc,
-        efc_force: force,
-        efc_state: state,
-        qfrc_constraint: qfrc,
-        iterations: stats.len(),
-        stats,
-    }
-}
