@@ -19,6 +19,10 @@ pub(crate) struct Scratch {
     /// 16 rows of nv, row-major: a group's rows (up to the 10 of a condim-6 pyramid) and a
     /// contact's 6 rows of `S`.
     pub rows: Vec<f64>,
+    /// The dofs of the chains last written into `p1`/`r1` and `p2`/`r2` by
+    /// [`super::jacobian::jac_point_chain`] (the only nonzero columns there).
+    pub chain1: Vec<usize>,
+    pub chain2: Vec<usize>,
 }
 
 impl Scratch {
@@ -29,7 +33,32 @@ impl Scratch {
             p2: Matrix3xX::zeros(nv),
             r2: Matrix3xX::zeros(nv),
             rows: vec![0.0; 16 * nv],
+            chain1: Vec::with_capacity(nv),
+            chain2: Vec::with_capacity(nv),
         }
+    }
+
+    /// Zeroes the four point Jacobians entirely and forgets the chains.
+    pub fn zero_jacobians(&mut self) {
+        for m in [&mut self.p1, &mut self.r1, &mut self.p2, &mut self.r2] {
+            m.fill(0.0);
+        }
+        self.chain1.clear();
+        self.chain2.clear();
+    }
+
+    /// Zeroes the columns of the last chains only (the others are zero already).
+    pub fn zero_chains(&mut self) {
+        for &k in &self.chain1 {
+            self.p1.column_mut(k).fill(0.0);
+            self.r1.column_mut(k).fill(0.0);
+        }
+        for &k in &self.chain2 {
+            self.p2.column_mut(k).fill(0.0);
+            self.r2.column_mut(k).fill(0.0);
+        }
+        self.chain1.clear();
+        self.chain2.clear();
     }
 }
 
@@ -236,9 +265,16 @@ pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &m
     }
 }
 
-/// `frame_row . (a - b)` for every column: one row of a contact's relative-velocity matrix.
-pub(crate) fn project_row(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, out: &mut [f64]) {
-    for (k, o) in out.iter_mut().enumerate() {
-        *o = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
+/// [`project_row`] on the columns of two chains only; `out` must be zero elsewhere (the other
+/// columns of `a` and `b` are zero, and so is their projection).
+pub(crate) fn project_row_chains(
+    frame_row: &Vec3,
+    a: &Matrix3xX<f64>,
+    b: &Matrix3xX<f64>,
+    chains: [&[usize]; 2],
+    out: &mut [f64],
+) {
+    for &k in chains[0].iter().chain(chains[1]) {
+        out[k] = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
     }
 }

@@ -19,7 +19,7 @@ use nalgebra::DMatrix;
 /// through `dof_parentid`); [`SparseRows::from_dense`] keeps the entries that are not exactly
 /// zero, a subset of those columns that gives the same products, since the dropped terms are
 /// exact zeros.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct SparseRows {
     /// Number of columns (`nv` for a Jacobian).
     pub ncols: usize,
@@ -29,6 +29,8 @@ pub struct SparseRows {
     pub colind: Vec<usize>,
     /// Value of each stored entry.
     pub values: Vec<f64>,
+    /// Scratch of [`SparseRows::refill_from_dense`].
+    colind_next: Vec<usize>,
 }
 
 impl SparseRows {
@@ -39,6 +41,7 @@ impl SparseRows {
             rowadr: vec![0],
             colind: Vec::new(),
             values: Vec::new(),
+            colind_next: Vec::new(),
         }
     }
 
@@ -79,12 +82,40 @@ impl SparseRows {
         self.rowadr.push(self.colind.len());
     }
 
-    /// Refills from a dense matrix (its nonzero entries), reusing the storage.
+    /// Refills from a dense matrix (its nonzero entries), reusing the storage. Reads the
+    /// column-major storage in order, twice: once to count each row's entries, once to place
+    /// them.
     pub fn refill_from_dense(&mut self, m: &DMatrix<f64>) {
-        self.clear(m.ncols());
-        for i in 0..m.nrows() {
-            self.push_dense_row(m.row(i).iter().copied());
+        let (nr, nc) = (m.nrows(), m.ncols());
+        self.clear(nc);
+        self.rowadr.resize(nr + 1, 0);
+        for col in m.column_iter() {
+            for (i, v) in col.iter().enumerate() {
+                if *v != 0.0 {
+                    self.rowadr[i + 1] += 1;
+                }
+            }
         }
+        for i in 0..nr {
+            self.rowadr[i + 1] += self.rowadr[i];
+        }
+        let nnz = self.rowadr[nr];
+        self.colind.resize(nnz, 0);
+        self.values.resize(nnz, 0.0);
+        // next free slot of each row; columns arrive in increasing order
+        let mut next = std::mem::take(&mut self.colind_next);
+        next.clear();
+        next.extend_from_slice(&self.rowadr[..nr]);
+        for (k, col) in m.column_iter().enumerate() {
+            for (i, v) in col.iter().enumerate() {
+                if *v != 0.0 {
+                    self.colind[next[i]] = k;
+                    self.values[next[i]] = *v;
+                    next[i] += 1;
+                }
+            }
+        }
+        self.colind_next = next;
     }
 
     /// The rows of a dense matrix (its nonzero entries).
