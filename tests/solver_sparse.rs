@@ -53,6 +53,9 @@ fn compare_routes(name: &str, smooth: &Smooth, efc: &Efc) -> f64 {
     // products
     let jac = SparseRows::from_dense(&efc.j);
     assert_eq!(jac.to_dense(), efc.j, "{name}: sparse rows");
+    if let Some(made) = efc.rows_in_sync() {
+        assert_eq!(made, &jac, "{name}: the rows make_constraint stored");
+    }
     let x: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.37 + 0.1).sin()).collect();
     let f: Vec<f64> = (0..n).map(|i| (i as f64 * 0.53 + 0.2).cos()).collect();
     let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);

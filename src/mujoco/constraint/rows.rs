@@ -246,9 +246,14 @@ impl Rows {
         let e = &mut self.efc;
         let nefc = e.nefc();
         e.j = DMatrix::from_row_slice(nefc, nv, &self.j);
-        e.vel = (0..nefc)
-            .map(|i| self.j[i * nv..(i + 1) * nv].iter().zip(qvel).map(|(a, b)| a * b).sum())
-            .collect();
+        if nv > 0 {
+            e.j_rows.refill_from_row_major(&self.j, nv);
+        } else {
+            e.j_rows.clear(0);
+            e.j_rows.rowadr.resize(nefc + 1, 0);
+        }
+        e.vel = vec![0.0; nefc];
+        e.j_rows.mul(qvel, &mut e.vel);
         e.aref = (0..nefc)
             .map(|i| {
                 let [k, b, imp, _] = e.kbip[i];

@@ -33,6 +33,13 @@ pub struct SparseRows {
     colind_next: Vec<usize>,
 }
 
+impl PartialEq for SparseRows {
+    /// The same shape and stored entries (scratch ignored).
+    fn eq(&self, o: &Self) -> bool {
+        self.ncols == o.ncols && self.rowadr == o.rowadr && self.colind == o.colind && self.values == o.values
+    }
+}
+
 impl SparseRows {
     /// No rows, `ncols` columns.
     pub fn new(ncols: usize) -> Self {
@@ -69,6 +76,14 @@ impl SparseRows {
         self.rowadr.push(0);
         self.colind.clear();
         self.values.clear();
+    }
+
+    /// Refills from a dense row-major `nrows x ncols` array (its nonzero entries), one pass.
+    pub fn refill_from_row_major(&mut self, a: &[f64], ncols: usize) {
+        self.clear(ncols);
+        for row in a.chunks_exact(ncols.max(1)) {
+            self.push_dense_row(row.iter().copied());
+        }
     }
 
     /// Appends a row given densely (`ncols` numbers), keeping its nonzero entries.

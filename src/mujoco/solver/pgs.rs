@@ -44,7 +44,7 @@ pub fn make_dual(smooth: &Smooth, efc: &Efc) -> Result<Dual> {
 /// a sparse row with a dense column, `nefc^2 / 2` times a row's length (`A` is symmetric).
 /// Either way the nonzeros of `AR` are kept by rows in [`Dual::ar_rows`].
 pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Result<Dual> {
-    dual_of_rows(smooth, efc, storage, &SparseRows::from_dense(&efc.j))
+    dual_of_rows(smooth, efc, storage, &efc.sparse_rows())
 }
 
 /// [`make_dual_storage`] with the sparse rows `jac` of `efc.j` already made.
@@ -366,7 +366,7 @@ pub fn solve_pgs_storage(
     let (nv, n) = (smooth.layout.nv, efc.nefc());
     let (ne, nf) = (efc.ne, efc.nf);
     let accelerated = variant == PgsVariant::Accelerated;
-    let jac = SparseRows::from_dense(&efc.j);
+    let jac = efc.sparse_rows();
     let dual = dual_of_rows(smooth, efc, storage, &jac)?;
     let mut jtf = vec![0.0; 2 * nv];
     let ar = &dual.ar;

@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::mujoco::constraint::SparseRows;
 use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
 use nalgebra::DMatrix;
+use std::borrow::Cow;
 
 /// The primal cost `C(a)` at `qacc` (Gauss term plus [`update`]'s `s(J a - aref)`), with the
 /// forces and states written to `force`, `state`. Inputs assumed valid.
@@ -55,7 +56,7 @@ pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOpt
 // ANCHOR_END: initial_qacc
 
 /// The primal solver's scratch, one field per symbol, sized once per solve.
-struct Primal {
+struct Primal<'e> {
     /// `a` (nv).
     qacc: Vec<f64>,
     /// `M a` (nv).
@@ -84,11 +85,11 @@ struct Primal {
     h: DMatrix<f64>,
     /// The sparse route: `efc_J` by rows (empty on the dense route) and Newton's profile
     /// Hessian.
-    jac: Option<SparseRows>,
+    jac: Option<Cow<'e, SparseRows>>,
     hess: Hessian,
 }
 
-impl Primal {
+impl Primal<'_> {
     /// Constraint update at the current `jar`, then `g`; returns the cost `C(a)`.
     fn update_constraint(&mut self, smooth: &Smooth, efc: &Efc, cones: &[Cone], newton: bool) -> f64 {
         let hess = if newton { Some(&mut self.hcone[..]) } else { None };
@@ -121,7 +122,7 @@ impl Primal {
     }
 }
 
-impl Primal {
+impl Primal<'_> {
     /// `out = J x` by the route's storage.
     fn mul_j(&self, efc: &Efc, x: &[f64], out: &mut [f64]) {
         match &self.jac {
@@ -226,7 +227,7 @@ pub fn solve_primal_storage(
             if newton && !sparse { nv } else { 0 },
             if newton && !sparse { nv } else { 0 },
         ),
-        jac: sparse.then(|| SparseRows::from_dense(&efc.j)),
+        jac: sparse.then(|| efc.sparse_rows()),
         hess: Hessian::new(if newton && sparse { nv } else { 0 }),
     };
     let mut ls = LineSearch::new(nv, nefc, cones.len());
