@@ -94,6 +94,11 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         jac_point_chain(model, d, b0, &c.pos, &mut s.p2, &mut s.r2, &mut s.chain2);
         let (edges, sm) = s.rows.split_at_mut(10 * nv);
         sm[..c.dim * nv].fill(0.0);
+        s.chains.clear();
+        s.chains.extend_from_slice(&s.chain1);
+        s.chains.extend_from_slice(&s.chain2);
+        s.chains.sort_unstable();
+        s.chains.dedup();
         let chains = [&s.chain1[..], &s.chain2[..]];
         for r in 0..c.dim.min(3) {
             let f: Vec3 = c.frame.row(r).transpose();
@@ -118,17 +123,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());
         if c.dim == 1 {
-            rows.add(NewGroup {
-                efc_type: EfcType::ContactFrictionless,
-                id: k,
-                jac: &sm[..nv],
-                pos: &[c.dist],
-                margin: &[m],
-                frictionloss: 0.0,
-                diag: &[tran],
-                kind: GroupKind::Plain,
-                params,
-            });
+            rows.add_in_cols(
+                NewGroup {
+                    efc_type: EfcType::ContactFrictionless,
+                    id: k,
+                    jac: &sm[..nv],
+                    pos: &[c.dist],
+                    margin: &[m],
+                    frictionloss: 0.0,
+                    diag: &[tran],
+                    kind: GroupKind::Plain,
+                    params,
+                },
+                Some(&s.chains),
+            );
             continue;
         }
         match cone {
@@ -151,17 +159,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 }
                 pos[..2 * (n - 1)].fill(c.dist);
                 margin[..2 * (n - 1)].fill(m);
-                rows.add(NewGroup {
-                    efc_type: EfcType::ContactPyramidal,
-                    id: k,
-                    jac,
-                    pos: &pos[..2 * (n - 1)],
-                    margin: &margin[..2 * (n - 1)],
-                    frictionloss: 0.0,
-                    diag: &pyr[..2 * (n - 1)],
-                    kind: GroupKind::Plain,
-                    params,
-                });
+                rows.add_in_cols(
+                    NewGroup {
+                        efc_type: EfcType::ContactPyramidal,
+                        id: k,
+                        jac,
+                        pos: &pos[..2 * (n - 1)],
+                        margin: &margin[..2 * (n - 1)],
+                        frictionloss: 0.0,
+                        diag: &pyr[..2 * (n - 1)],
+                        kind: GroupKind::Plain,
+                        params,
+                    },
+                    Some(&s.chains),
+                );
             }
             Cone::Elliptic => {
                 let n = c.dim;
@@ -170,17 +181,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 pos[0] = c.dist;
                 margin[0] = m;
                 let diag: [f64; 6] = std::array::from_fn(|j| if j < 3 { tran } else { rot });
-                rows.add(NewGroup {
-                    efc_type: EfcType::ContactElliptic,
-                    id: k,
-                    jac: &sm[..n * nv],
-                    pos: &pos[..n],
-                    margin: &margin[..n],
-                    frictionloss: 0.0,
-                    diag: &diag[..n],
-                    kind: GroupKind::Plain,
-                    params,
-                });
+                rows.add_in_cols(
+                    NewGroup {
+                        efc_type: EfcType::ContactElliptic,
+                        id: k,
+                        jac: &sm[..n * nv],
+                        pos: &pos[..n],
+                        margin: &margin[..n],
+                        frictionloss: 0.0,
+                        diag: &diag[..n],
+                        kind: GroupKind::Plain,
+                        params,
+                    },
+                    Some(&s.chains),
+                );
             }
         }
     }

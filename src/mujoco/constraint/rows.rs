@@ -23,6 +23,8 @@ pub(crate) struct Scratch {
     /// [`super::jacobian::jac_point_chain`] (the only nonzero columns there).
     pub chain1: Vec<usize>,
     pub chain2: Vec<usize>,
+    /// Their union, increasing.
+    pub chains: Vec<usize>,
 }
 
 impl Scratch {
@@ -35,6 +37,7 @@ impl Scratch {
             rows: vec![0.0; 16 * nv],
             chain1: Vec::with_capacity(nv),
             chain2: Vec::with_capacity(nv),
+            chains: Vec::with_capacity(2 * nv),
         }
     }
 
@@ -124,6 +127,13 @@ impl Rows {
     /// MuJoCo's `mj_addConstraint`: appends a group of rows unless it is not a contact and its
     /// Jacobian is zero (a constraint no dof can move). Returns whether rows were added.
     pub fn add(&mut self, g: NewGroup) -> bool {
+        self.add_in_cols(g, None)
+    }
+    // ANCHOR_END: add_constraint
+
+    /// [`Rows::add`] for a group whose Jacobian can be nonzero only in the columns `cols`
+    /// (increasing; `None`: any column): its sparse rows are gathered from those columns.
+    pub fn add_in_cols(&mut self, g: NewGroup, cols: Option<&[usize]>) -> bool {
         let contact = matches!(
             g.efc_type,
             EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
@@ -133,8 +143,15 @@ impl Rows {
         }
         let n = g.pos.len();
         let start = self.efc.nefc();
-        self.j.extend_from_slice(&g.jac[..n * self.nv]);
+        let nv = self.nv;
+        self.j.extend_from_slice(&g.jac[..n * nv]);
         let e = &mut self.efc;
+        for row in g.jac[..n * nv].chunks_exact(nv.max(1)).take(n) {
+            match cols {
+                Some(cols) => e.j_rows.push_row_in_cols(row, cols),
+                None => e.j_rows.push_dense_row(row.iter().copied()),
+            }
+        }
         for k in 0..n {
             e.efc_type.push(g.efc_type);
             e.efc_id.push(g.id);
@@ -157,7 +174,6 @@ impl Rows {
         });
         true
     }
-    // ANCHOR_END: add_constraint
 
     /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
     /// name, made only when there is something to report: no allocation per row otherwise).
@@ -246,12 +262,6 @@ impl Rows {
         let e = &mut self.efc;
         let nefc = e.nefc();
         e.j = DMatrix::from_row_slice(nefc, nv, &self.j);
-        if nv > 0 {
-            e.j_rows.refill_from_row_major(&self.j, nv);
-        } else {
-            e.j_rows.clear(0);
-            e.j_rows.rowadr.resize(nefc + 1, 0);
-        }
         e.vel = vec![0.0; nefc];
         e.j_rows.mul(qvel, &mut e.vel);
         e.aref = (0..nefc)

@@ -86,6 +86,19 @@ impl SparseRows {
         }
     }
 
+    /// Appends a row given densely (`ncols` numbers) that can be nonzero only in the columns
+    /// `cols` (increasing), keeping its nonzero entries there.
+    pub fn push_row_in_cols(&mut self, row: &[f64], cols: &[usize]) {
+        for &k in cols {
+            let v = row[k];
+            if v != 0.0 {
+                self.colind.push(k);
+                self.values.push(v);
+            }
+        }
+        self.rowadr.push(self.colind.len());
+    }
+
     /// Appends a row given densely (`ncols` numbers), keeping its nonzero entries.
     pub fn push_dense_row(&mut self, row: impl IntoIterator<Item = f64>) {
         for (k, v) in row.into_iter().enumerate() {
