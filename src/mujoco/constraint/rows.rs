@@ -113,13 +113,21 @@ pub(crate) struct NewGroup<'a> {
 impl Rows {
     pub fn new(nv: usize, contacts: Vec<MjContact>) -> Self {
         let mut efc = Efc::empty(nv);
+        // room for the contacts' rows (at most 2 (dim - 1) each) and as many others as dofs,
+        // so that the row-major J is not moved while it grows
+        let nrow = contacts.iter().map(|c| (2 * c.dim.max(1) - 1).max(1)).sum::<usize>() + nv;
         efc.contacts = contacts;
+        for v in [&mut efc.pos, &mut efc.margin, &mut efc.frictionloss] {
+            v.reserve(nrow);
+        }
+        efc.efc_type.reserve(nrow);
+        efc.efc_id.reserve(nrow);
         Rows {
             nv,
             efc,
-            j: Vec::new(),
+            j: Vec::with_capacity(nrow * nv),
             groups: Vec::new(),
-            diag: Vec::new(),
+            diag: Vec::with_capacity(nrow),
         }
     }
 
