@@ -5,8 +5,8 @@
 use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
-use super::jacobian::jac_point;
-use super::rows::{project_row, GroupKind, NewGroup, Rows, Scratch};
+use super::jacobian::jac_point_chain;
+use super::rows::{project_row_chains, GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
 use crate::model::constants::mjMINMU;
@@ -71,6 +71,7 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
     let nv = model.nv;
     let cone = model.opt.cone;
+    s.zero_jacobians();
     for k in 0..rows.efc.contacts.len() {
         check_contact(model, k, &rows.efc.contacts[k])?;
         // a contact in the gap (dist >= margin - gap) is kept in the list without rows
@@ -87,16 +88,25 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
         // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
         // edges in rows 0..10
-        jac_point(model, d, b1, &c.pos, &mut s.p1, &mut s.r1);
-        jac_point(model, d, b0, &c.pos, &mut s.p2, &mut s.r2);
+        // only the two chains' columns are written: the rest stay zero
+        s.zero_chains();
+        jac_point_chain(model, d, b1, &c.pos, &mut s.p1, &mut s.r1, &mut s.chain1);
+        jac_point_chain(model, d, b0, &c.pos, &mut s.p2, &mut s.r2, &mut s.chain2);
         let (edges, sm) = s.rows.split_at_mut(10 * nv);
+        sm[..c.dim * nv].fill(0.0);
+        s.chains.clear();
+        s.chains.extend_from_slice(&s.chain1);
+        s.chains.extend_from_slice(&s.chain2);
+        s.chains.sort_unstable();
+        s.chains.dedup();
+        let chains = [&s.chain1[..], &s.chain2[..]];
         for r in 0..c.dim.min(3) {
             let f: Vec3 = c.frame.row(r).transpose();
-            project_row(&f, &s.p1, &s.p2, &mut sm[r * nv..(r + 1) * nv]);
+            project_row_chains(&f, &s.p1, &s.p2, chains, &mut sm[r * nv..(r + 1) * nv]);
         }
         for r in 3..c.dim {
             let f: Vec3 = c.frame.row(r - 3).transpose();
-            project_row(&f, &s.r1, &s.r2, &mut sm[r * nv..(r + 1) * nv]);
+            project_row_chains(&f, &s.r1, &s.r2, chains, &mut sm[r * nv..(r + 1) * nv]);
         }
         let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);
         let (tran, rot) = (i0[0] + i1[0], i0[1] + i1[1]);
@@ -113,17 +123,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());
         if c.dim == 1 {
-            rows.add(NewGroup {
-                efc_type: EfcType::ContactFrictionless,
-                id: k,
-                jac: &sm[..nv],
-                pos: &[c.dist],
-                margin: &[m],
-                frictionloss: 0.0,
-                diag: &[tran],
-                kind: GroupKind::Plain,
-                params,
-            });
+            rows.add_in_cols(
+                NewGroup {
+                    efc_type: EfcType::ContactFrictionless,
+                    id: k,
+                    jac: &sm[..nv],
+                    pos: &[c.dist],
+                    margin: &[m],
+                    frictionloss: 0.0,
+                    diag: &[tran],
+                    kind: GroupKind::Plain,
+                    params,
+                },
+                Some(&s.chains),
+            );
             continue;
         }
         match cone {
@@ -146,17 +159,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 }
                 pos[..2 * (n - 1)].fill(c.dist);
                 margin[..2 * (n - 1)].fill(m);
-                rows.add(NewGroup {
-                    efc_type: EfcType::ContactPyramidal,
-                    id: k,
-                    jac,
-                    pos: &pos[..2 * (n - 1)],
-                    margin: &margin[..2 * (n - 1)],
-                    frictionloss: 0.0,
-                    diag: &pyr[..2 * (n - 1)],
-                    kind: GroupKind::Plain,
-                    params,
-                });
+                rows.add_in_cols(
+                    NewGroup {
+                        efc_type: EfcType::ContactPyramidal,
+                        id: k,
+                        jac,
+                        pos: &pos[..2 * (n - 1)],
+                        margin: &margin[..2 * (n - 1)],
+                        frictionloss: 0.0,
+                        diag: &pyr[..2 * (n - 1)],
+                        kind: GroupKind::Plain,
+                        params,
+                    },
+                    Some(&s.chains),
+                );
             }
             Cone::Elliptic => {
                 let n = c.dim;
@@ -165,17 +181,20 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 pos[0] = c.dist;
                 margin[0] = m;
                 let diag: [f64; 6] = std::array::from_fn(|j| if j < 3 { tran } else { rot });
-                rows.add(NewGroup {
-                    efc_type: EfcType::ContactElliptic,
-                    id: k,
-                    jac: &sm[..n * nv],
-                    pos: &pos[..n],
-                    margin: &margin[..n],
-                    frictionloss: 0.0,
-                    diag: &diag[..n],
-                    kind: GroupKind::Plain,
-                    params,
-                });
+                rows.add_in_cols(
+                    NewGroup {
+                        efc_type: EfcType::ContactElliptic,
+                        id: k,
+                        jac: &sm[..n * nv],
+                        pos: &pos[..n],
+                        margin: &margin[..n],
+                        frictionloss: 0.0,
+                        diag: &diag[..n],
+                        kind: GroupKind::Plain,
+                        params,
+                    },
+                    Some(&s.chains),
+                );
             }
         }
     }

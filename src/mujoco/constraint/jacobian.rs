@@ -53,6 +53,37 @@ pub fn jac_point(model: &Model, d: &Data, b: usize, p: &Vec3, jp: &mut Matrix3xX
 }
 // ANCHOR_END: jac_point
 
+// ANCHOR: jac_point_chain
+/// [`jac_point`] on the chain only (MuJoCo's `mj_jacSparse`): writes the columns of the dofs
+/// on the path from `b` to the root, appends those dofs to `chain`, and leaves every other
+/// column as it was, so a caller that keeps them zero pays for the chain, not for `nv`.
+pub fn jac_point_chain(
+    model: &Model,
+    d: &Data,
+    b: usize,
+    p: &Vec3,
+    jp: &mut Matrix3xX<f64>,
+    jr: &mut Matrix3xX<f64>,
+    chain: &mut Vec<usize>,
+) {
+    if b == 0 {
+        return;
+    }
+    let offset = p - tree_com(d, b);
+    let mut i = b;
+    // bounded: lambda(i) < i
+    while i != 0 {
+        for dof in model.dofs(i) {
+            let s = &d.cdof[dof];
+            jp.set_column(dof, &(s.v + s.w.cross(&offset)));
+            jr.set_column(dof, &s.w);
+            chain.push(dof);
+        }
+        i = model.lambda[i];
+    }
+}
+// ANCHOR_END: jac_point_chain
+
 // ANCHOR: jac_dot_v
 /// MuJoCo's `mj_jacDot` multiplied by `qvel`: `(Jdot_p qvel, Jdot_r qvel)` for the world point
 /// `p` moving with Featherstone body `b`. `d` must hold `cvel` and `cdof_dot` of `qvel`

@@ -15,9 +15,11 @@ pub mod invweight;
 pub mod jacobian;
 pub mod limit;
 mod rows;
+pub mod sparse;
 
 pub use impedance::{impedance, sanitize, stiffness_damping, SolParams, SolrefWarning};
 pub use invweight::{EqData, Invweight};
+pub use sparse::SparseRows;
 
 use nalgebra::DMatrix;
 
@@ -85,6 +87,11 @@ pub struct Efc {
     pub efc_id: Vec<usize>,
     /// `efc_J` (nefc x nv).
     pub j: DMatrix<f64>,
+    /// The same rows stored sparse ([`SparseRows`], MuJoCo's `efc_J` with `efc_J_rownnz`,
+    /// `efc_J_rowadr`, `efc_J_colind`), written by [`make_constraint`] with `j`; the solvers read
+    /// these. Rows built by hand may leave it empty (the solvers then compress `j`); code that
+    /// edits `j` of made rows calls [`Efc::sync_rows`].
+    pub j_rows: SparseRows,
     /// `efc_pos`: the constraint's position (residual or signed distance).
     pub pos: Vec<f64>,
     /// `efc_margin`.
@@ -126,6 +133,7 @@ impl Efc {
             efc_type: Vec::new(),
             efc_id: Vec::new(),
             j: DMatrix::zeros(0, nv),
+            j_rows: SparseRows::new(nv),
             pos: Vec::new(),
             margin: Vec::new(),
             frictionloss: Vec::new(),
@@ -149,6 +157,26 @@ impl Efc {
     /// Number of dofs (columns of `j`).
     pub fn nv(&self) -> usize {
         self.j.ncols()
+    }
+
+    /// Rewrites [`Efc::j_rows`] from `j`.
+    pub fn sync_rows(&mut self) {
+        self.j_rows.refill_from_dense(&self.j);
+    }
+
+    /// The sparse rows, if [`Efc::j_rows`] has the shape of `j` (else `None`: rows built by
+    /// hand).
+    pub fn rows_in_sync(&self) -> Option<&SparseRows> {
+        let r = &self.j_rows;
+        (r.nrows() == self.nefc() && r.ncols == self.nv() && self.j.nrows() == self.nefc()).then_some(r)
+    }
+
+    /// [`Efc::j_rows`] when in sync, else the rows of `j` compressed now.
+    pub fn sparse_rows(&self) -> std::borrow::Cow<'_, SparseRows> {
+        match self.rows_in_sync() {
+            Some(r) => std::borrow::Cow::Borrowed(r),
+            None => std::borrow::Cow::Owned(SparseRows::from_dense(&self.j)),
+        }
     }
 }
 

@@ -19,6 +19,12 @@ pub(crate) struct Scratch {
     /// 16 rows of nv, row-major: a group's rows (up to the 10 of a condim-6 pyramid) and a
     /// contact's 6 rows of `S`.
     pub rows: Vec<f64>,
+    /// The dofs of the chains last written into `p1`/`r1` and `p2`/`r2` by
+    /// [`super::jacobian::jac_point_chain`] (the only nonzero columns there).
+    pub chain1: Vec<usize>,
+    pub chain2: Vec<usize>,
+    /// Their union, increasing.
+    pub chains: Vec<usize>,
 }
 
 impl Scratch {
@@ -29,7 +35,33 @@ impl Scratch {
             p2: Matrix3xX::zeros(nv),
             r2: Matrix3xX::zeros(nv),
             rows: vec![0.0; 16 * nv],
+            chain1: Vec::with_capacity(nv),
+            chain2: Vec::with_capacity(nv),
+            chains: Vec::with_capacity(2 * nv),
         }
+    }
+
+    /// Zeroes the four point Jacobians entirely and forgets the chains.
+    pub fn zero_jacobians(&mut self) {
+        for m in [&mut self.p1, &mut self.r1, &mut self.p2, &mut self.r2] {
+            m.fill(0.0);
+        }
+        self.chain1.clear();
+        self.chain2.clear();
+    }
+
+    /// Zeroes the columns of the last chains only (the others are zero already).
+    pub fn zero_chains(&mut self) {
+        for &k in &self.chain1 {
+            self.p1.column_mut(k).fill(0.0);
+            self.r1.column_mut(k).fill(0.0);
+        }
+        for &k in &self.chain2 {
+            self.p2.column_mut(k).fill(0.0);
+            self.r2.column_mut(k).fill(0.0);
+        }
+        self.chain1.clear();
+        self.chain2.clear();
     }
 }
 
@@ -81,13 +113,21 @@ pub(crate) struct NewGroup<'a> {
 impl Rows {
     pub fn new(nv: usize, contacts: Vec<MjContact>) -> Self {
         let mut efc = Efc::empty(nv);
+        // room for the contacts' rows (at most 2 (dim - 1) each) and as many others as dofs,
+        // so that the row-major J is not moved while it grows
+        let nrow = contacts.iter().map(|c| (2 * c.dim.max(1) - 1).max(1)).sum::<usize>() + nv;
         efc.contacts = contacts;
+        for v in [&mut efc.pos, &mut efc.margin, &mut efc.frictionloss] {
+            v.reserve(nrow);
+        }
+        efc.efc_type.reserve(nrow);
+        efc.efc_id.reserve(nrow);
         Rows {
             nv,
             efc,
-            j: Vec::new(),
+            j: Vec::with_capacity(nrow * nv),
             groups: Vec::new(),
-            diag: Vec::new(),
+            diag: Vec::with_capacity(nrow),
         }
     }
 
@@ -95,6 +135,13 @@ impl Rows {
     /// MuJoCo's `mj_addConstraint`: appends a group of rows unless it is not a contact and its
     /// Jacobian is zero (a constraint no dof can move). Returns whether rows were added.
     pub fn add(&mut self, g: NewGroup) -> bool {
+        self.add_in_cols(g, None)
+    }
+    // ANCHOR_END: add_constraint
+
+    /// [`Rows::add`] for a group whose Jacobian can be nonzero only in the columns `cols`
+    /// (increasing; `None`: any column): its sparse rows are gathered from those columns.
+    pub fn add_in_cols(&mut self, g: NewGroup, cols: Option<&[usize]>) -> bool {
         let contact = matches!(
             g.efc_type,
             EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
@@ -104,8 +151,15 @@ impl Rows {
         }
         let n = g.pos.len();
         let start = self.efc.nefc();
-        self.j.extend_from_slice(&g.jac[..n * self.nv]);
+        let nv = self.nv;
+        self.j.extend_from_slice(&g.jac[..n * nv]);
         let e = &mut self.efc;
+        for row in g.jac[..n * nv].chunks_exact(nv.max(1)).take(n) {
+            match cols {
+                Some(cols) => e.j_rows.push_row_in_cols(row, cols),
+                None => e.j_rows.push_dense_row(row.iter().copied()),
+            }
+        }
         for k in 0..n {
             e.efc_type.push(g.efc_type);
             e.efc_id.push(g.id);
@@ -128,7 +182,6 @@ impl Rows {
         });
         true
     }
-    // ANCHOR_END: add_constraint
 
     /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
     /// name, made only when there is something to report: no allocation per row otherwise).
@@ -217,9 +270,8 @@ impl Rows {
         let e = &mut self.efc;
         let nefc = e.nefc();
         e.j = DMatrix::from_row_slice(nefc, nv, &self.j);
-        e.vel = (0..nefc)
-            .map(|i| self.j[i * nv..(i + 1) * nv].iter().zip(qvel).map(|(a, b)| a * b).sum())
-            .collect();
+        e.vel = vec![0.0; nefc];
+        e.j_rows.mul(qvel, &mut e.vel);
         e.aref = (0..nefc)
             .map(|i| {
                 let [k, b, imp, _] = e.kbip[i];
@@ -236,9 +288,16 @@ pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &m
     }
 }
 
-/// `frame_row . (a - b)` for every column: one row of a contact's relative-velocity matrix.
-pub(crate) fn project_row(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, out: &mut [f64]) {
-    for (k, o) in out.iter_mut().enumerate() {
-        *o = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
+/// [`project_row`] on the columns of two chains only; `out` must be zero elsewhere (the other
+/// columns of `a` and `b` are zero, and so is their projection).
+pub(crate) fn project_row_chains(
+    frame_row: &Vec3,
+    a: &Matrix3xX<f64>,
+    b: &Matrix3xX<f64>,
+    chains: [&[usize]; 2],
+    out: &mut [f64],
+) {
+    for &k in chains[0].iter().chain(chains[1]) {
+        out[k] = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
     }
 }

@@ -48,6 +48,32 @@ pub struct Smooth<'a> {
     pub qacc_smooth: &'a [f64],
 }
 
+/// Which storage of `efc_J` a solver's products read: the dense `nefc x nv` matrix (the
+/// reference route, as MuJoCo's `<option jacobian="dense">`) or its rows' nonzeros
+/// ([`super::constraint::SparseRows`], as `jacobian="sparse"`), with a dense or a profile
+/// Newton Hessian and a dense or a sparse `AR`. [`solve`] takes the sparse route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JacStorage {
+    /// Dense `efc_J`, dense Hessian, dense `AR` products.
+    Dense,
+    /// Sparse rows, profile Hessian, sparse `AR` rows.
+    Sparse,
+}
+
+impl JacStorage {
+    /// MuJoCo's choice (`mj_isSparse` with the default `jacobian="auto"`): sparse from 60 dofs
+    /// on, dense below. [`solve`] makes PGS's `AR` by it (the rounding of the dense product
+    /// decides, like MuJoCo's, the state of a force that lies exactly on its cone); the primal
+    /// solvers always read sparse rows.
+    pub fn mujoco(nv: usize) -> Self {
+        if nv >= 60 {
+            JacStorage::Sparse
+        } else {
+            JacStorage::Dense
+        }
+    }
+}
+
 /// Solver settings (MuJoCo's `<option>` `solver`, `iterations`, `tolerance`, `ls_iterations`,
 /// `ls_tolerance`, and the warm start flag).
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +154,10 @@ pub struct SolverResult {
 pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverResult> {
     let cones = check_inputs(smooth, efc, opts)?;
     match opts.solver {
-        Solver::Pgs => pgs::solve_pgs_with(smooth, efc, &cones, opts, pgs::PgsVariant::Accelerated),
+        Solver::Pgs => {
+            let storage = JacStorage::mujoco(smooth.layout.nv);
+            pgs::solve_pgs_storage(smooth, efc, &cones, opts, pgs::PgsVariant::Accelerated, storage)
+        }
         Solver::Cg => primal::solve_primal(smooth, efc, &cones, opts, false),
         Solver::Newton => primal::solve_primal(smooth, efc, &cones, opts, true),
     }
@@ -185,7 +214,11 @@ pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
             expected: n,
         });
     }
-    check_vector("efc_J", efc.j.as_slice(), n * nv)?;
+    match efc.rows_in_sync() {
+        // the stored entries: the others are zeros
+        Some(rows) => check_vector("efc_J", &rows.values, rows.values.len())?,
+        None => check_vector("efc_J", efc.j.as_slice(), n * nv)?,
+    }
     check_vector("efc_frictionloss", &efc.frictionloss, n)?;
     check_vector("efc_R", &efc.r, n)?;
     check_vector("efc_D", &efc.d, n)?;
@@ -271,18 +304,4 @@ pub fn mul_jt(efc: &Efc, f: &[f64], out: &mut [f64]) {
 /// `x <- M^-1 x` with the factor of `smooth` (`mj_solveM`).
 pub fn solve_m(smooth: &Smooth, x: &mut [f64]) -> Result<()> {
     solve_ld(smooth.layout, smooth.qld, smooth.qld_diag_inv, x, &mut NoCount)
-}
-
-/// Assembles a [`SolverResult`] from the final forces: `qfrc_constraint = J^T f`.
-fn finish(efc: &Efc, qacc: Vec<f64>, force: Vec<f64>, state: Vec<EfcState>, stats: Vec<SolverStat>) -> SolverResult {
-    let mut qfrc = vec![0.0; efc.nv()];
-    mul_jt(efc, &force, &mut qfrc);
-    SolverResult {
-        qacc,
-        efc_force: force,
-        efc_state: state,
-        qfrc_constraint: qfrc,
-        iterations: stats.len(),
-        stats,
-    }
 }

@@ -10,9 +10,10 @@
 //! restarts: [`solve_pgs_with`] with [`PgsVariant::Accelerated`], which [`super::solve`] runs and
 //! which reproduces MuJoCo's PGS iteration for iteration.
 
+use super::super::constraint::SparseRows;
 use super::super::constraint::{Efc, EfcState, EfcType};
 use super::cost::{update, Cone};
-use super::{finish, mul_j, mul_jt, solve_m, trace_m, Smooth, SolverOptions, SolverResult, SolverStat};
+use super::{mul_j, solve_m, trace_m, JacStorage, Smooth, SolverOptions, SolverResult, SolverStat};
 use crate::error::Result;
 use crate::model::constants::mjMINVAL;
 use nalgebra::DMatrix;
@@ -22,47 +23,89 @@ use nalgebra::DMatrix;
 pub struct Dual {
     /// `AR` (MuJoCo's `efc_AR`).
     pub ar: DMatrix<f64>,
+    /// The nonzero entries of `AR` by rows (MuJoCo's sparse `efc_AR` with `efc_AR_rownnz`,
+    /// `efc_AR_rowadr`, `efc_AR_colind`): what a sweep reads. Two rows couple only if they
+    /// move a common kinematic tree, since `M^-1` is block diagonal by trees.
+    pub ar_rows: SparseRows,
     /// `b` (MuJoCo's `efc_b`).
     pub b: Vec<f64>,
 }
 
 // ANCHOR: make_dual
-/// `AR` and `b` of the rows `efc` (MuJoCo's `mj_projectConstraint` and `efc_b`): each row of J
-/// is solved through `M` once, `A = J (M^-1 J^T)`.
+/// `AR` and `b` of the rows `efc` (MuJoCo's `mj_projectConstraint` and `efc_b`) on the sparse
+/// route ([`make_dual_storage`]).
 pub fn make_dual(smooth: &Smooth, efc: &Efc) -> Result<Dual> {
+    make_dual_storage(smooth, efc, JacStorage::Sparse)
+}
+
+/// `AR` and `b`: each row of `J` is solved through `M` once (the sparse `L^T D L` of
+/// `mj_factorM`, [`solve_m`]), giving `M^-1 J_i^T`, and `A_ik = J_k (M^-1 J_i^T)`. Dense: the
+/// product `J (M^-1 J^T)`, `nefc^2 nv` multiply-adds. Sparse: each entry is the dot product of
+/// a sparse row with a dense column, `nefc^2 / 2` times a row's length (`A` is symmetric).
+/// Either way the nonzeros of `AR` are kept by rows in [`Dual::ar_rows`].
+pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Result<Dual> {
+    dual_of_rows(smooth, efc, storage, &efc.sparse_rows())
+}
+
+/// [`make_dual_storage`] with the sparse rows `jac` of `efc.j` already made.
+fn dual_of_rows(smooth: &Smooth, efc: &Efc, storage: JacStorage, jac: &SparseRows) -> Result<Dual> {
     let (nv, n) = (smooth.layout.nv, efc.nefc());
-    let mut minv_jt = DMatrix::zeros(nv, n);
-    let mut col = vec![0.0; nv];
-    for i in 0..n {
-        for k in 0..nv {
-            col[k] = efc.j[(i, k)];
+    let mut b = vec![0.0; n];
+    let mut ar = DMatrix::zeros(n, n);
+    match storage {
+        JacStorage::Dense => {
+            let mut minv_jt = DMatrix::zeros(nv, n);
+            let mut col = vec![0.0; nv];
+            for i in 0..n {
+                for k in 0..nv {
+                    col[k] = efc.j[(i, k)];
+                }
+                solve_m(smooth, &mut col)?;
+                minv_jt.column_mut(i).copy_from_slice(&col);
+            }
+            ar = &efc.j * minv_jt;
+            mul_j(efc, smooth.qacc_smooth, &mut b);
         }
-        solve_m(smooth, &mut col)?;
-        minv_jt.column_mut(i).copy_from_slice(&col);
+        JacStorage::Sparse => {
+            let mut col = vec![0.0; nv];
+            for i in 0..n {
+                col.fill(0.0);
+                let (cols, vals) = jac.row(i);
+                for (&c, &v) in cols.iter().zip(vals) {
+                    col[c] = v;
+                }
+                solve_m(smooth, &mut col)?;
+                for k in 0..=i {
+                    let a = jac.dot_row(k, &col);
+                    ar[(i, k)] = a;
+                    ar[(k, i)] = a;
+                }
+            }
+            jac.mul(smooth.qacc_smooth, &mut b);
+        }
     }
-    let mut ar = &efc.j * minv_jt;
     for i in 0..n {
         ar[(i, i)] += efc.r[i];
     }
-    let mut b = vec![0.0; n];
-    mul_j(efc, smooth.qacc_smooth, &mut b);
     for (bi, a) in b.iter_mut().zip(&efc.aref) {
         *bi -= a;
     }
-    Ok(Dual { ar, b })
+    // AR is symmetric: its columns, contiguous in column-major storage, are its rows
+    let mut ar_rows = SparseRows::new(n);
+    for i in 0..n {
+        ar_rows.push_dense_row(ar.column(i).iter().copied());
+    }
+    Ok(Dual { ar, ar_rows, b })
 }
 // ANCHOR_END: make_dual
 
 /// The dual cost `1/2 f^T AR f + f^T b`.
 pub fn dual_cost(dual: &Dual, f: &[f64]) -> f64 {
-    let n = f.len();
     let mut c = 0.0;
-    for i in 0..n {
-        let mut arf = 0.0;
-        for (k, fk) in f.iter().enumerate() {
-            arf += dual.ar[(i, k)] * fk;
+    for (i, fi) in f.iter().enumerate() {
+        if *fi != 0.0 {
+            c += fi * (0.5 * dual.ar_rows.dot_row(i, f) + dual.b[i]);
         }
-        c += f[i] * (0.5 * arf + dual.b[i]);
     }
     c
 }
@@ -296,10 +339,7 @@ pub enum PgsVariant {
     Accelerated,
 }
 
-/// [`solve_pgs`] in either [`PgsVariant`]. With momentum, before each sweep the forces are
-/// extrapolated, `f <- f + beta (f - f_prev)`, `beta = (k - 1)/(k + 2)`, and put back in their
-/// sets ([`project`]); `k` restarts at 0 when the sweep's correction opposes the extrapolation
-/// (O'Donoghue and Candes' gradient restart), so the dual cost need not fall monotonically.
+/// [`solve_pgs_storage`] on the sparse route.
 pub fn solve_pgs_with(
     smooth: &Smooth,
     efc: &Efc,
@@ -307,10 +347,28 @@ pub fn solve_pgs_with(
     opts: &SolverOptions,
     variant: PgsVariant,
 ) -> Result<SolverResult> {
+    solve_pgs_storage(smooth, efc, cones, opts, variant, JacStorage::Sparse)
+}
+
+/// [`solve_pgs`] in either [`PgsVariant`], with `AR` made on either route
+/// ([`make_dual_storage`]); a sweep reads the rows of `AR` by their nonzeros. With momentum, before each sweep the forces are
+/// extrapolated, `f <- f + beta (f - f_prev)`, `beta = (k - 1)/(k + 2)`, and put back in their
+/// sets ([`project`]); `k` restarts at 0 when the sweep's correction opposes the extrapolation
+/// (O'Donoghue and Candes' gradient restart), so the dual cost need not fall monotonically.
+pub fn solve_pgs_storage(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    variant: PgsVariant,
+    storage: JacStorage,
+) -> Result<SolverResult> {
     let (nv, n) = (smooth.layout.nv, efc.nefc());
     let (ne, nf) = (efc.ne, efc.nf);
     let accelerated = variant == PgsVariant::Accelerated;
-    let dual = make_dual(smooth, efc)?;
+    let jac = efc.sparse_rows();
+    let dual = dual_of_rows(smooth, efc, storage, &jac)?;
+    let mut jtf = vec![0.0; 2 * nv];
     let ar = &dual.ar;
     let mut f = initial_force(efc, cones, &dual, opts);
     let mut state = vec![EfcState::Satisfied; n];
@@ -364,8 +422,7 @@ pub fn solve_pgs_with(
             // residual: res = b + (AR f) of the block
             let mut res = [0.0; 6];
             for j in 0..dim {
-                let row = ar.row(i + j);
-                res[j] = dual.b[i + j] + row.iter().zip(&f).map(|(a, b)| a * b).sum::<f64>();
+                res[j] = dual.b[i + j] + dual.ar_rows.dot_row(i + j, &f);
             }
             let mut old = [0.0; 6];
             old[..dim].copy_from_slice(&f[i..i + dim]);
@@ -404,7 +461,7 @@ pub fn solve_pgs_with(
             improvement,
             nactive,
             nchange,
-            cost: dual_cost(&dual, &f),
+            cost: sweep_cost(smooth, &jac, &dual, efc, &f, &mut jtf)?,
             ..Default::default()
         });
         if improvement < opts.tolerance {
@@ -413,15 +470,41 @@ pub fn solve_pgs_with(
     }
     // mj_dualFinish
     let mut qacc = vec![0.0; nv];
-    mul_jt(efc, &f, &mut qacc);
+    jac.mul_t(&f, &mut qacc);
     solve_m(smooth, &mut qacc)?;
     for (a, s) in qacc.iter_mut().zip(smooth.qacc_smooth) {
         *a += s;
     }
     crate::error::check_output("qacc (PGS)", &qacc)?;
-    Ok(finish(efc, qacc, f, state, stats))
+    let mut qfrc = vec![0.0; nv];
+    jac.mul_t(&f, &mut qfrc);
+    Ok(SolverResult {
+        qacc,
+        efc_force: f,
+        efc_state: state,
+        qfrc_constraint: qfrc,
+        iterations: stats.len(),
+        stats,
+    })
 }
 // ANCHOR_END: solve_pgs
+
+/// The dual cost after a sweep, by the factor of `M` rather than `AR`:
+/// `1/2 f^T AR f + f^T b = 1/2 u^T M^-1 u + sum_i f_i (R_i f_i / 2 + b_i)` with `u = J^T f`, a
+/// sparse product and one solve instead of `nnz(AR)` multiply-adds. Equal to [`dual_cost`] to
+/// rounding. `u` is scratch of length `2 nv`.
+fn sweep_cost(smooth: &Smooth, jac: &SparseRows, dual: &Dual, efc: &Efc, f: &[f64], u: &mut [f64]) -> Result<f64> {
+    let nv = u.len() / 2;
+    let (u, minv_u) = u.split_at_mut(nv);
+    jac.mul_t(f, u);
+    minv_u.copy_from_slice(u);
+    solve_m(smooth, minv_u)?;
+    let mut c = 0.5 * u.iter().zip(minv_u.iter()).map(|(a, b)| a * b).sum::<f64>();
+    for (i, fi) in f.iter().enumerate() {
+        c += fi * (0.5 * efc.r[i] * fi + dual.b[i]);
+    }
+    Ok(c)
+}
 
 /// Puts extrapolated forces back in their sets (MuJoCo's clip and `projectCone`): friction loss
 /// into `[-eta, eta]`, one-sided rows to `f >= 0`, an elliptic block to zero if its normal force

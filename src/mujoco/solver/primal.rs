@@ -7,11 +7,13 @@ use super::super::constraint::{Efc, EfcState};
 use super::cg::{beta_hz, beta_prp, cg_direction};
 use super::cost::{gauss, update, Cone};
 use super::linesearch::LineSearch;
-use super::newton::make_hessian;
-use super::{finish, mul_j, mul_jt, mul_m, solve_m, trace_m, Smooth, SolverOptions, SolverResult, SolverStat};
+use super::newton::{make_hessian, Hessian};
+use super::{mul_j, mul_jt, mul_m, solve_m, trace_m, JacStorage, Smooth, SolverOptions, SolverResult, SolverStat};
 use crate::error::Result;
+use crate::mujoco::constraint::SparseRows;
 use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
 use nalgebra::DMatrix;
+use std::borrow::Cow;
 
 /// The primal cost `C(a)` at `qacc` (Gauss term plus [`update`]'s `s(J a - aref)`), with the
 /// forces and states written to `force`, `state`. Inputs assumed valid.
@@ -54,7 +56,7 @@ pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOpt
 // ANCHOR_END: initial_qacc
 
 /// The primal solver's scratch, one field per symbol, sized once per solve.
-struct Primal {
+struct Primal<'e> {
     /// `a` (nv).
     qacc: Vec<f64>,
     /// `M a` (nv).
@@ -78,17 +80,21 @@ struct Primal {
     search: Vec<f64>,
     /// Cone Hessians (Newton), one per cone.
     hcone: Vec<[f64; 36]>,
-    /// Newton: dense `M` and the Hessian / its Cholesky factor.
+    /// Newton, dense route: dense `M` and the Hessian / its Cholesky factor.
     m_dense: DMatrix<f64>,
     h: DMatrix<f64>,
+    /// The sparse route: `efc_J` by rows (empty on the dense route) and Newton's profile
+    /// Hessian.
+    jac: Option<Cow<'e, SparseRows>>,
+    hess: Hessian,
 }
 
-impl Primal {
+impl Primal<'_> {
     /// Constraint update at the current `jar`, then `g`; returns the cost `C(a)`.
     fn update_constraint(&mut self, smooth: &Smooth, efc: &Efc, cones: &[Cone], newton: bool) -> f64 {
         let hess = if newton { Some(&mut self.hcone[..]) } else { None };
         let s = update(efc, cones, &self.jar, &mut self.force, &mut self.state, hess);
-        mul_jt(efc, &self.force, &mut self.qfrc);
+        self.mul_jt(efc);
         for k in 0..self.grad.len() {
             self.grad[k] = self.ma[k] - smooth.qfrc_smooth[k] - self.qfrc[k];
         }
@@ -99,12 +105,37 @@ impl Primal {
     fn precondition(&mut self, smooth: &Smooth, efc: &Efc, cones: &[Cone], newton: bool) -> Result<()> {
         self.mgrad.copy_from_slice(&self.grad);
         if newton {
-            make_hessian(&self.m_dense, efc, cones, &self.state, &self.hcone, &mut self.h);
-            cholesky_dense_in_place(&mut self.h, "Newton Hessian H = M + J^T D J")?;
-            cholesky_solve_dense_with(&self.h, &mut self.mgrad);
+            if let Some(jac) = &self.jac {
+                let (l, q) = (smooth.layout, smooth.qm);
+                self.hess.assemble(l, q, jac, efc, cones, &self.state, &self.hcone);
+                self.hess.factor()?;
+                self.hess.solve(&mut self.mgrad);
+            } else {
+                make_hessian(&self.m_dense, efc, cones, &self.state, &self.hcone, &mut self.h);
+                cholesky_dense_in_place(&mut self.h, "Newton Hessian H = M + J^T D J")?;
+                cholesky_solve_dense_with(&self.h, &mut self.mgrad);
+            }
             Ok(())
         } else {
             solve_m(smooth, &mut self.mgrad)
+        }
+    }
+}
+
+impl Primal<'_> {
+    /// `out = J x` by the route's storage.
+    fn mul_j(&self, efc: &Efc, x: &[f64], out: &mut [f64]) {
+        match &self.jac {
+            Some(jac) => jac.mul(x, out),
+            None => mul_j(efc, x, out),
+        }
+    }
+
+    /// `qfrc = J^T force` by the route's storage.
+    fn mul_jt(&mut self, efc: &Efc) {
+        match &self.jac {
+            Some(jac) => jac.mul_t(&self.force, &mut self.qfrc),
+            None => mul_jt(efc, &self.force, &mut self.qfrc),
         }
     }
 }
@@ -142,12 +173,7 @@ pub fn solve_primal(
     solve_primal_with(smooth, efc, cones, opts, dir)
 }
 
-/// MuJoCo's `mj_solPrimal` with the direction rule `dir`. Each
-/// iteration: exact line search along `p`, move, update the rows and the gradient, record a
-/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance`, for
-/// Newton also on the decrement `scale g^T H^-1 g / 2 < tolerance` (MuJoCo 4.0 has this test;
-/// spec 6.5 omits it), or a zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
-/// `-M^-1 g + beta p` (CG, Polak-Ribiere+). Inputs are assumed checked by [`super::solve`].
+/// [`solve_primal_storage`] on the sparse rows.
 pub fn solve_primal_with(
     smooth: &Smooth,
     efc: &Efc,
@@ -155,8 +181,29 @@ pub fn solve_primal_with(
     opts: &SolverOptions,
     dir: Direction,
 ) -> Result<SolverResult> {
+    solve_primal_storage(smooth, efc, cones, opts, dir, JacStorage::Sparse)
+}
+
+/// MuJoCo's `mj_solPrimal` with the direction rule `dir`. Each
+/// iteration: exact line search along `p`, move, update the rows and the gradient, record a
+/// [`SolverStat`], stop on `scale (C_old - C_new) < tolerance`, `scale |g| < tolerance`, for
+/// Newton also on the decrement `scale g^T H^-1 g / 2 < tolerance` (MuJoCo 4.0 has this test;
+/// spec 6.5 omits it), or a zero step (`scale = 1 / trace M`), else the next direction: `-H^-1 g` (Newton) or
+/// `-M^-1 g + beta p` (CG, Polak-Ribiere+). `storage` picks the products' route: dense `efc_J`
+/// with a dense Hessian (the reference), or sparse rows with the profile Hessian
+/// ([`Hessian`]); the iterates agree to rounding. Inputs are assumed checked by
+/// [`super::solve`].
+pub fn solve_primal_storage(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    dir: Direction,
+    storage: JacStorage,
+) -> Result<SolverResult> {
     let newton = dir == Direction::Newton;
     let (nv, nefc) = (smooth.layout.nv, efc.nefc());
+    let sparse = storage == JacStorage::Sparse;
     let mut w = Primal {
         qacc: initial_qacc(smooth, efc, cones, opts),
         ma: vec![0.0; nv],
@@ -171,16 +218,23 @@ pub fn solve_primal_with(
         mgradold: vec![0.0; nv],
         search: vec![0.0; nv],
         hcone: vec![[0.0; 36]; cones.len()],
-        m_dense: if newton {
+        m_dense: if newton && !sparse {
             smooth.layout.to_dense(smooth.qm)
         } else {
             DMatrix::zeros(0, 0)
         },
-        h: DMatrix::zeros(if newton { nv } else { 0 }, if newton { nv } else { 0 }),
+        h: DMatrix::zeros(
+            if newton && !sparse { nv } else { 0 },
+            if newton && !sparse { nv } else { 0 },
+        ),
+        jac: sparse.then(|| efc.sparse_rows()),
+        hess: Hessian::new(if newton && sparse { nv } else { 0 }),
     };
     let mut ls = LineSearch::new(nv, nefc, cones.len());
     mul_m(smooth.layout, smooth.qm, &w.qacc, &mut w.ma);
-    mul_j(efc, &w.qacc, &mut w.jar);
+    let mut jar = std::mem::take(&mut w.jar);
+    w.mul_j(efc, &w.qacc, &mut jar);
+    w.jar = jar;
     for (x, a) in w.jar.iter_mut().zip(&efc.aref) {
         *x -= a;
     }
@@ -197,7 +251,7 @@ pub fn solve_primal_with(
     while nefc > 0 && stats.len() < opts.iterations {
         // line search along p
         mul_m(smooth.layout, smooth.qm, &w.search, &mut ls.mv);
-        mul_j(efc, &w.search, &mut ls.jv);
+        w.mul_j(efc, &w.search, &mut ls.jv);
         ls.prepare(efc, cones, &w.search, &w.ma, smooth.qfrc_smooth, &w.jar);
         let pnorm = norm(&w.search);
         let tol = opts.tolerance * opts.ls_tolerance;
@@ -262,6 +316,19 @@ pub fn solve_primal_with(
         }
     }
     crate::error::check_output("qacc (primal solver)", &w.qacc)?;
-    Ok(finish(efc, w.qacc, w.force, w.state, stats))
+    let mut qfrc = std::mem::take(&mut w.qfrc);
+    if let Some(jac) = &w.jac {
+        jac.mul_t(&w.force, &mut qfrc);
+    } else {
+        mul_jt(efc, &w.force, &mut qfrc);
+    }
+    Ok(SolverResult {
+        qacc: w.qacc,
+        efc_force: w.force,
+        efc_state: w.state,
+        qfrc_constraint: qfrc,
+        iterations: stats.len(),
+        stats,
+    })
 }
 // ANCHOR_END: solve_primal
