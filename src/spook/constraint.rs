@@ -1,5 +1,5 @@
 //! Holonomic joint constraints between two bodies (or a body and the world) and their
-//! Jacobians, built as the notes build them (sections 12-14): first `d phi / d q` with respect to
+//! Jacobians, built in two stages (book, "Holonomic constraints and their Jacobians"): first `d phi / d q` with respect to
 //! `q = [x_a, rho_a, x_b, rho_b]` (14 numbers: positions and quaternions), then
 //! `G = d phi / d q Gamma(q)` with `Gamma(q) = diag(1, Gamma(rho_a), 1, Gamma(rho_b))`, so each
 //! row `g_i` has six entries `[d phi/dx, d phi/d rho Gamma(rho)]` per body.
@@ -378,8 +378,8 @@ pub fn joint_coordinate(c: &Constraint, bodies: &[Body]) -> Option<(f64, Dq)> {
 }
 
 // ANCHOR: g_row
-/// One row of `G`: `g_i = d phi_i / d q Gamma(q)`, six entries per body (notes, sections 12 and
-/// 14): `[d phi/dx, d phi/d rho Gamma(rho)]` for body `a`, then for body `b`. A world side gives
+/// One row of `G`: `g_i = d phi_i / d q Gamma(q)`, six entries per body (book,
+/// "Holonomic constraints and their Jacobians"): `[d phi/dx, d phi/d rho Gamma(rho)]` for body `a`, then for body `b`. A world side gives
 /// zeros.
 pub fn g_row(dq: &Dq, rho_a: Option<&[f64; 4]>, rho_b: Option<&[f64; 4]>) -> ([f64; 6], [f64; 6]) {
     let side = |off: usize, rho: Option<&[f64; 4]>| {

@@ -126,7 +126,9 @@ impl SpookSystem {
     /// body (centre of mass, orientation and world velocities from forward kinematics), one
     /// constraint per tree joint (revolute -> hinge, prismatic -> prismatic, cylindrical,
     /// planar, spherical -> ball, fixed -> lock, free -> none; limits kept), per loop joint
-    /// (`model.loops`) and per connect or weld equality, all with `epsilon` and `tau`; geoms
+    /// (`model.loops`) and per connect or weld equality (completed, as MuJoCo completes them, from
+    /// the pose at `qpos0`, so a state away from `qpos0` may start off them), all with `epsilon`
+    /// and `tau`; geoms
     /// with their bodies. Massless bodies get [`MASSLESS_FRACTION`] of the lightest mass.
     ///
     /// Errors: a bad state or model, a helical joint (its screw is not holonomic in this
@@ -136,6 +138,8 @@ impl SpookSystem {
         model.check_state(q, qd)?;
         let kin = forward_kinematics(model, q)?;
         let vel = body_velocities(model, q, qd)?;
+        // MuJoCo completes connect and weld equalities from the pose at qpos0
+        let kin0 = forward_kinematics(model, model.qpos0.as_slice())?;
         let mut sys = SpookSystem::new(model.opt.gravity);
         let min_mass = (1..=model.nb)
             .map(|i| model.inertia[i].m)
@@ -238,9 +242,10 @@ impl SpookSystem {
                     body2,
                     anchor,
                 } => {
-                    // anchor in body1; body2's point is where the anchor sits at this state
-                    let world = kin.point(*body1, anchor);
-                    let local2 = kin.x_0[*body2].apply_point(&world);
+                    // anchor in body1; body2's point is where the anchor sits at qpos0 (MuJoCo's
+                    // rule), so a state off qpos0 may start violated, as in MuJoCo
+                    let world = kin0.point(*body1, anchor);
+                    let local2 = kin0.x_0[*body2].apply_point(&world);
                     sys.add_constraint(Constraint::new(
                         &format!("connect {name}"),
                         ConstraintKind::Ball,
@@ -257,19 +262,23 @@ impl SpookSystem {
                     anchor,
                     relpose,
                 } => {
-                    // frame B: anchor on body2 with body2's axes; frame A: the same frame in body1,
-                    // from relpose (pose of body2 in body1) or from the current state
+                    // MuJoCo's weld (`mj_equalityAnchors`, `eq_data` = anchor, relpose): the
+                    // point `anchor` of body2 coincides with the point `relpose_pos` of body1 (used
+                    // directly, not moved by the anchor), and body2's axes are body1's turned by
+                    // `relpose_quat` (normalized). Frame B: the anchor with body2's axes; frame A:
+                    // relpose_pos with the relpose axes; without relpose both from this state.
                     let (pos_a, rot_a) = match relpose {
                         Some(rp) => {
-                            let r = quat_to_mat(&[rp[3], rp[4], rp[5], rp[6]]);
-                            (Vec3::new(rp[0], rp[1], rp[2]) + r * anchor, r)
+                            let mut q = [rp[3], rp[4], rp[5], rp[6]];
+                            crate::spatial::quat_normalize(&mut q);
+                            (Vec3::new(rp[0], rp[1], rp[2]), quat_to_mat(&q))
                         }
                         None => {
-                            let world = kin.point(*body2, anchor);
-                            let r1 = kin.rotation(*body1);
+                            let world = kin0.point(*body2, anchor);
+                            let r1 = kin0.rotation(*body1);
                             (
-                                kin.x_0[*body1].apply_point(&world),
-                                r1.transpose() * kin.rotation(*body2),
+                                kin0.x_0[*body1].apply_point(&world),
+                                r1.transpose() * kin0.rotation(*body2),
                             )
                         }
                     };
