@@ -17,6 +17,8 @@
 //! - `spook_tau_K.svg`, `spook_eps_K.svg` (interactive): the pendulum released 5 cm off its rod
 //!   under gravity: violation and energy over 2 s for each `tau / h` of [`SLIDER_D`] and each
 //!   `epsilon` of [`SLIDER_EPS`].
+//! - `spook_gyro.svg`: Dzhanibekov's T-handle ([`scenes::dzhanibekov`]) over 20 s: the energy
+//!   with the explicit and the implicit gyroscopic term ([`crate::spook::gyroscopic_inertia`]).
 //! - `spook_heavy_chain.svg`: the stretch of a hanging 20-link chain with an end mass 100 times a
 //!   link's, by the direct solve and by projected Gauss-Seidel with 20 and 200 sweeps.
 //! - `spook_falling_chain.svg`: a chain of 8 capsules falling onto the floor: heights and the
@@ -238,6 +240,30 @@ pub fn violated_pendulum(epsilon: f64, tau: f64, t_end: f64) -> Result<Vec<(f64,
         .zip(e)
         .map(|((t, v), e)| (*t, *v, e - e0))
         .collect())
+}
+
+/// [`scenes::dzhanibekov`] for `t_end` seconds at step `h` with the explicit or implicit
+/// gyroscopic term: `(t, E / E(0), |L - L(0)| / |L(0)|)` per step.
+pub fn dzhanibekov_run(h: f64, t_end: f64, implicit: bool) -> Result<Vec<(f64, f64, f64)>> {
+    let mut sys = scenes::dzhanibekov();
+    let settings = StepSettings {
+        solver: SpookSolver::Schur,
+        gyroscopic_implicit: implicit,
+        ..Default::default()
+    };
+    let mut st = Stepper::new(&sys, h, settings)?;
+    let l = |sys: &SpookSystem| sys.bodies[0].inertia_world() * sys.bodies[0].omega;
+    let (e0, l0) = (sys.kinetic_energy(), l(&sys));
+    let mut out = vec![(0.0, 1.0, 0.0)];
+    for k in 1..=(t_end / h).round() as usize {
+        st.step(&mut sys)?;
+        out.push((
+            k as f64 * h,
+            sys.kinetic_energy() / e0,
+            (l(&sys) - l0).norm() / l0.norm(),
+        ));
+    }
+    Ok(out)
 }
 
 /// One frame of an interactive figure: violation and `|E - E(0)|` on one log axis.
@@ -511,6 +537,32 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         )?;
         out.push(path);
     }
+
+    // Figure: Dzhanibekov's T-handle, explicit vs implicit gyroscopic term.
+    let mut chart = Chart::new(
+        "T-handle spinning about its intermediate axis: energy (inertias 1, 2, 3)",
+        "time t (s)",
+        "kinetic energy E / E(0)",
+    );
+    println!("  Dzhanibekov's T-handle over 20 s: E(20 s) / E(0) and |L - L(0)| / |L(0)|:");
+    for (hn, h) in [("1/60", 1.0 / 60.0), ("1/240", 1.0 / 240.0)] {
+        for implicit in [false, true] {
+            let run = dzhanibekov_run(h, 20.0, implicit)?;
+            let last = run.last().copied().unwrap_or((0.0, 1.0, 0.0));
+            let name = if implicit { "implicit" } else { "explicit" };
+            println!("    h = {hn:<5} {name}: E {:.4} E(0), |dL| {:.2e}", last.1, last.2);
+            let pts: Vec<(f64, f64)> = run.iter().map(|x| (x.0, x.1)).collect();
+            let label = format!("{name} gyroscopic term, h = {hn}");
+            chart = chart.with(if h > 0.01 {
+                Series::line(&label, pts)
+            } else {
+                Series::dashed(&label, pts)
+            });
+        }
+    }
+    let path = dir.join("spook_gyro.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
 
     // Figure 4: heavy-end chain.
     let steps = 180;

@@ -31,7 +31,9 @@ mod system;
 pub use body::{d_rot, gamma, quat_step, Body};
 pub use constraint::{constraint_rows, g_row, joint_coordinate, Constraint, ConstraintKind, Dq, Frame};
 pub use sparse::{graph_scene, BodyGraph, SpookSparse};
-pub use stepper::{spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper, SPARSE_THRESHOLD};
+pub use stepper::{
+    gyroscopic_inertia, spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper, SPARSE_THRESHOLD,
+};
 pub use system::{SpookGeom, SpookSystem, MASSLESS_FRACTION};
 
 use crate::error::{Error, Result};

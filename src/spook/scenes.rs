@@ -164,6 +164,23 @@ pub fn heavy_hinge_chain(n: usize, ratio: f64, epsilon: f64, tau: f64, l: f64, l
     sys
 }
 
+/// Dzhanibekov's T-handle: one free body with principal inertias (1, 2, 3) kg m^2 (unit mass),
+/// no gravity, spinning at 2 rad/s about its intermediate axis y with a perturbation of
+/// 0.01 rad/s about the other two; the spin is unstable and the body flips periodically.
+pub fn dzhanibekov() -> SpookSystem {
+    let mut sys = SpookSystem::new(Vec3::zeros());
+    let mut b = Body::new(
+        "handle",
+        1.0,
+        Mat3::from_diagonal(&Vec3::new(1.0, 2.0, 3.0)),
+        Vec3::zeros(),
+        [1.0, 0.0, 0.0, 0.0],
+    );
+    b.omega = Vec3::new(0.01, 2.0, 0.01);
+    sys.add_body(b);
+    sys
+}
+
 /// fmigo's chain of boxes: `n` boxes of half extents 0.1 x 0.05 x 0.05 (mass 2 kg, water's
 /// density) along x, the first locked to the world, then alternately lock and hinge (about y)
 /// joints; compliance `epsilon = 1e-3`, `d = 3`, `h = 0.01`. Returns the system and its step.

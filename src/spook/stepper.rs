@@ -57,6 +57,10 @@ pub struct StepSettings {
     /// Include the gyroscopic torque `-omega x I^s omega` (explicit, at the step's start). A
     /// world-frame derivation may drop it; it vanishes for planar motion about a principal axis.
     pub gyroscopic: bool,
+    /// With `gyroscopic`: the thesis's linearized implicit form instead of the explicit torque
+    /// alone, `(I^s + h^2 [L]x^T (I^s)^-1 [L]x) omega_{k+1} = I^s omega_k + h [L]x omega_k + h tau`
+    /// with `L = I^s omega_k` ([`gyroscopic_inertia`]): never gains rotational energy.
+    pub gyroscopic_implicit: bool,
     /// Projected Gauss-Seidel sweeps per step (the bound on the iteration).
     pub pgs_iterations: usize,
     /// Pivoting iterations of [`SpookSolver::ActiveSet`] per step (the bound on the iteration).
@@ -84,6 +88,7 @@ impl Default for StepSettings {
         StepSettings {
             solver: SpookSolver::Auto,
             gyroscopic: true,
+            gyroscopic_implicit: false,
             pgs_iterations: 50,
             active_set_iterations: 50,
             contact_epsilon: 1e-7,
@@ -134,6 +139,20 @@ impl Row {
         matches!(self.kind, RowKind::Joint { .. })
     }
 }
+
+// ANCHOR: gyroscopic
+/// The rotational block of the thesis's linearized implicit gyroscopic step (Lacoursière 2007;
+/// written in world coordinates): `I^s + h^2 [L]x^T (I^s)^-1 [L]x` with `L = I^s omega`. With
+/// the right-hand side `I^s omega_k + h [L]x omega_k` (`[L]x omega = -omega x I^s omega`, the
+/// explicit torque) it is one step of the linearized implicit Euler method for Euler's
+/// equations; the added term is symmetric positive semidefinite, so the block stays positive
+/// definite.
+pub fn gyroscopic_inertia(is: &Mat3, omega: &Vec3, h: f64) -> Mat3 {
+    let l = crate::spatial::skew(&(is * omega));
+    let inv = is.try_inverse().unwrap_or_else(Mat3::zeros);
+    is + l.transpose() * inv * l * (h * h)
+}
+// ANCHOR_END: gyroscopic
 
 // ANCHOR: params
 /// SPOOK's per-row scalars from `(h, epsilon, tau)`: `Upsilon = 1 / (1 + 4 tau / h)` (thesis;
@@ -238,17 +257,25 @@ impl Stepper {
         let h = self.h;
         for (i, b) in sys.bodies.iter().enumerate() {
             let is = b.inertia_world();
-            self.mass[i] = (b.mass, is);
-            // I^s is symmetric positive definite (checked), so the inverse exists
-            self.minv[i] = (1.0 / b.mass, is.try_inverse().unwrap_or_else(Mat3::zeros));
-            self.v.fixed_rows_mut::<3>(6 * i).copy_from(&b.nu);
-            self.v.fixed_rows_mut::<3>(6 * i + 3).copy_from(&b.omega);
-            self.f.fixed_rows_mut::<3>(6 * i).copy_from(&(sys.gravity * b.mass));
-            let gyro = if self.settings.gyroscopic {
+            let mut gyro = if self.settings.gyroscopic {
                 -b.omega.cross(&(is * b.omega))
             } else {
                 Vec3::zeros()
             };
+            let mut rot = is;
+            if self.settings.gyroscopic && self.settings.gyroscopic_implicit {
+                // M's rotational block becomes I^s + E; the right-hand side must stay
+                // I^s omega_k + h tau, so f carries -E omega_k / h (all solves use M v_k + h f)
+                rot = gyroscopic_inertia(&is, &b.omega, h);
+                gyro -= (rot - is) * b.omega / h;
+            }
+            self.mass[i] = (b.mass, rot);
+            // I^s (and I^s + E, E positive semidefinite) is symmetric positive definite (checked),
+            // so the inverse exists
+            self.minv[i] = (1.0 / b.mass, rot.try_inverse().unwrap_or_else(Mat3::zeros));
+            self.v.fixed_rows_mut::<3>(6 * i).copy_from(&b.nu);
+            self.v.fixed_rows_mut::<3>(6 * i + 3).copy_from(&b.omega);
+            self.f.fixed_rows_mut::<3>(6 * i).copy_from(&(sys.gravity * b.mass));
             self.f.fixed_rows_mut::<3>(6 * i + 3).copy_from(&gyro);
         }
         self.rows.clear();

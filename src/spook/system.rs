@@ -131,8 +131,12 @@ impl SpookSystem {
     /// and `tau`; geoms
     /// with their bodies. Massless bodies get [`MASSLESS_FRACTION`] of the lightest mass.
     ///
+    /// Joint equalities (MuJoCo's `<equality><joint>`) become [`ConstraintKind::Coupling`] rows
+    /// on the two joints' coordinates, with `qpos0` as the reference.
+    ///
     /// Errors: a bad state or model, a helical joint (its screw is not holonomic in this
-    /// table's simple rows), a joint-coupling equality, bad `epsilon` or `tau`.
+    /// table's simple rows), a tendon equality, a joint coupling of other than hinge and slide
+    /// joints or moving more than two bodies, bad `epsilon` or `tau`.
     pub fn from_model(model: &Model, q: &[f64], qd: &[f64], epsilon: f64, tau: f64) -> Result<Self> {
         model.validate()?;
         model.check_state(q, qd)?;
@@ -171,6 +175,8 @@ impl SpookSystem {
         let side = |b: usize| if b == 0 { None } else { Some(b - 1) };
         // A frame given in Featherstone body b's coordinates, moved to its com coordinates.
         let frame_in = |b: usize, pos: Vec3, rot: Mat3| Frame { pos: pos - com[b], rot };
+        // the constraint of each Featherstone body's tree joint (none for a free joint)
+        let mut tree_joint = vec![None; model.nb + 1];
         for i in 1..=model.nb {
             let j = &model.joints[i];
             let (kind, axis) = match j.jtype {
@@ -205,7 +211,7 @@ impl SpookSystem {
             if j.limited && matches!(kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) {
                 c.limit = Some(j.range);
             }
-            sys.add_constraint(c);
+            tree_joint[i] = Some(sys.add_constraint(c));
         }
         for lj in &model.loops {
             let kind = match lj.jtype {
@@ -291,10 +297,35 @@ impl SpookSystem {
                         tau,
                     ));
                 }
-                Equality::Joint { name, .. } | Equality::Tendon { name, .. } => {
+                Equality::Joint {
+                    name,
+                    joint1,
+                    joint2,
+                    polycoef,
+                } => {
+                    // MuJoCo's joint coupling on the joint coordinates of the two tree joints,
+                    // with qpos0 as the reference
+                    let joint = |j: usize| {
+                        let c = tree_joint.get(j).copied().flatten().map(|k| &sys.constraints[k]);
+                        match c {
+                            Some(c) if matches!(c.kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) => {
+                                Ok((c, model.qpos0[model.q_adr[j]]))
+                            }
+                            _ => Err(Error::Unsupported {
+                                what: format!("joint equality '{name}'"),
+                                why: "couples a joint that is not a hinge or a slide".into(),
+                            }),
+                        }
+                    };
+                    let j1 = joint(*joint1)?;
+                    let j2 = joint2.map(joint).transpose()?;
+                    let c = Constraint::coupling(&format!("coupling {name}"), j1, j2, *polycoef, epsilon, tau);
+                    sys.add_constraint(c);
+                }
+                Equality::Tendon { name, .. } => {
                     return Err(Error::Unsupported {
                         what: format!("equality '{name}'"),
-                        why: "joint and tendon couplings act on reduced coordinates; SPOOK has none".into(),
+                        why: "tendon couplings act on tendon lengths; SPOOK has no tendons".into(),
                     })
                 }
             }
