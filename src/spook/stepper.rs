@@ -146,7 +146,8 @@ impl Row {
 /// the right-hand side `I^s omega_k + h [L]x omega_k` (`[L]x omega = -omega x I^s omega`, the
 /// explicit torque) it is one step of the linearized implicit Euler method for Euler's
 /// equations; the added term is symmetric positive semidefinite, so the block stays positive
-/// definite.
+/// definite. Kernel: assumes `is` symmetric positive definite and finite inputs (the stepper's
+/// bodies are checked by [`SpookSystem::check`]).
 pub fn gyroscopic_inertia(is: &Mat3, omega: &Vec3, h: f64) -> Mat3 {
     let l = crate::spatial::skew(&(is * omega));
     let inv = is.try_inverse().unwrap_or_else(Mat3::zeros);
