@@ -8,7 +8,7 @@
 //!   closed-loop method with Baumgarte stabilization and RK4 (a free body held by a spherical
 //!   loop joint, h = 1/60), and in reduced coordinates (ABA + RK4, h = 1e-4, the reference).
 //!   and by MuJoCo's soft constraints (the free body held by a `connect` equality with MuJoCo's
-//!   default `solref` and `solimp`, `tests/fixtures/models/spook_pendulum.xml`, through
+//!   default `solref` and `solimp`, `tests/fixtures/spook/spook_pendulum.xml`, through
 //!   [`crate::mujoco::integrator::Simulator`]'s Euler step, h = 1/60). Its errors go to
 //!   `book/src/generated/spook_compare.md`.
 //! - `spook_solref.svg`: one constraint returning from 5 cm off under MuJoCo's
@@ -105,13 +105,13 @@ pub fn pendulum_reduced() -> Result<Model> {
 }
 
 /// The pendulum as MuJoCo models it in maximal coordinates: a free body held by a `connect`
-/// equality with MuJoCo's default `solref` and `solimp` (`tests/fixtures/models/spook_pendulum.xml`).
-pub const MUJOCO_PENDULUM: &str = include_str!("../../tests/fixtures/models/spook_pendulum.xml");
+/// equality with MuJoCo's default `solref` and `solimp` (`tests/fixtures/spook/spook_pendulum.xml`).
+pub const MUJOCO_PENDULUM: &str = include_str!("../../tests/fixtures/spook/spook_pendulum.xml");
 
 /// The one soft constraint of the `solref` comparison: a free unit mass held at the origin by a
 /// `connect` with `solref = (0.02, 1)` and constant impedance 0.9, started 5 cm off (keyframe
-/// "off"), h = 0.2 ms (`tests/fixtures/models/spook_decay.xml`).
-pub const MUJOCO_DECAY: &str = include_str!("../../tests/fixtures/models/spook_decay.xml");
+/// "off"), h = 0.2 ms (`tests/fixtures/spook/spook_decay.xml`).
+pub const MUJOCO_DECAY: &str = include_str!("../../tests/fixtures/spook/spook_decay.xml");
 
 /// Runs `xml` through MuJoCo's pipeline ([`Simulator`], Euler, Newton converged to 1e-12 as the
 /// fixtures of `tests/fixtures/make_spook_fixtures.py` are) from `key` (or `qpos0` at rest) for
