@@ -490,6 +490,7 @@ fn chapters_render_legibly_offline_in_chromium() {
     }
 
     let (mut math, mut dots, mut fences, mut images, mut sliders) = (0, 0, 0, 0, 0);
+    let mut slider_pages: Vec<(String, usize)> = Vec::new();
     let (mut dot_min, mut fence_min) = (f64::INFINITY, f64::INFINITY);
     for chapter in &report.chapters {
         let page = out.join(chapter.with_extension("html"));
@@ -503,7 +504,9 @@ fn chapters_render_legibly_offline_in_chromium() {
             .iter()
             .fold(fence_min, |m, x| m.min(x.1));
         fences += l.probe["fences"].as_array().map_or(0, Vec::len);
-        sliders += l.probe["sliders"].as_array().map_or(0, Vec::len);
+        let here = l.probe["sliders"].as_array().map_or(0, Vec::len);
+        sliders += here;
+        slider_pages.push((tag.clone(), here));
         images += l.probe["images"]
             .as_array()
             .into_iter()
@@ -525,6 +528,15 @@ fn chapters_render_legibly_offline_in_chromium() {
         "too little math measured: {math} {dots} {fences}"
     );
     assert!(sliders >= 1, "no interactive figure was measured");
+    // Every interactive figure the book has was stepped through: Baumgarte's T_stab in the
+    // closed-loop chapter, SPOOK's tau and epsilon in the SPOOK chapter.
+    for (page, want) in [("loops", 1), ("spook", 2)] {
+        let got = slider_pages.iter().find(|(p, _)| p == page).map_or(0, |(_, n)| *n);
+        assert!(
+            got >= want,
+            "{page}: {got} interactive figures measured, expected {want}"
+        );
+    }
     assert!(
         images >= report.figures.len(),
         "{images} images for {} figures",

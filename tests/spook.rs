@@ -698,3 +698,241 @@ fn every_mechanism_runs_under_spook_and_keeps_its_loops_closed() {
         tr.max_of("violation")
     );
 }
+
+// ANCHOR: limits_test
+#[test]
+fn heavy_hinge_chain_with_active_limits_holds_with_the_active_set_solve() {
+    // A horizontal 10-link hinge chain (0.1 m, 0.1 kg links) with an end 100 times a link's
+    // mass and limits of +-0.2 rad at every joint but the first, released at rest, 2 s at
+    // h = 1/600: the chain swings down and the limits take part of the heavy end's load. (At
+    // h = 1/60 the swinging heavy chain breaks up under either solve: the explicit geometric
+    // stiffness of the chapter's "Energy" section.) The direct active-set solve holds the
+    // joints; projected Gauss-Seidel with 50 sweeps stretches them ten times more.
+    let h = 1.0 / 600.0;
+    let run = |solver: SpookSolver| {
+        let mut sys = scenes::heavy_hinge_chain(10, 100.0, 1e-8, 2.0 * h, 0.1, 0.2);
+        let mut st = Stepper::new(&sys, h, settings(solver)).unwrap();
+        let (mut stretch, mut limited, mut over, mut iters): (f64, usize, f64, usize) = (0.0, 0, 0.0, 0);
+        for _ in 0..1200 {
+            st.step(&mut sys).unwrap();
+            stretch = stretch.max(violation(&sys));
+            limited = limited.max(st.rows.iter().filter(|r| !r.bilateral()).count());
+            iters = iters.max(st.active_set_used);
+            for c in &sys.constraints[1..] {
+                let theta = joint_coordinate(c, &sys.bodies).unwrap().0;
+                over = over.max(theta.abs() - 0.2);
+            }
+        }
+        (stretch, limited, over, iters)
+    };
+    let (direct, limited, over, iters) = run(SpookSolver::ActiveSet);
+    let (pgs, _, pgs_over, _) = run(SpookSolver::Pgs);
+    println!(
+        "limits active: up to {limited} rows; stretch active set {direct:.2e} m ({iters} pivoting iterations at most), \
+         PGS 50 sweeps {pgs:.2e} m; past the limit: {over:.2e} rad / {pgs_over:.2e} rad"
+    );
+    // measured: 4 limit rows, stretch 1.9e-4 m (active set) and 1.9e-3 m (PGS), 1.6e-4 rad past
+    // the limit (the stabilization's return, like the joints' own violation)
+    assert!(limited >= 2, "only {limited} limit rows were ever active");
+    assert!(direct < 1e-3, "active set: stretch {direct:.2e} m");
+    assert!(
+        pgs > 3.0 * direct,
+        "PGS {pgs:.2e} m is not worse than the active set {direct:.2e} m"
+    );
+    assert!(over < 1e-3, "a joint passed its limit by {over:.2e} rad");
+}
+
+#[test]
+fn active_set_solves_the_complementarity_problem() {
+    // At one step with limit rows active, the active-set impulses satisfy the complementarity
+    // conditions to rounding and agree with projected Gauss-Seidel run to convergence.
+    let h = 1.0 / 60.0;
+    let mut sys = scenes::heavy_hinge_chain(4, 10.0, 1e-6, 2.0 * h, 0.1, 0.05);
+    let mut st = Stepper::new(&sys, h, settings(SpookSolver::ActiveSet)).unwrap();
+    let mut checked = 0;
+    for _ in 0..60 {
+        st.assemble(&sys);
+        if st.rows.iter().any(|r| !r.bilateral()) {
+            st.solve_active_set().unwrap();
+            let (s, b, _, _) = st.schur_system();
+            let w = &s * &st.lambda - &b;
+            for (i, r) in st.rows.iter().enumerate() {
+                let scale = 1e-10 * (1.0 + b.amax());
+                if r.bilateral() {
+                    assert!(w[i].abs() < scale, "joint row {i}: residual {:.2e}", w[i]);
+                } else {
+                    assert!(
+                        st.lambda[i] >= -scale && w[i] >= -scale,
+                        "row {i}: {} {}",
+                        st.lambda[i],
+                        w[i]
+                    );
+                    assert!((st.lambda[i] * w[i]).abs() < scale * (1.0 + st.lambda.amax()));
+                }
+            }
+            let (lambda, v) = (st.lambda.clone(), st.v_next.clone());
+            st.settings.pgs_iterations = 20000;
+            st.solve_pgs().unwrap();
+            st.settings.pgs_iterations = 50;
+            let dl = (&st.lambda - &lambda).amax() / (1.0 + lambda.amax());
+            assert!(dl < 1e-6, "active set vs PGS: {dl:.2e}");
+            st.lambda = lambda;
+            st.v_next = v;
+            checked += 1;
+        }
+        st.step(&mut sys).unwrap();
+    }
+    assert!(checked > 10, "limits were active in only {checked} steps");
+    // friction rows are refused with a typed error
+    let mut sys = scenes::falling_chain(3, 1e-8, 2.0 * h);
+    let mut st = Stepper::new(&sys, h, settings(SpookSolver::ActiveSet)).unwrap();
+    let err = (0..120).find_map(|_| st.step(&mut sys).err());
+    assert!(matches!(err, Some(Error::Unsupported { .. })), "{err:?}");
+}
+// ANCHOR_END: limits_test
+
+/// Two gears hinged to the world about y: gear 1 balanced (I = 0.02), gear 2 with its centre of
+/// mass 0.2 m off its axis (m = 1, I about the axis 0.05), coupled by MuJoCo's joint equality
+/// `q1 = polycoef(q2)`.
+fn gears(polycoef: &str) -> Model {
+    let xml = format!(
+        r#"<mujoco model="gears">
+      <option gravity="0 0 -9.81"/>
+      <worldbody>
+        <body name="gear1"><joint name="j1" type="hinge" axis="0 1 0"/>
+          <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.02 0.01"/></body>
+        <body name="gear2" pos="0.6 0 0"><joint name="j2" type="hinge" axis="0 1 0"/>
+          <inertial pos="0.2 0 0" mass="1" diaginertia="0.01 0.01 0.01"/></body>
+      </worldbody>
+      <equality><joint joint1="j1" joint2="j2" polycoef="{polycoef}"/></equality>
+    </mujoco>"#
+    );
+    mjcf::load_str(&xml).unwrap().model
+}
+
+// ANCHOR: coupling_test
+#[test]
+fn joint_coupling_row_matches_finite_differences() {
+    // A nonlinear polycoef, at states off the coupling: G v of the coupling row equals the
+    // central difference of its phi along the quaternion step.
+    let model = gears("0.1 -0.5 0.3 0 0.05");
+    for (k, q) in [[0.3, -0.7], [-1.2, 0.4], [2.0, 1.5]].iter().enumerate() {
+        let sys = SpookSystem::from_model(&model, q, &[0.0; 2], 1e-8, 0.01).unwrap();
+        assert_eq!(sys.constraints.len(), 3);
+        assert!(matches!(sys.constraints[2].kind, ConstraintKind::Coupling { .. }));
+        let v = pseudo_random(12, 0.3 + k as f64);
+        let err = jacobian_fd_error(&sys, &v);
+        assert!(err < 1e-8, "state {k}: G v vs finite differences {err:.2e}");
+        // phi is q1 - P(q2) with qpos0 = 0
+        let (mut phi, mut dq) = (vec![], vec![]);
+        constraint_rows(&sys.constraints[2], &sys.bodies, &mut phi, &mut dq);
+        let x = q[1];
+        let p = 0.1 - 0.5 * x + 0.3 * x * x + 0.05 * x.powi(4);
+        assert!((phi[0] - (q[0] - p)).abs() < 1e-12, "phi {} vs {}", phi[0], q[0] - p);
+    }
+}
+
+#[test]
+fn two_gears_keep_their_ratio_and_follow_the_one_degree_of_freedom_solution() {
+    // Gear ratio q1 = -0.5 q2; gear 2 falls from the horizontal under gravity. Reference: the
+    // one-degree-of-freedom system (I2 + c^2 I1) q2'' = 0.2 m g cos q2 by RK4 at h = 1e-4.
+    // Over 1 s SPOOK (epsilon = 1e-8, tau = 2h) keeps |q1 - c q2| below 1e-6 rad (measured
+    // 3.6e-9: the row is linear in the angles of two fixed-axis hinges, so its linearization is
+    // exact and only the compliance epsilon times the gear torque, about 1e-8 rad, is left),
+    // and its q2 converges to the reference at first order (measured errors 1.2e-2 and
+    // 6.9e-3 rad at h = 1/240 and 1/480).
+    let model = gears("0 -0.5 0 0 0");
+    let c = -0.5;
+    let reference = |t_end: f64| {
+        let (mut q, mut w, hr) = (0.0f64, 0.0f64, 1e-4);
+        let acc = |q: f64| 0.2 * 9.81 * q.cos() / (0.05 + c * c * 0.02);
+        for _ in 0..(t_end / hr).round() as usize {
+            let (k1q, k1w) = (w, acc(q));
+            let (k2q, k2w) = (w + 0.5 * hr * k1w, acc(q + 0.5 * hr * k1q));
+            let (k3q, k3w) = (w + 0.5 * hr * k2w, acc(q + 0.5 * hr * k2q));
+            let (k4q, k4w) = (w + hr * k3w, acc(q + hr * k3q));
+            q += hr / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
+            w += hr / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+        }
+        q
+    };
+    let q_ref = reference(1.0);
+    let mut errs = vec![];
+    for h in [1.0 / 240.0, 1.0 / 480.0] {
+        let mut sys = SpookSystem::from_model(&model, &[0.0, 0.0], &[0.0, 0.0], 1e-8, 2.0 * h).unwrap();
+        let mut st = Stepper::new(&sys, h, settings(SpookSolver::Schur)).unwrap();
+        let mut ratio_err: f64 = 0.0;
+        for _ in 0..(1.0 / h).round() as usize {
+            st.step(&mut sys).unwrap();
+            let q1 = joint_coordinate(&sys.constraints[0], &sys.bodies).unwrap().0;
+            let q2 = joint_coordinate(&sys.constraints[1], &sys.bodies).unwrap().0;
+            ratio_err = ratio_err.max((q1 - c * q2).abs());
+        }
+        let q2 = joint_coordinate(&sys.constraints[1], &sys.bodies).unwrap().0;
+        println!("h = {h:.5}: |q1 - c q2| <= {ratio_err:.2e} rad, q2(1 s) = {q2:.5} (reference {q_ref:.5})");
+        assert!(ratio_err < 1e-6, "h = {h}: the gears slipped by {ratio_err:.2e} rad");
+        errs.push((q2 - q_ref).abs());
+    }
+    assert!(q_ref > 0.5, "gear 2 hardly moved: {q_ref}");
+    assert!(
+        errs[0] < 3e-2 && errs[1] < 0.65 * errs[0],
+        "not converging at first order: {errs:?}"
+    );
+}
+// ANCHOR_END: coupling_test
+
+/// [`scenes::dzhanibekov`] stepped by SPOOK at `h` for `steps` steps with the explicit or the
+/// implicit gyroscopic term: the energy and `|L(t) - L(0)| / |L(0)|` (world angular momentum)
+/// per step.
+fn dzhanibekov(h: f64, steps: usize, implicit: bool) -> (Vec<f64>, Vec<f64>) {
+    let mut sys = scenes::dzhanibekov();
+    let s = StepSettings {
+        gyroscopic_implicit: implicit,
+        ..settings(SpookSolver::Schur)
+    };
+    let mut st = Stepper::new(&sys, h, s).unwrap();
+    let l = |sys: &SpookSystem| sys.bodies[0].inertia_world() * sys.bodies[0].omega;
+    let l0 = l(&sys);
+    let (mut e, mut dl) = (vec![sys.kinetic_energy()], vec![0.0]);
+    for _ in 0..steps {
+        st.step(&mut sys).unwrap();
+        e.push(sys.kinetic_energy());
+        dl.push((l(&sys) - l0).norm() / l0.norm());
+    }
+    (e, dl)
+}
+
+// ANCHOR: gyro_test
+#[test]
+fn implicit_gyroscopic_term_never_gains_energy_where_the_explicit_one_does() {
+    // The T-handle for 20 s. Measured at h = 1/60 (1/240): explicit, the energy rises at every
+    // step, to 1.082 (1.020) E(0), and |L| drifts by 4.3e-2 (1.0e-2); implicit, the energy
+    // never rises and ends at 0.855 (0.963) E(0), |L| drifts by 6.5e-2 (1.8e-2). Both are first
+    // order: a quarter of the step leaves about a quarter of the drift.
+    let mut drift = vec![];
+    for h in [1.0 / 60.0, 1.0 / 240.0f64] {
+        let steps = (20.0 / h).round() as usize;
+        let (e_ex, l_ex) = dzhanibekov(h, steps, false);
+        let (e_im, l_im) = dzhanibekov(h, steps, true);
+        let rises = |e: &[f64]| e.windows(2).filter(|w| w[1] > w[0] * (1.0 + 1e-13)).count();
+        let (gain, loss) = (e_ex[steps] / e_ex[0], e_im[steps] / e_im[0]);
+        println!(
+            "h = {h:.4}: explicit E {gain:.4} E(0), {} rises, |dL| {:.2e}; implicit E {loss:.4} E(0), {} rises, |dL| {:.2e}",
+            rises(&e_ex),
+            l_ex[steps],
+            rises(&e_im),
+            l_im[steps]
+        );
+        assert_eq!(rises(&e_im), 0, "h = {h}: the implicit step gained energy");
+        assert!(
+            rises(&e_ex) > steps / 2 && gain > 1.01,
+            "h = {h}: the explicit step did not gain energy"
+        );
+        drift.push((gain - 1.0, 1.0 - loss, l_ex[steps], l_im[steps]));
+    }
+    let (a, b) = (drift[0], drift[1]);
+    for (x, y) in [(a.0, b.0), (a.1, b.1), (a.2, b.2), (a.3, b.3)] {
+        assert!(y < 0.35 * x, "not first order: {x:.3e} -> {y:.3e} for h / 4");
+    }
+}
+// ANCHOR_END: gyro_test

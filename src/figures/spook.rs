@@ -7,7 +7,18 @@
 //! - `spook_compare.svg`: the pendulum's height over 3 s by SPOOK (h = 1/60), by Featherstone's
 //!   closed-loop method with Baumgarte stabilization and RK4 (a free body held by a spherical
 //!   loop joint, h = 1/60), and in reduced coordinates (ABA + RK4, h = 1e-4, the reference).
-//!   MuJoCo's soft constraints join this figure when its constraint solver exists.
+//!   and by MuJoCo's soft constraints (the free body held by a `connect` equality with MuJoCo's
+//!   default `solref` and `solimp`, `tests/fixtures/spook/spook_pendulum.xml`, through
+//!   [`crate::mujoco::integrator::Simulator`]'s Euler step, h = 1/60). Its errors go to
+//!   `book/src/generated/spook_compare.md`.
+//! - `spook_solref.svg`: one constraint returning from 5 cm off under MuJoCo's
+//!   `solref = (0.02, 1)` and under SPOOK with `(epsilon, tau)` from [`from_solref`], beside the
+//!   continuous critically damped return.
+//! - `spook_tau_K.svg`, `spook_eps_K.svg` (interactive): the pendulum released 5 cm off its rod
+//!   under gravity: violation and energy over 2 s for each `tau / h` of [`SLIDER_D`] and each
+//!   `epsilon` of [`SLIDER_EPS`].
+//! - `spook_gyro.svg`: Dzhanibekov's T-handle ([`scenes::dzhanibekov`]) over 20 s: the energy
+//!   with the explicit and the implicit gyroscopic term ([`crate::spook::gyroscopic_inertia`]).
 //! - `spook_heavy_chain.svg`: the stretch of a hanging 20-link chain with an end mass 100 times a
 //!   link's, by the direct solve and by projected Gauss-Seidel with 20 and 200 sweeps.
 //! - `spook_falling_chain.svg`: a chain of 8 capsules falling onto the floor: heights and the
@@ -16,14 +27,18 @@
 //!   4-link spatial chain ([`crate::model::canned::chain`]).
 
 use crate::dynamics::aba;
+use crate::error::Error;
 use crate::error::Result;
 use crate::integrate::{rk4_step, StepScratch, Trajectory};
 use crate::loops::{simulate as loops_simulate, Method, SimulateOptions};
+use crate::mjcf;
 use crate::model::{canned, Integrator, Joint, JointType, LoopJoint, Model, ModelBuilder};
+use crate::mujoco::integrator::{Simulator, State};
 use crate::plot::{Chart, Series, Spy, SpyPanel};
 use crate::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
 use crate::spook::{
-    run as spook_run, scenes, violation_decay_factor, SpookSolver, SpookSystem, StepSettings, Stepper, SIGNALS,
+    from_solref, run as spook_run, scenes, violation_decay_factor, SpookSolver, SpookSystem, StepSettings, Stepper,
+    SIGNALS,
 };
 use std::path::{Path, PathBuf};
 
@@ -89,11 +104,44 @@ pub fn pendulum_reduced() -> Result<Model> {
     b.build()
 }
 
-/// Height of the pendulum's bob over `t_end` seconds by the three formulations: SPOOK
+/// The pendulum as MuJoCo models it in maximal coordinates: a free body held by a `connect`
+/// equality with MuJoCo's default `solref` and `solimp` (`tests/fixtures/spook/spook_pendulum.xml`).
+pub const MUJOCO_PENDULUM: &str = include_str!("../../tests/fixtures/spook/spook_pendulum.xml");
+
+/// The one soft constraint of the `solref` comparison: a free unit mass held at the origin by a
+/// `connect` with `solref = (0.02, 1)` and constant impedance 0.9, started 5 cm off (keyframe
+/// "off"), h = 0.2 ms (`tests/fixtures/spook/spook_decay.xml`).
+pub const MUJOCO_DECAY: &str = include_str!("../../tests/fixtures/spook/spook_decay.xml");
+
+/// Runs `xml` through MuJoCo's pipeline ([`Simulator`], Euler, Newton converged to 1e-12 as the
+/// fixtures of `tests/fixtures/make_spook_fixtures.py` are) from `key` (or `qpos0` at rest) for
+/// `steps` steps of `h` (the file's step when `None`); returns `qpos` at every step.
+pub fn mujoco_rollout(xml: &str, key: Option<&str>, h: Option<f64>, steps: usize) -> Result<Vec<Vec<f64>>> {
+    let mut m = mjcf::load_str(xml)?.model;
+    m.opt.tolerance = 1e-12;
+    m.opt.iterations = 1000;
+    if let Some(h) = h {
+        m.opt.timestep = h;
+    }
+    let state = match key {
+        Some(k) => State::keyframe(&m, k)?,
+        None => State::reference(&m),
+    };
+    let mut sim = Simulator::new(&m, state, Integrator::Euler)?;
+    let mut out = vec![sim.state.qpos.clone()];
+    for _ in 0..steps {
+        sim.step()?;
+        out.push(sim.state.qpos.clone());
+    }
+    Ok(out)
+}
+
+/// Height of the pendulum's bob over `t_end` seconds by the four formulations: SPOOK
 /// (h = 1/60, `d` = 2, `epsilon = 1e-8`), Baumgarte + RK4 on the free body (h = 1/60,
-/// `T_stab` = 0.05 s) and reduced coordinates (ABA + RK4, h = 1e-4). Each is `(t, z)` samples.
+/// `T_stab` = 0.05 s), MuJoCo's soft `connect` ([`MUJOCO_PENDULUM`], Euler, h = 1/60) and
+/// reduced coordinates (ABA + RK4, h = 1e-4, the reference). Each is `(t, z)` samples.
 #[allow(clippy::type_complexity)]
-pub fn pendulum_comparison(t_end: f64) -> Result<[Vec<(f64, f64)>; 3]> {
+pub fn pendulum_comparison(t_end: f64) -> Result<[Vec<(f64, f64)>; 4]> {
     let h = scenes::PENDULUM_H;
     let steps = (t_end / h).round() as usize;
     let mut sys = scenes::pendulum(1e-8, 2.0 * h);
@@ -129,7 +177,124 @@ pub fn pendulum_comparison(t_end: f64) -> Result<[Vec<(f64, f64)>; 3]> {
         }
         reduced.push((k as f64 * h, -q[0].sin()));
     }
-    Ok([spook, baumgarte, reduced])
+    let mj = mujoco_rollout(MUJOCO_PENDULUM, None, None, steps)?;
+    let mujoco: Vec<(f64, f64)> = mj.iter().enumerate().map(|(k, q)| (k as f64 * h, q[2])).collect();
+    Ok([spook, baumgarte, mujoco, reduced])
+}
+
+/// One sample of [`solref_decay`]: time (s) and the distance from the anchor (m) under MuJoCo,
+/// under SPOOK and in the continuous return.
+pub type DecaySample = (f64, f64, f64, f64);
+
+/// The `solref` comparison: the distance of the decay scene's body from its anchor per step of
+/// h = 0.2 ms over 0.1 s under MuJoCo ([`MUJOCO_DECAY`]) and under SPOOK with
+/// `(epsilon, tau) = from_solref((0.02, 1), 0.9, 0.9, 1)`, and the continuous critically damped
+/// return `r0 (1 + t/tc) exp(-t/tc)`. Returns `(t, mujoco, spook, continuous)` per step.
+pub fn solref_decay(h: f64, t_end: f64) -> Result<Vec<DecaySample>> {
+    let steps = (t_end / h).round() as usize;
+    let mj = mujoco_rollout(MUJOCO_DECAY, Some("off"), Some(h), steps)?;
+    let m = mjcf::load_str(MUJOCO_DECAY)?.model;
+    let q0 = State::keyframe(&m, "off")?.qpos;
+    let tc = 0.02;
+    let (eps, tau) = from_solref([tc, 1.0], 0.9, 0.9, 1.0)?;
+    let mut sys = SpookSystem::from_model(&m, &q0, &[0.0; 6], eps, tau)?;
+    let mut st = Stepper::new(&sys, h, direct())?;
+    let r0 = q0[0];
+    let mut out = Vec::with_capacity(steps + 1);
+    for (k, q) in mj.iter().enumerate() {
+        let t = k as f64 * h;
+        if k > 0 {
+            st.step(&mut sys)?;
+        }
+        let exact = r0 * (1.0 + t / tc) * (-t / tc).exp();
+        out.push((t, Vec3::new(q[0], q[1], q[2]).norm(), sys.bodies[0].x.norm(), exact));
+    }
+    Ok(out)
+}
+
+/// The values of `d = tau / h` of the interactive `tau` figure (`epsilon = 1e-6`).
+pub const SLIDER_D: [f64; 8] = [0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
+/// The frame the `tau` slider shows first (`d = 2`).
+pub const SLIDER_D_DEFAULT: usize = 3;
+/// The values of `epsilon` (m/N) of the interactive `epsilon` figure (`d = 2`).
+pub const SLIDER_EPS: [f64; 7] = [1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+/// The frame the `epsilon` slider shows first (`epsilon = 1e-6`).
+pub const SLIDER_EPS_DEFAULT: usize = 2;
+
+/// The thesis pendulum (h = 1/60, g = 10) released at rest 5 cm outside its rod, at
+/// (1.05, 0, 0), with `epsilon` and `tau`, for `t_end` seconds: `(t, |phi|, E(t) - E(0))`.
+pub fn violated_pendulum(epsilon: f64, tau: f64, t_end: f64) -> Result<Vec<(f64, f64, f64)>> {
+    let h = scenes::PENDULUM_H;
+    let mut sys = scenes::pendulum(epsilon, tau);
+    sys.bodies[0].x = Vec3::new(1.05, 0.0, 0.0);
+    let tr = spook_trajectory(&mut sys, h, (t_end / h).round() as usize, direct())?;
+    let (v, e) = (
+        tr.signal("violation").unwrap_or(&[]),
+        tr.signal("energy").unwrap_or(&[]),
+    );
+    let e0 = e.first().copied().unwrap_or(0.0);
+    Ok(tr
+        .time
+        .iter()
+        .zip(v)
+        .zip(e)
+        .map(|((t, v), e)| (*t, *v, e - e0))
+        .collect())
+}
+
+/// [`scenes::dzhanibekov`] for `t_end` seconds at step `h` with the explicit or implicit
+/// gyroscopic term: `(t, E / E(0), |L - L(0)| / |L(0)|)` per step.
+pub fn dzhanibekov_run(h: f64, t_end: f64, implicit: bool) -> Result<Vec<(f64, f64, f64)>> {
+    let mut sys = scenes::dzhanibekov();
+    let settings = StepSettings {
+        solver: SpookSolver::Schur,
+        gyroscopic_implicit: implicit,
+        ..Default::default()
+    };
+    let mut st = Stepper::new(&sys, h, settings)?;
+    let l = |sys: &SpookSystem| sys.bodies[0].inertia_world() * sys.bodies[0].omega;
+    let (e0, l0) = (sys.kinetic_energy(), l(&sys));
+    let mut out = vec![(0.0, 1.0, 0.0)];
+    for k in 1..=(t_end / h).round() as usize {
+        st.step(&mut sys)?;
+        out.push((
+            k as f64 * h,
+            sys.kinetic_energy() / e0,
+            (l(&sys) - l0).norm() / l0.norm(),
+        ));
+    }
+    Ok(out)
+}
+
+/// One frame of an interactive figure: violation and `|E - E(0)|` on one log axis.
+fn slider_frame(path: &Path, title: &str, run: &[(f64, f64, f64)]) -> Result<()> {
+    let floor = 1e-8;
+    Chart::new(title, "time t (s)", "violation |phi| (m), |E - E(0)| (J)")
+        .log(false, true)
+        .ranges(Some((0.0, 3.0)), Some((floor, 1e4)))
+        .with(Series::line(
+            "violation |phi| (m)",
+            run.iter().map(|(t, v, _)| (*t, v.max(floor))).collect(),
+        ))
+        .with(Series::line(
+            "energy change |E(t) - E(0)| (J)",
+            run.iter().map(|(t, _, e)| (*t, e.abs().max(floor))).collect(),
+        ))
+        .save_svg(path)
+}
+
+/// Writes `text` to `generated/NAME` beside the figures' directory (the chapter includes it).
+fn write_generated(dir: &Path, name: &str, text: &str) -> Result<()> {
+    if let Some(src) = dir.parent() {
+        let g = src.join("generated");
+        std::fs::create_dir_all(&g)
+            .and_then(|_| std::fs::write(g.join(name), text))
+            .map_err(|e| Error::Io {
+                path: g.display().to_string(),
+                why: e.to_string(),
+            })?;
+    }
+    Ok(())
 }
 
 /// Stretch (largest joint violation, m) per step of the hanging heavy-end chain (20 links,
@@ -261,17 +426,40 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     chart.save_svg(&path)?;
     out.push(path);
 
-    // Figure 3: three formulations of the pendulum.
-    let [spook, baum, red] = pendulum_comparison(3.0)?;
+    // Figure 3: four formulations of the pendulum.
+    let [spook, baum, mujoco, red] = pendulum_comparison(3.0)?;
     let err = |a: &[(f64, f64)]| a.iter().zip(&red).map(|(x, y)| (x.1 - y.1).abs()).fold(0.0, f64::max);
-    println!(
-        "  pendulum height over 3 s against reduced coordinates: SPOOK {:.3e} m, Baumgarte + RK4 {:.3e} m",
-        err(&spook),
-        err(&baum)
+    let (e_spook, e_baum, e_mujoco) = (err(&spook), err(&baum), err(&mujoco));
+    let mj_model = mjcf::load_str(MUJOCO_PENDULUM)?.model;
+    let stretch = mujoco_rollout(MUJOCO_PENDULUM, None, None, spook.len() - 1)?
+        .iter()
+        .map(|q| (Vec3::new(q[0], q[1], q[2]).norm() - 1.0).abs())
+        .fold(0.0, f64::max);
+    let table = format!(
+        "| formulation (h = 1/60 s unless noted) | largest height error over 3 s | rod length error |\n\
+         |---|---|---|\n\
+         | reduced coordinates, ABA + RK4, h = 10<sup>-4</sup> s | (the reference) | 0 |\n\
+         | SPOOK, epsilon = 10<sup>-8</sup> m/N, tau = 2h | {e_spook:.2e} m | {:.2e} m |\n\
+         | free body + loop joint, Baumgarte (T<sub>stab</sub> = 0.05 s) + RK4 | {e_baum:.2e} m | (not recorded) |\n\
+         | MuJoCo, free body + `connect`, solref = ({:.4}, {}) after refsafe, solimp = ({}, {}, {}), Euler | {e_mujoco:.2e} m | {stretch:.2e} m |\n",
+        {
+            let mut sys = scenes::pendulum(1e-8, 2.0 * h);
+            spook_trajectory(&mut sys, h, spook.len() - 1, direct())?.max_of("violation")
+        },
+        2.0 * mj_model.opt.timestep,
+        mj_model.eq_params[0].solref[1],
+        mj_model.eq_params[0].solimp[0],
+        mj_model.eq_params[0].solimp[1],
+        mj_model.eq_params[0].solimp[2],
     );
+    println!(
+        "  pendulum height over 3 s against reduced coordinates: SPOOK {e_spook:.3e} m, Baumgarte + RK4 \
+         {e_baum:.3e} m, MuJoCo {e_mujoco:.3e} m (MuJoCo's rod stretches up to {stretch:.3e} m)"
+    );
+    write_generated(dir, "spook_compare.md", &table)?;
     let path = dir.join("spook_compare.svg");
     Chart::new(
-        "Pendulum: three formulations (MuJoCo to come)",
+        "Pendulum: four formulations at h = 1/60",
         "time t (s)",
         "bob height z (m)",
     )
@@ -282,7 +470,98 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "free body + loop joint, Baumgarte + RK4, h = 1/60",
         baum,
     ))
+    .with(Series::dashed("MuJoCo, free body + connect, Euler, h = 1/60", mujoco))
     .save_svg(&path)?;
+    out.push(path);
+
+    // Figure 3b: one soft constraint under MuJoCo's solref and SPOOK's matching (epsilon, tau).
+    let decay = solref_decay(2e-4, 0.1)?;
+    let worst = |f: &dyn Fn(&DecaySample) -> f64| decay.iter().map(f).fold(0.0, f64::max) / 0.05;
+    println!(
+        "  solref (0.02, 1) vs SPOOK from_solref, h = 0.2 ms: |SPOOK - MuJoCo| {:.2e}, |MuJoCo - continuous| {:.2e}, \
+         |SPOOK - continuous| {:.2e} (of r0)",
+        worst(&|x| (x.2 - x.1).abs()),
+        worst(&|x| (x.1 - x.3).abs()),
+        worst(&|x| (x.2 - x.3).abs())
+    );
+    let path = dir.join("spook_solref.svg");
+    Chart::new(
+        "One constraint returning from 5 cm: MuJoCo solref (0.02, 1) and SPOOK's match",
+        "time t (s)",
+        "distance from the anchor (m)",
+    )
+    .with(Series::line(
+        "MuJoCo, solref (0.02, 1), d = 0.9, Euler h = 0.2 ms",
+        decay.iter().map(|x| (x.0, x.1)).collect(),
+    ))
+    .with(Series::dashed(
+        "SPOOK, (epsilon, tau) = from_solref, h = 0.2 ms",
+        decay.iter().map(|x| (x.0, x.2)).collect(),
+    ))
+    .with(Series::dashed(
+        "continuous r0 (1 + t/tc) exp(-t/tc)",
+        decay.iter().map(|x| (x.0, x.3)).collect(),
+    ))
+    .save_svg(&path)?;
+    out.push(path);
+
+    // Figures 3c, 3d, interactive: the violated pendulum over a grid of tau and of epsilon.
+    println!("  pendulum released 5 cm off its rod (h = 1/60), |phi| at 0.5 s and max |E - E(0)| over 3 s:");
+    for (i, &d) in SLIDER_D.iter().enumerate() {
+        let run = violated_pendulum(1e-6, d * h, 3.0)?;
+        println!(
+            "    epsilon = 1e-6, d = {d:>4}: |phi|(0.5 s) {:.2e} m, max |dE| {:.2e} J",
+            run[30].1,
+            run.iter().map(|x| x.2.abs()).fold(0.0, f64::max)
+        );
+        let path = dir.join(format!("spook_tau_{i}.svg"));
+        slider_frame(
+            &path,
+            &format!("Pendulum 5 cm off its rod: epsilon = 1e-6 m/N, tau = {d} h (h = 1/60)"),
+            &run,
+        )?;
+        out.push(path);
+    }
+    for (i, &eps) in SLIDER_EPS.iter().enumerate() {
+        let run = violated_pendulum(eps, 2.0 * h, 3.0)?;
+        println!(
+            "    d = 2, epsilon = {eps:.0e}: |phi|(0.5 s) {:.2e} m, max |dE| {:.2e} J",
+            run[30].1,
+            run.iter().map(|x| x.2.abs()).fold(0.0, f64::max)
+        );
+        let path = dir.join(format!("spook_eps_{i}.svg"));
+        slider_frame(
+            &path,
+            &format!("Pendulum 5 cm off its rod: epsilon = {eps:.0e} m/N, tau = 2 h (h = 1/60)"),
+            &run,
+        )?;
+        out.push(path);
+    }
+
+    // Figure: Dzhanibekov's T-handle, explicit vs implicit gyroscopic term.
+    let mut chart = Chart::new(
+        "T-handle spinning about its intermediate axis: energy (inertias 1, 2, 3)",
+        "time t (s)",
+        "kinetic energy E / E(0)",
+    );
+    println!("  Dzhanibekov's T-handle over 20 s: E(20 s) / E(0) and |L - L(0)| / |L(0)|:");
+    for (hn, h) in [("1/60", 1.0 / 60.0), ("1/240", 1.0 / 240.0)] {
+        for implicit in [false, true] {
+            let run = dzhanibekov_run(h, 20.0, implicit)?;
+            let last = run.last().copied().unwrap_or((0.0, 1.0, 0.0));
+            let name = if implicit { "implicit" } else { "explicit" };
+            println!("    h = {hn:<5} {name}: E {:.4} E(0), |dL| {:.2e}", last.1, last.2);
+            let pts: Vec<(f64, f64)> = run.iter().map(|x| (x.0, x.1)).collect();
+            let label = format!("{name} gyroscopic term, h = {hn}");
+            chart = chart.with(if h > 0.01 {
+                Series::line(&label, pts)
+            } else {
+                Series::dashed(&label, pts)
+            });
+        }
+    }
+    let path = dir.join("spook_gyro.svg");
+    chart.save_svg(&path)?;
     out.push(path);
 
     // Figure 4: heavy-end chain.

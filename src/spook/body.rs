@@ -1,4 +1,4 @@
-//! Rigid bodies in maximal coordinates (the notes, sections 1, 2, 4, 7 and 10): position `x` of
+//! Rigid bodies in maximal coordinates (Lacoursière 2007, ch. 4; book section "Rigid bodies in maximal coordinates"): position `x` of
 //! the centre of mass and unit quaternion `rho = (w, x, y, z)` per body, velocity `[nu; omega]`
 //! in world coordinates.
 
@@ -62,7 +62,7 @@ impl Body {
         quat_to_mat(&self.rho)
     }
 
-    /// The world-frame inertia `I^s = R I^b R^T` (the notes, section 7).
+    /// The world-frame inertia `I^s = R I^b R^T` (book, "Rigid bodies in maximal coordinates").
     pub fn inertia_world(&self) -> Mat3 {
         let r = self.rotation();
         r * self.inertia * r.transpose()
@@ -116,7 +116,7 @@ impl Body {
 }
 
 // ANCHOR: gamma
-/// `Gamma(rho)` of the notes, section 10: `rho-dot = Gamma(rho) omega` for the world-frame
+/// `Gamma(rho)` (book, "The quaternion step"): `rho-dot = Gamma(rho) omega` for the world-frame
 /// angular velocity `omega` (from `rho-dot = 1/2 [0; omega] (x) rho`). A 4 x 3 matrix with
 /// `rho^T Gamma = 0`: every column is tangent to the unit sphere.
 pub fn gamma(rho: &[f64; 4]) -> Matrix4x3<f64> {
@@ -126,7 +126,7 @@ pub fn gamma(rho: &[f64; 4]) -> Matrix4x3<f64> {
 // ANCHOR_END: gamma
 
 // ANCHOR: quat_step
-/// The quaternion step of the notes, section 2: with `theta = |omega| h / 2`,
+/// The world-frame quaternion step (book, "The quaternion step"): with `theta = |omega| h / 2`,
 /// `delta rho = [cos theta; sin theta omega / |omega|]` and `rho_{k+1} = delta rho (x) rho_k`
 /// (multiplied on the **left** because `omega` is in world coordinates), then renormalized so
 /// that rounding never accumulates off the unit sphere.

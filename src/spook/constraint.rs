@@ -1,5 +1,5 @@
 //! Holonomic joint constraints between two bodies (or a body and the world) and their
-//! Jacobians, built as the notes build them (sections 12-14): first `d phi / d q` with respect to
+//! Jacobians, built in two stages (book, "Holonomic constraints and their Jacobians"): first `d phi / d q` with respect to
 //! `q = [x_a, rho_a, x_b, rho_b]` (14 numbers: positions and quaternions), then
 //! `G = d phi / d q Gamma(q)` with `Gamma(q) = diag(1, Gamma(rho_a), 1, Gamma(rho_b))`, so each
 //! row `g_i` has six entries `[d phi/dx, d phi/d rho Gamma(rho)]` per body.
@@ -18,6 +18,11 @@
 //! | planar (normal z) | `x_a.z_b`, `y_a.z_b`, `z_a.d` | 3 |
 //! | lock (fixed) | `d`, `y_a.z_b`, `z_a.x_b`, `x_a.y_b` | 6 |
 //! | distance `L` | `|d| - L` | 1 |
+//! | joint coupling (MuJoCo's `<equality><joint>`) | `(q_1 - r_1) - P(q_2 - r_2)` | 1 |
+//!
+//! A coupling's `q_1`, `q_2` are the joint coordinates (below) of two hinge or prismatic
+//! constraints it carries in [`Constraint::coupled`], `P` MuJoCo's `polycoef` polynomial; its
+//! own two bodies are the (at most two) bodies those joints move.
 //!
 //! Joint limits are unilateral rows on the joint coordinate: the hinge angle
 //! `theta = atan2(y_a.x_b, x_a.x_b)` or the slide `s = z_a.d`, with `theta - lo >= 0` and
@@ -51,6 +56,19 @@ pub enum ConstraintKind {
         /// Rest distance (m), positive.
         length: f64,
     },
+    /// MuJoCo's joint coupling `<equality><joint joint1 joint2 polycoef>`:
+    /// `q_1 - ref1 = c_0 + c_1 x + ... + c_4 x^4` with `x = q_2 - ref2` (or `q_1 - ref1 = c_0`
+    /// with one joint), `q_1`, `q_2` the joint coordinates ([`joint_coordinate`]) of the hinge
+    /// or prismatic constraints in [`Constraint::coupled`]. Hinge angles are measured in
+    /// `(-pi, pi]`, so a coupled hinge must stay within half a turn of that range.
+    Coupling {
+        /// MuJoCo's `polycoef` `c_0 .. c_4`.
+        polycoef: [f64; 5],
+        /// `q_1` at the reference configuration (MuJoCo: `qpos0`).
+        ref1: f64,
+        /// `q_2` at the reference configuration.
+        ref2: f64,
+    },
 }
 
 impl ConstraintKind {
@@ -62,7 +80,7 @@ impl ConstraintKind {
             ConstraintKind::Cylindrical => 4,
             ConstraintKind::Planar => 3,
             ConstraintKind::Lock => 6,
-            ConstraintKind::Distance { .. } => 1,
+            ConstraintKind::Distance { .. } | ConstraintKind::Coupling { .. } => 1,
         }
     }
     /// A short lowercase name.
@@ -75,6 +93,7 @@ impl ConstraintKind {
             ConstraintKind::Planar => "planar",
             ConstraintKind::Lock => "lock",
             ConstraintKind::Distance { .. } => "distance",
+            ConstraintKind::Coupling { .. } => "coupling",
         }
     }
 }
@@ -121,6 +140,10 @@ pub struct Constraint {
     pub tau: f64,
     /// Joint limit `[lo, hi]` on the hinge angle (rad) or the prismatic slide (m).
     pub limit: Option<[f64; 2]>,
+    /// The joints a [`ConstraintKind::Coupling`] couples (one or two hinge or prismatic
+    /// constraints, copies of the system's own, whose bodies are `body_a` and `body_b`); empty
+    /// for the other kinds.
+    pub coupled: Vec<Constraint>,
 }
 
 impl Constraint {
@@ -144,7 +167,47 @@ impl Constraint {
             epsilon,
             tau,
             limit: None,
+            coupled: vec![],
         }
+    }
+
+    /// A joint coupling ([`ConstraintKind::Coupling`]) of `joint1` and, when given, `joint2`
+    /// (hinge or prismatic constraints): `q_1 - ref1 = P(q_2 - ref2)`. Its bodies are the
+    /// bodies the joints move; [`Constraint::check`] refuses a coupling that moves more than
+    /// two.
+    pub fn coupling(
+        name: &str,
+        (joint1, ref1): (&Constraint, f64),
+        joint2: Option<(&Constraint, f64)>,
+        polycoef: [f64; 5],
+        epsilon: f64,
+        tau: f64,
+    ) -> Self {
+        let mut bodies: Vec<usize> = vec![];
+        let joints = std::iter::once(joint1).chain(joint2.map(|j| j.0));
+        for b in joints.flat_map(|j| [j.body_a, j.body_b]).flatten() {
+            if !bodies.contains(&b) {
+                bodies.push(b);
+            }
+        }
+        let kind = ConstraintKind::Coupling {
+            polycoef,
+            ref1,
+            ref2: joint2.map_or(0.0, |j| j.1),
+        };
+        // the bodies beyond two are kept in `coupled` and refused by `check`
+        let mut c = Constraint::new(
+            name,
+            kind,
+            (bodies.first().copied(), Frame::at(Vec3::zeros())),
+            (bodies.get(1).copied(), Frame::at(Vec3::zeros())),
+            epsilon,
+            tau,
+        );
+        c.coupled = std::iter::once(joint1.clone())
+            .chain(joint2.map(|j| j.0.clone()))
+            .collect();
+        c
     }
 
     /// Checks the constraint against a system of `nbody` bodies: existing distinct bodies,
@@ -163,6 +226,41 @@ impl Constraint {
                     b as f64,
                     &format!("the system has bodies 0..{nbody}"),
                 ));
+            }
+        }
+        if let ConstraintKind::Coupling { polycoef, ref1, ref2 } = self.kind {
+            if self.coupled.is_empty() || self.coupled.len() > 2 {
+                return Err(Error::Unsupported {
+                    what: format!("coupling '{}'", self.name),
+                    why: format!("couples {} joints; one or two are allowed", self.coupled.len()),
+                });
+            }
+            for j in &self.coupled {
+                if !matches!(j.kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) {
+                    return Err(Error::Unsupported {
+                        what: format!("coupling '{}'", self.name),
+                        why: format!(
+                            "couples a {} joint; only hinge and prismatic joints have a coordinate",
+                            j.kind.name()
+                        ),
+                    });
+                }
+                j.check(nbody)?;
+                for b in [j.body_a, j.body_b].into_iter().flatten() {
+                    if Some(b) != self.body_a && Some(b) != self.body_b {
+                        return Err(Error::Unsupported {
+                            what: format!("coupling '{}'", self.name),
+                            why: "its joints move more than two bodies (a SPOOK row joins at most two)".into(),
+                        });
+                    }
+                }
+            }
+            if let Some(k) = polycoef.iter().chain([ref1, ref2].iter()).position(|x| !x.is_finite()) {
+                return Err(Error::NonFinite {
+                    what: format!("coupling '{}' polycoef, ref1, ref2", self.name),
+                    index: k,
+                    value: f64::NAN,
+                });
             }
         }
         if self.body_a == self.body_b {
@@ -344,9 +442,50 @@ pub fn constraint_rows(c: &Constraint, bodies: &[Body], phi: &mut Vec<f64>, dq: 
             phi_push(&e, phi, dq, &[(1, 2), (2, 0), (0, 1)]);
         }
         ConstraintKind::Distance { length } => put(phi, dq, e.distance_row(length)),
+        ConstraintKind::Coupling { .. } => put(phi, dq, coupling_row(c, bodies)),
     }
 }
 // ANCHOR_END: rows
+
+// ANCHOR: coupling_row
+/// The row of a joint coupling: `phi = (q_1 - ref1) - P(x)`, `x = q_2 - ref2`, and
+/// `d phi/dq = d q_1/dq - P'(x) d q_2/dq`, each joint's derivative moved from its own bodies'
+/// slots to the coupling's (`body_a` at 0, `body_b` at 7; the world's part is zero).
+/// Kernel: `c` is a checked coupling.
+fn coupling_row(c: &Constraint, bodies: &[Body]) -> (f64, Dq) {
+    let ConstraintKind::Coupling { polycoef, ref1, ref2 } = c.kind else {
+        return (0.0, Dq::zeros());
+    };
+    let mut row = Dq::zeros();
+    let mut add = |j: &Constraint, scale: f64| -> f64 {
+        let (q, d) = joint_coordinate(j, bodies).unwrap_or((0.0, Dq::zeros()));
+        for (from, body) in [(0, j.body_a), (7, j.body_b)] {
+            let to = match body {
+                Some(_) if body == c.body_a => 0,
+                Some(_) if body == c.body_b => 7,
+                _ => continue,
+            };
+            for k in 0..7 {
+                row[to + k] += scale * d[from + k];
+            }
+        }
+        q
+    };
+    let (mut p, mut dp) = (polycoef[0], 0.0);
+    if let Some(j2) = c.coupled.get(1) {
+        let x = joint_coordinate(j2, bodies).map_or(0.0, |(q, _)| q) - ref2;
+        // Horner for P(x) and P'(x)
+        p = polycoef[4];
+        for k in (0..4).rev() {
+            dp = dp * x + p;
+            p = p * x + polycoef[k];
+        }
+        add(j2, -dp);
+    }
+    let q1 = add(&c.coupled[0], 1.0);
+    (q1 - ref1 - p, row)
+}
+// ANCHOR_END: coupling_row
 
 fn put(phi: &mut Vec<f64>, dq: &mut Vec<Dq>, (p, d): (f64, Dq)) {
     phi.push(p);
@@ -378,8 +517,8 @@ pub fn joint_coordinate(c: &Constraint, bodies: &[Body]) -> Option<(f64, Dq)> {
 }
 
 // ANCHOR: g_row
-/// One row of `G`: `g_i = d phi_i / d q Gamma(q)`, six entries per body (notes, sections 12 and
-/// 14): `[d phi/dx, d phi/d rho Gamma(rho)]` for body `a`, then for body `b`. A world side gives
+/// One row of `G`: `g_i = d phi_i / d q Gamma(q)`, six entries per body (book,
+/// "Holonomic constraints and their Jacobians"): `[d phi/dx, d phi/d rho Gamma(rho)]` for body `a`, then for body `b`. A world side gives
 /// zeros.
 pub fn g_row(dq: &Dq, rho_a: Option<&[f64; 4]>, rho_b: Option<&[f64; 4]>) -> ([f64; 6], [f64; 6]) {
     let side = |off: usize, rho: Option<&[f64; 4]>| {

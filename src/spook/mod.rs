@@ -4,7 +4,7 @@
 //! | book section | item |
 //! |---|---|
 //! | Rigid bodies in maximal coordinates | [`Body`] (`x`, `rho`, `nu`, `omega`), [`Body::inertia_world`] (`I^s = R I^b R^T`) |
-//! | The quaternion step | [`quat_step`], [`gamma`] (`Gamma(rho)`, notes section 10), [`d_rot`] |
+//! | The quaternion step | [`quat_step`], [`gamma`] (`Gamma(rho)`), [`d_rot`] |
 //! | Holonomic constraints and their Jacobians | [`Constraint`], [`ConstraintKind`], [`constraint_rows`] (`phi`, `d phi/dq`), [`g_row`] (`g_i = d phi/dq Gamma`) |
 //! | Building a system from a model | [`SpookSystem::from_model`] (tree joints, loop joints, connect and weld) |
 //! | The matrix form | [`Stepper::block_system`] (`[[M, -G^T], [G, Sigma]]`), [`spook_parameters`] (`Upsilon`, `Sigma`) |
@@ -13,6 +13,7 @@
 //! | One step | [`Stepper::step`] |
 //! | Contacts and friction | [`Stepper::assemble`] with [`crate::collision`], [`RowKind`] |
 //! | Stabilization and its time scale | [`violation_decay_factor`] |
+//! | SPOOK and MuJoCo's soft constraints | [`from_solref`] (`solref`, `solimp` -> `epsilon`, `tau`), [`mujoco_equivalent`] |
 //! | Scenes | [`scenes`] |
 //! | One call for the command line | [`simulate`], [`SpookOptions`] |
 //!
@@ -30,7 +31,9 @@ mod system;
 pub use body::{d_rot, gamma, quat_step, Body};
 pub use constraint::{constraint_rows, g_row, joint_coordinate, Constraint, ConstraintKind, Dq, Frame};
 pub use sparse::{graph_scene, BodyGraph, SpookSparse};
-pub use stepper::{spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper, SPARSE_THRESHOLD};
+pub use stepper::{
+    gyroscopic_inertia, spook_parameters, violation, Row, RowKind, SpookSolver, StepSettings, Stepper, SPARSE_THRESHOLD,
+};
 pub use system::{SpookGeom, SpookSystem, MASSLESS_FRACTION};
 
 use crate::error::{Error, Result};
@@ -143,3 +146,84 @@ pub fn violation_decay_factor(h: f64, tau: f64) -> f64 {
     }
 }
 // ANCHOR_END: decay
+
+// ANCHOR: from_solref
+/// SPOOK's `(epsilon, tau)` for a constraint row that returns from a violation as MuJoCo's soft
+/// constraint with `solref = (timeconst, dampratio)` (standard format, after MuJoCo's `refsafe`)
+/// and impedance `d` (`solimp`'s value at the violation; `dmax = solimp[1]`) does, on a row of
+/// effective inverse mass `inv_mass = G M^-1 G^T` (MuJoCo's `A`, assumed equal to its estimate
+/// `A-hat`). Book section "SPOOK and MuJoCo's soft constraints".
+///
+/// With no other force MuJoCo's row accelerates as `r'' = d aref = -d B r' - d^2 K r` with
+/// `K = 1 / (dmax^2 timeconst^2 dampratio^2)` and `B = 2 / (dmax timeconst)` (MuJoCo's
+/// `mj_makeImpedance`); SPOOK's spring `1/epsilon` and damper `tau/epsilon` on the effective
+/// mass `1/inv_mass` give `r'' = -(inv_mass/epsilon) (r + tau r')`. Equal coefficients:
+/// `epsilon = inv_mass / (d^2 K)`, `tau = B / (d K)`; at `d = dmax`,
+/// `epsilon = inv_mass timeconst^2 dampratio^2` and `tau = 2 timeconst dampratio^2`.
+///
+/// Errors: `timeconst`, `dampratio` or `inv_mass` not positive and finite, `d` or `dmax` outside
+/// `(0, 1)`.
+pub fn from_solref(solref: [f64; 2], d: f64, dmax: f64, inv_mass: f64) -> Result<(f64, f64)> {
+    let [timeconst, dampratio] = solref;
+    for (what, v, ok) in [
+        ("solref timeconst", timeconst, timeconst > 0.0),
+        ("solref dampratio", dampratio, dampratio > 0.0),
+        ("impedance d", d, d > 0.0 && d < 1.0),
+        ("impedance dmax", dmax, dmax > 0.0 && dmax < 1.0),
+        ("effective inverse mass", inv_mass, inv_mass > 0.0),
+    ] {
+        if !(v.is_finite() && ok) {
+            return Err(Error::BadParameter {
+                what: what.into(),
+                value: v,
+                why: "timeconst, dampratio and inverse mass must be positive, d and dmax in (0, 1)".into(),
+            });
+        }
+    }
+    let k = 1.0 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio);
+    let b = 2.0 / (dmax * timeconst);
+    Ok((inv_mass / (d * d * k), b / (d * k)))
+}
+// ANCHOR_END: from_solref
+
+// ANCHOR: mujoco_equivalent
+/// MuJoCo's parameters under which MuJoCo's Euler step of one bilateral row *is* SPOOK's step
+/// with `(h, epsilon, tau)` on a row of effective inverse mass `inv_mass` (book section "SPOOK
+/// and MuJoCo's soft constraints"): returns `solref` in MuJoCo's direct format
+/// `(-stiffness, -damping)` and the constant impedance `d` (`solimp = (d, d, ...)`).
+///
+/// Dividing SPOOK's Schur row by `h` gives MuJoCo's bilateral row `(A + R) f = a_ref - a_0`
+/// with `f = lambda~ / h`, `R = Sigma`, and `a_ref = -(4 Upsilon / h^2) (phi + tau G v)`.
+/// MuJoCo sets `R = (1 - d)/d A-hat` and `a_ref = -B v - K d phi` with `K = -solref[0] / d^2`,
+/// `B = -solref[1] / d` (at `d = dmax`), so `d = A / (A + Sigma)`,
+/// `solref = -d (4 Upsilon / h^2) (1, tau)`. Errors: a bad `h`, `epsilon` or `inv_mass` not
+/// positive, `tau < 0`, or a `d` outside MuJoCo's range `[mjMINIMP, mjMAXIMP]` = `[1e-4, 0.9999]`
+/// (MuJoCo would clamp it and no longer take SPOOK's step).
+pub fn mujoco_equivalent(h: f64, epsilon: f64, tau: f64, inv_mass: f64) -> Result<([f64; 2], f64)> {
+    check_timestep(h)?;
+    for (what, v) in [
+        ("SPOOK epsilon", epsilon),
+        ("SPOOK tau", tau),
+        ("effective inverse mass", inv_mass),
+    ] {
+        if !(v.is_finite() && v >= 0.0) || (v == 0.0 && what != "SPOOK tau") {
+            return Err(Error::BadParameter {
+                what: what.into(),
+                value: v,
+                why: "epsilon and the inverse mass must be positive, tau >= 0, all finite".into(),
+            });
+        }
+    }
+    let (upsilon, sigma) = spook_parameters(h, epsilon, tau);
+    let d = inv_mass / (inv_mass + sigma);
+    if !(crate::model::constants::mjMINIMP..=crate::model::constants::mjMAXIMP).contains(&d) {
+        return Err(Error::BadParameter {
+            what: "impedance d = A / (A + Sigma) of the MuJoCo equivalent".into(),
+            value: d,
+            why: "outside MuJoCo's [1e-4, 0.9999]: MuJoCo would clamp it".into(),
+        });
+    }
+    let k = 4.0 * upsilon / (h * h);
+    Ok(([-k * d, -k * tau * d], d))
+}
+// ANCHOR_END: mujoco_equivalent

@@ -114,6 +114,73 @@ pub fn heavy_chain_with(n: usize, ratio: f64, epsilon: f64, tau: f64, l: f64, v0
     sys
 }
 
+/// The heavy-end chain with hinges and joint limits: `n` links of 0.1 kg and length `l` along x
+/// (horizontal), the first hinged to the world at the origin, every joint a hinge about y with
+/// the limit `[-limit, limit]`, and a sphere of `ratio` times a link's mass hinged (with the same
+/// limit) to the last link's end. Released at rest, the chain swings down and its joints bend
+/// into their limits, which then carry the heavy end's load.
+pub fn heavy_hinge_chain(n: usize, ratio: f64, epsilon: f64, tau: f64, l: f64, limit: f64) -> SpookSystem {
+    let m = 0.1;
+    let mut sys = SpookSystem::new(Vec3::new(0.0, 0.0, -9.81));
+    let eps = epsilon / m;
+    let ic = rod(m, l, Vec3::x()).inertia_at_com();
+    let axis = crate::model::frame_with_z(&Vec3::y());
+    let frame = |p: Vec3| Frame { pos: p, rot: axis };
+    let mut prev: Option<usize> = None;
+    let r = 0.05;
+    for k in 0..=n {
+        let body = if k < n {
+            Body::new(
+                &format!("link{k}"),
+                m,
+                ic,
+                Vec3::new((k as f64 + 0.5) * l, 0.0, 0.0),
+                [1.0, 0.0, 0.0, 0.0],
+            )
+        } else {
+            Body::sphere("end", ratio * m, r, Vec3::new(n as f64 * l + r, 0.0, 0.0))
+        };
+        let b = sys.add_body(body);
+        let parent_end = if prev.is_some() {
+            Vec3::new(0.5 * l, 0.0, 0.0)
+        } else {
+            Vec3::zeros()
+        };
+        let own = if k < n { -0.5 * l } else { -r };
+        let mut c = Constraint::new(
+            &format!("hinge{k}"),
+            ConstraintKind::Hinge,
+            (prev, frame(parent_end)),
+            (Some(b), frame(Vec3::new(own, 0.0, 0.0))),
+            eps,
+            tau,
+        );
+        if prev.is_some() {
+            c.limit = Some([-limit, limit]);
+        }
+        sys.add_constraint(c);
+        prev = Some(b);
+    }
+    sys
+}
+
+/// Dzhanibekov's T-handle: one free body with principal inertias (1, 2, 3) kg m^2 (unit mass),
+/// no gravity, spinning at 2 rad/s about its intermediate axis y with a perturbation of
+/// 0.01 rad/s about the other two; the spin is unstable and the body flips periodically.
+pub fn dzhanibekov() -> SpookSystem {
+    let mut sys = SpookSystem::new(Vec3::zeros());
+    let mut b = Body::new(
+        "handle",
+        1.0,
+        Mat3::from_diagonal(&Vec3::new(1.0, 2.0, 3.0)),
+        Vec3::zeros(),
+        [1.0, 0.0, 0.0, 0.0],
+    );
+    b.omega = Vec3::new(0.01, 2.0, 0.01);
+    sys.add_body(b);
+    sys
+}
+
 /// fmigo's chain of boxes: `n` boxes of half extents 0.1 x 0.05 x 0.05 (mass 2 kg, water's
 /// density) along x, the first locked to the world, then alternately lock and hinge (about y)
 /// joints; compliance `epsilon = 1e-3`, `d = 3`, `h = 0.01`. Returns the system and its step.

@@ -1,4 +1,4 @@
-//! SPOOK's sparse direct solve (the notes, sections 14-16; Lacoursière's thesis, ch. 18; book
+//! SPOOK's sparse direct solve (Lacoursière's thesis, 2007, ch. 18; book
 //! chapter "Sparse direct solves for SPOOK"). The step's system, symmetrized by the unknown
 //! `mu = -lambda~`,
 //!
@@ -7,7 +7,7 @@
 //! [ G   -Sigma ] [   mu    ] = [ Upsilon (G v_k - (4/h) phi_k)        ]
 //! ```
 //!
-//! is quasi-definite when every `Sigma_ii > 0`. Its natural blocks (notes, section 16) are one
+//! is quasi-definite when every `Sigma_ii > 0`. Its natural blocks (the thesis, ch. 18) are one
 //! node per body (`M_i`, 6 x 6) and one per constraint group (the rows of one joint, `-Sigma_i`),
 //! joined by the blocks `G_ij` of the group's rows on its (at most two) bodies: `n + m` nodes
 //! whose graph is the mechanism's own body-joint graph. [`SpookSparse`] orders that graph, builds

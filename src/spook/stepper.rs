@@ -1,4 +1,4 @@
-//! The SPOOK stepper (the notes, sections 5, 6.3 and 14; Lacoursière's thesis eqs. 4.30-4.31):
+//! The SPOOK stepper (Lacoursière's thesis, 2007, eqs. 4.30-4.31; Lacoursière and Linde 2011):
 //! one linear system per step for the new velocities and the constraint impulses,
 //!
 //! ```text
@@ -6,7 +6,7 @@
 //! [ G   Sigma ] [ lambda~ ] = [ -(4/h) Upsilon phi_k + Upsilon G v_k   ]
 //! ```
 //!
-//! with `Upsilon = diag(1 / (1 + 4 tau_i / h))` (the **thesis's** Upsilon; the notes call
+//! with `Upsilon = diag(1 / (1 + 4 tau_i / h))` (the **thesis's** Upsilon; some course notes call
 //! `1 + 4 tau / h` Upsilon and divide by it, which is the same system) and
 //! `Sigma = (4 / h^2) diag(epsilon_i Upsilon_i)`, then `x_{k+1} = x_k + h nu_{k+1}` and the
 //! quaternion step. The unknown `lambda~ = h lambda-bar` is an impulse (N s).
@@ -27,8 +27,9 @@ use nalgebra::{DMatrix, DVector};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpookSolver {
     /// Bilateral rows only: the sparse direct solve ([`SpookSolver::Sparse`]) from
-    /// [`StepSettings::sparse_threshold`] bodies up, the dense Schur complement below; projected
-    /// Gauss-Seidel as soon as a limit or contact row is active.
+    /// [`StepSettings::sparse_threshold`] bodies up, the dense Schur complement below. With limit
+    /// or frictionless contact rows: the active-set solve ([`SpookSolver::ActiveSet`]), projected
+    /// Gauss-Seidel should it not converge; with friction rows: projected Gauss-Seidel.
     Auto,
     /// Block multifrontal `L D L^T` of the whole quasi-definite system
     /// `[[M, G^T], [G, -Sigma]]` in a fill-reducing order (book chapter "Sparse direct solves
@@ -37,11 +38,15 @@ pub enum SpookSolver {
     /// Dense LU of the whole block system `[[M, -G^T], [G, Sigma]]` (the reference; bilateral
     /// rows only).
     Direct,
-    /// Dense Cholesky of the Schur complement `S = G M^-1 G^T + Sigma` (notes, section 14;
+    /// Dense Cholesky of the Schur complement `S = G M^-1 G^T + Sigma` (book, "The matrix form";
     /// bilateral rows only).
     Schur,
     /// Projected Gauss-Seidel on the Schur system, with bounds on every row (any rows).
     Pgs,
+    /// A direct solve with limits and frictionless contact normals: block principal pivoting
+    /// on the Schur system, each iteration a Cholesky solve with the current active rows as
+    /// equalities ([`Stepper::solve_active_set`]); friction rows are refused.
+    ActiveSet,
 }
 
 /// The stepper's parameters (the per-constraint `epsilon` and `tau` live in the constraints).
@@ -49,11 +54,17 @@ pub enum SpookSolver {
 pub struct StepSettings {
     /// Linear solver.
     pub solver: SpookSolver,
-    /// Include the gyroscopic torque `-omega x I^s omega` (explicit, at the step's start). The
-    /// notes drop it (section 4); it vanishes for planar motion about a principal axis.
+    /// Include the gyroscopic torque `-omega x I^s omega` (explicit, at the step's start). A
+    /// world-frame derivation may drop it; it vanishes for planar motion about a principal axis.
     pub gyroscopic: bool,
+    /// With `gyroscopic`: the thesis's linearized implicit form instead of the explicit torque
+    /// alone, `(I^s + h^2 [L]x^T (I^s)^-1 [L]x) omega_{k+1} = I^s omega_k + h [L]x omega_k + h tau`
+    /// with `L = I^s omega_k` ([`gyroscopic_inertia`]): never gains rotational energy.
+    pub gyroscopic_implicit: bool,
     /// Projected Gauss-Seidel sweeps per step (the bound on the iteration).
     pub pgs_iterations: usize,
+    /// Pivoting iterations of [`SpookSolver::ActiveSet`] per step (the bound on the iteration).
+    pub active_set_iterations: usize,
     /// `epsilon` of contact normal and friction rows.
     pub contact_epsilon: f64,
     /// `tau` of contact normal rows (s).
@@ -77,7 +88,9 @@ impl Default for StepSettings {
         StepSettings {
             solver: SpookSolver::Auto,
             gyroscopic: true,
+            gyroscopic_implicit: false,
             pgs_iterations: 50,
+            active_set_iterations: 50,
             contact_epsilon: 1e-7,
             contact_tau: 2.0 / 60.0,
             contact_margin: 0.01,
@@ -127,9 +140,24 @@ impl Row {
     }
 }
 
+// ANCHOR: gyroscopic
+/// The rotational block of the thesis's linearized implicit gyroscopic step (Lacoursière 2007;
+/// written in world coordinates): `I^s + h^2 [L]x^T (I^s)^-1 [L]x` with `L = I^s omega`. With
+/// the right-hand side `I^s omega_k + h [L]x omega_k` (`[L]x omega = -omega x I^s omega`, the
+/// explicit torque) it is one step of the linearized implicit Euler method for Euler's
+/// equations; the added term is symmetric positive semidefinite, so the block stays positive
+/// definite. Kernel: assumes `is` symmetric positive definite and finite inputs (the stepper's
+/// bodies are checked by [`SpookSystem::check`]).
+pub fn gyroscopic_inertia(is: &Mat3, omega: &Vec3, h: f64) -> Mat3 {
+    let l = crate::spatial::skew(&(is * omega));
+    let inv = is.try_inverse().unwrap_or_else(Mat3::zeros);
+    is + l.transpose() * inv * l * (h * h)
+}
+// ANCHOR_END: gyroscopic
+
 // ANCHOR: params
 /// SPOOK's per-row scalars from `(h, epsilon, tau)`: `Upsilon = 1 / (1 + 4 tau / h)` (thesis;
-/// the notes' `1 + 4 tau / h` is its reciprocal) and `Sigma = 4 epsilon Upsilon / h^2`.
+/// some course notes' `1 + 4 tau / h` is its reciprocal) and `Sigma = 4 epsilon Upsilon / h^2`.
 pub fn spook_parameters(h: f64, epsilon: f64, tau: f64) -> (f64, f64) {
     let upsilon = 1.0 / (1.0 + 4.0 * tau / h);
     (upsilon, 4.0 * epsilon * upsilon / (h * h))
@@ -163,6 +191,8 @@ pub struct Stepper {
     pub v_next: DVector<f64>,
     /// Sweeps the last projected Gauss-Seidel solve used.
     pub pgs_sweeps: usize,
+    /// Pivoting iterations the last active-set solve used.
+    pub active_set_used: usize,
     /// `phi` of one constraint's rows while it is assembled (at most 6).
     phi_buf: Vec<f64>,
     /// `d phi / dq` (14 entries each) of one constraint's rows while it is assembled.
@@ -207,6 +237,7 @@ impl Stepper {
             lambda: DVector::zeros(0),
             v_next: DVector::zeros(6 * n),
             pgs_sweeps: 0,
+            active_set_used: 0,
             phi_buf: vec![],
             dq_buf: vec![],
             sparse: None,
@@ -227,17 +258,25 @@ impl Stepper {
         let h = self.h;
         for (i, b) in sys.bodies.iter().enumerate() {
             let is = b.inertia_world();
-            self.mass[i] = (b.mass, is);
-            // I^s is symmetric positive definite (checked), so the inverse exists
-            self.minv[i] = (1.0 / b.mass, is.try_inverse().unwrap_or_else(Mat3::zeros));
-            self.v.fixed_rows_mut::<3>(6 * i).copy_from(&b.nu);
-            self.v.fixed_rows_mut::<3>(6 * i + 3).copy_from(&b.omega);
-            self.f.fixed_rows_mut::<3>(6 * i).copy_from(&(sys.gravity * b.mass));
-            let gyro = if self.settings.gyroscopic {
+            let mut gyro = if self.settings.gyroscopic {
                 -b.omega.cross(&(is * b.omega))
             } else {
                 Vec3::zeros()
             };
+            let mut rot = is;
+            if self.settings.gyroscopic && self.settings.gyroscopic_implicit {
+                // M's rotational block becomes I^s + E; the right-hand side must stay
+                // I^s omega_k + h tau, so f carries -E omega_k / h (all solves use M v_k + h f)
+                rot = gyroscopic_inertia(&is, &b.omega, h);
+                gyro -= (rot - is) * b.omega / h;
+            }
+            self.mass[i] = (b.mass, rot);
+            // I^s (and I^s + E, E positive semidefinite) is symmetric positive definite (checked),
+            // so the inverse exists
+            self.minv[i] = (1.0 / b.mass, rot.try_inverse().unwrap_or_else(Mat3::zeros));
+            self.v.fixed_rows_mut::<3>(6 * i).copy_from(&b.nu);
+            self.v.fixed_rows_mut::<3>(6 * i + 3).copy_from(&b.omega);
+            self.f.fixed_rows_mut::<3>(6 * i).copy_from(&(sys.gravity * b.mass));
             self.f.fixed_rows_mut::<3>(6 * i + 3).copy_from(&gyro);
         }
         self.rows.clear();
@@ -394,7 +433,7 @@ impl Stepper {
 
     // ANCHOR: block_system
     /// The whole block system of the step: `K = [[M, -G^T], [G, Sigma]]` and its right-hand side
-    /// `[M v_k + h f_k; -(4/h) Upsilon phi + Upsilon G v_k]` (notes, section 6.3).
+    /// `[M v_k + h f_k; -(4/h) Upsilon phi + Upsilon G v_k]` (the thesis, eqs. 4.30-4.31).
     pub fn block_system(&self) -> (DMatrix<f64>, DVector<f64>) {
         let (n6, m) = (6 * self.nbody(), self.rows.len());
         let g = self.g_matrix();
@@ -427,7 +466,7 @@ impl Stepper {
     }
 
     // ANCHOR: schur_system
-    /// The Schur complement form (notes, section 14): `S = G M^-1 G^T + Sigma` and
+    /// The Schur complement form (book, "The matrix form"): `S = G M^-1 G^T + Sigma` and
     /// `b = -(4/h) Upsilon phi + Upsilon G v_k - G (v_k + h M^-1 f_k)`, with `S lambda~ = b` and
     /// then `v_{k+1} = v_k + h M^-1 f_k + M^-1 G^T lambda~`. Also returns
     /// `v_free = v_k + h M^-1 f_k` and `W = M^-1 G^T`.
@@ -550,13 +589,97 @@ impl Stepper {
     }
     // ANCHOR_END: pgs
 
+    // ANCHOR: active_set
+    /// The unilateral rows solved directly: the linear complementarity problem
+    /// `S lambda - b = w`, `lambda_i >= 0`, `w_i >= 0`, `lambda_i w_i = 0` on every limit and
+    /// contact-normal row (`w_i = 0` with `lambda_i` free on joint rows), by block principal
+    /// pivoting (Judice and Pires 1994). An iteration takes the active rows as equalities,
+    /// solves `S_AA lambda_A = b_A` by Cholesky with `lambda = 0` elsewhere, and flips every
+    /// infeasible row (an active row pulling, `lambda_i < 0`, or an inactive row sinking,
+    /// `w_i < 0`); when three such block flips in a row fail to lower the number of infeasible
+    /// rows it flips only the last one (Murty's rule, finite on the positive definite `S`).
+    /// At most `active_set_iterations` iterations ([`Error::NotConverged`] after them).
+    /// Friction rows, whose bounds move with the normal impulse, are refused.
+    pub fn solve_active_set(&mut self) -> Result<()> {
+        if self.rows.iter().any(|r| matches!(r.kind, RowKind::Friction { .. })) {
+            return Err(Error::Unsupported {
+                what: "SPOOK friction rows in the active-set solve".into(),
+                why: "their bounds mu lambda_n move with the normal impulse: use SpookSolver::Pgs".into(),
+            });
+        }
+        let (s, b, v_free, w) = self.schur_system();
+        let m = self.rows.len();
+        let unilateral: Vec<bool> = self.rows.iter().map(|r| !r.bilateral()).collect();
+        // start with every row holding as an equality (a limit row exists only near its limit)
+        let mut active = vec![true; m];
+        let mut lambda = DVector::zeros(m);
+        let (mut best, mut tries) = (usize::MAX, 3);
+        let tol = 1e-12 * (1.0 + b.amax());
+        self.active_set_used = 0;
+        let mut infeasible = Vec::with_capacity(m);
+        for _ in 0..self.settings.active_set_iterations {
+            self.active_set_used += 1;
+            let idx: Vec<usize> = (0..m).filter(|&i| active[i]).collect();
+            let sa = DMatrix::from_fn(idx.len(), idx.len(), |i, j| s[(idx[i], idx[j])]);
+            let ba = DVector::from_fn(idx.len(), |i, _| b[idx[i]]);
+            let l = crate::sparse::cholesky_dense(&sa).map_err(|_| Error::Singular {
+                what: "SPOOK active-set system S_AA".into(),
+                why: "not positive definite (redundant rows with epsilon = 0?)".into(),
+            })?;
+            let y = l.solve_lower_triangular(&ba).unwrap_or(ba);
+            let x = l.tr_solve_lower_triangular(&y).unwrap_or(y);
+            lambda.fill(0.0);
+            for (k, &i) in idx.iter().enumerate() {
+                lambda[i] = x[k];
+            }
+            let slack = &s * &lambda - &b;
+            infeasible.clear();
+            infeasible.extend(
+                (0..m).filter(|&i| unilateral[i] && if active[i] { lambda[i] < -tol } else { slack[i] < -tol }),
+            );
+            if infeasible.is_empty() {
+                self.v_next = v_free + w * &lambda;
+                self.lambda = lambda;
+                return Ok(());
+            }
+            if infeasible.len() < best {
+                (best, tries) = (infeasible.len(), 3);
+            } else {
+                tries -= 1;
+            }
+            if tries > 0 {
+                for &i in &infeasible {
+                    active[i] = !active[i];
+                }
+            } else if let Some(&i) = infeasible.last() {
+                active[i] = !active[i];
+                tries = 1;
+            }
+        }
+        Err(Error::NotConverged {
+            solver: "SPOOK active-set solve".into(),
+            iterations: self.settings.active_set_iterations,
+            residual: Some(infeasible.len() as f64),
+        })
+    }
+    // ANCHOR_END: active_set
+
     // ANCHOR: step
     /// One SPOOK step of `sys`: assemble, solve for `v_{k+1}` and `lambda~`, then
     /// `x_{k+1} = x_k + h nu_{k+1}` and `rho_{k+1} = exp(h omega_{k+1} / 2) (x) rho_k`.
     pub fn step(&mut self, sys: &mut SpookSystem) -> Result<()> {
         self.assemble(sys);
         let unilateral = self.has_unilateral_rows();
+        let friction = self.rows.iter().any(|r| matches!(r.kind, RowKind::Friction { .. }));
         match (self.settings.solver, unilateral) {
+            (SpookSolver::ActiveSet, _) => self.solve_active_set()?,
+            // limits and frictionless contacts: the direct active-set solve, and projected
+            // Gauss-Seidel should it not converge within its bound
+            (SpookSolver::Auto, true) if !friction => {
+                if self.solve_active_set().is_err() {
+                    self.solve_pgs()?
+                }
+            }
             (SpookSolver::Pgs, _) | (SpookSolver::Auto, true) => self.solve_pgs()?,
             (SpookSolver::Auto, false) if self.nbody() >= self.settings.sparse_threshold => self.solve_sparse()?,
             (SpookSolver::Sparse, false) => self.solve_sparse()?,
@@ -565,7 +688,7 @@ impl Stepper {
             (_, true) => {
                 return Err(Error::Unsupported {
                     what: "SPOOK limit and contact rows".into(),
-                    why: "unilateral rows need SpookSolver::Pgs or Auto".into(),
+                    why: "unilateral rows need SpookSolver::Pgs, ActiveSet or Auto".into(),
                 })
             }
         }

@@ -126,16 +126,24 @@ impl SpookSystem {
     /// body (centre of mass, orientation and world velocities from forward kinematics), one
     /// constraint per tree joint (revolute -> hinge, prismatic -> prismatic, cylindrical,
     /// planar, spherical -> ball, fixed -> lock, free -> none; limits kept), per loop joint
-    /// (`model.loops`) and per connect or weld equality, all with `epsilon` and `tau`; geoms
+    /// (`model.loops`) and per connect or weld equality (completed, as MuJoCo completes them, from
+    /// the pose at `qpos0`, so a state away from `qpos0` may start off them), all with `epsilon`
+    /// and `tau`; geoms
     /// with their bodies. Massless bodies get [`MASSLESS_FRACTION`] of the lightest mass.
     ///
+    /// Joint equalities (MuJoCo's `<equality><joint>`) become [`ConstraintKind::Coupling`] rows
+    /// on the two joints' coordinates, with `qpos0` as the reference.
+    ///
     /// Errors: a bad state or model, a helical joint (its screw is not holonomic in this
-    /// table's simple rows), a joint-coupling equality, bad `epsilon` or `tau`.
+    /// table's simple rows), a tendon equality, a joint coupling of other than hinge and slide
+    /// joints or moving more than two bodies, bad `epsilon` or `tau`.
     pub fn from_model(model: &Model, q: &[f64], qd: &[f64], epsilon: f64, tau: f64) -> Result<Self> {
         model.validate()?;
         model.check_state(q, qd)?;
         let kin = forward_kinematics(model, q)?;
         let vel = body_velocities(model, q, qd)?;
+        // MuJoCo completes connect and weld equalities from the pose at qpos0
+        let kin0 = forward_kinematics(model, model.qpos0.as_slice())?;
         let mut sys = SpookSystem::new(model.opt.gravity);
         let min_mass = (1..=model.nb)
             .map(|i| model.inertia[i].m)
@@ -167,6 +175,8 @@ impl SpookSystem {
         let side = |b: usize| if b == 0 { None } else { Some(b - 1) };
         // A frame given in Featherstone body b's coordinates, moved to its com coordinates.
         let frame_in = |b: usize, pos: Vec3, rot: Mat3| Frame { pos: pos - com[b], rot };
+        // the constraint of each Featherstone body's tree joint (none for a free joint)
+        let mut tree_joint = vec![None; model.nb + 1];
         for i in 1..=model.nb {
             let j = &model.joints[i];
             let (kind, axis) = match j.jtype {
@@ -201,7 +211,7 @@ impl SpookSystem {
             if j.limited && matches!(kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) {
                 c.limit = Some(j.range);
             }
-            sys.add_constraint(c);
+            tree_joint[i] = Some(sys.add_constraint(c));
         }
         for lj in &model.loops {
             let kind = match lj.jtype {
@@ -238,9 +248,10 @@ impl SpookSystem {
                     body2,
                     anchor,
                 } => {
-                    // anchor in body1; body2's point is where the anchor sits at this state
-                    let world = kin.point(*body1, anchor);
-                    let local2 = kin.x_0[*body2].apply_point(&world);
+                    // anchor in body1; body2's point is where the anchor sits at qpos0 (MuJoCo's
+                    // rule), so a state off qpos0 may start violated, as in MuJoCo
+                    let world = kin0.point(*body1, anchor);
+                    let local2 = kin0.x_0[*body2].apply_point(&world);
                     sys.add_constraint(Constraint::new(
                         &format!("connect {name}"),
                         ConstraintKind::Ball,
@@ -257,19 +268,23 @@ impl SpookSystem {
                     anchor,
                     relpose,
                 } => {
-                    // frame B: anchor on body2 with body2's axes; frame A: the same frame in body1,
-                    // from relpose (pose of body2 in body1) or from the current state
+                    // MuJoCo's weld (`mj_equalityAnchors`, `eq_data` = anchor, relpose): the
+                    // point `anchor` of body2 coincides with the point `relpose_pos` of body1 (used
+                    // directly, not moved by the anchor), and body2's axes are body1's turned by
+                    // `relpose_quat` (normalized). Frame B: the anchor with body2's axes; frame A:
+                    // relpose_pos with the relpose axes; without relpose both from this state.
                     let (pos_a, rot_a) = match relpose {
                         Some(rp) => {
-                            let r = quat_to_mat(&[rp[3], rp[4], rp[5], rp[6]]);
-                            (Vec3::new(rp[0], rp[1], rp[2]) + r * anchor, r)
+                            let mut q = [rp[3], rp[4], rp[5], rp[6]];
+                            crate::spatial::quat_normalize(&mut q);
+                            (Vec3::new(rp[0], rp[1], rp[2]), quat_to_mat(&q))
                         }
                         None => {
-                            let world = kin.point(*body2, anchor);
-                            let r1 = kin.rotation(*body1);
+                            let world = kin0.point(*body2, anchor);
+                            let r1 = kin0.rotation(*body1);
                             (
-                                kin.x_0[*body1].apply_point(&world),
-                                r1.transpose() * kin.rotation(*body2),
+                                kin0.x_0[*body1].apply_point(&world),
+                                r1.transpose() * kin0.rotation(*body2),
                             )
                         }
                     };
@@ -282,10 +297,35 @@ impl SpookSystem {
                         tau,
                     ));
                 }
-                Equality::Joint { name, .. } | Equality::Tendon { name, .. } => {
+                Equality::Joint {
+                    name,
+                    joint1,
+                    joint2,
+                    polycoef,
+                } => {
+                    // MuJoCo's joint coupling on the joint coordinates of the two tree joints,
+                    // with qpos0 as the reference
+                    let joint = |j: usize| {
+                        let c = tree_joint.get(j).copied().flatten().map(|k| &sys.constraints[k]);
+                        match c {
+                            Some(c) if matches!(c.kind, ConstraintKind::Hinge | ConstraintKind::Prismatic) => {
+                                Ok((c, model.qpos0[model.q_adr[j]]))
+                            }
+                            _ => Err(Error::Unsupported {
+                                what: format!("joint equality '{name}'"),
+                                why: "couples a joint that is not a hinge or a slide".into(),
+                            }),
+                        }
+                    };
+                    let j1 = joint(*joint1)?;
+                    let j2 = joint2.map(joint).transpose()?;
+                    let c = Constraint::coupling(&format!("coupling {name}"), j1, j2, *polycoef, epsilon, tau);
+                    sys.add_constraint(c);
+                }
+                Equality::Tendon { name, .. } => {
                     return Err(Error::Unsupported {
                         what: format!("equality '{name}'"),
-                        why: "joint and tendon couplings act on reduced coordinates; SPOOK has none".into(),
+                        why: "tendon couplings act on tendon lengths; SPOOK has no tendons".into(),
                     })
                 }
             }
