@@ -29,6 +29,8 @@ struct Rollout {
     model: String,
     steps: Vec<usize>,
     cones: BTreeMap<String, Track>,
+    #[serde(default)]
+    integrators: BTreeMap<String, BTreeMap<String, Track>>,
 }
 
 #[derive(Deserialize)]
@@ -39,6 +41,77 @@ struct Track {
 
 fn max_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+}
+
+/// The largest qpos differences at the recorded steps of one rollout, with `integrator`, and
+/// the contact count of mbd's last state.
+fn follow(r: &Rollout, cone: &str, integrator: Integrator, track: &Track) -> (Vec<f64>, usize) {
+    let mut m = mjcf::load(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(&r.model))
+        .unwrap()
+        .model;
+    m.opt.cone = Cone::parse(cone).unwrap();
+    m.opt.solver = Solver::Newton;
+    m.opt.tolerance = 1e-12;
+    m.opt.iterations = 1000;
+    let mut sim = Simulator::new(&m, State::reference(&m), integrator).unwrap();
+    let mut errs = vec![];
+    for (k, &steps) in r.steps.iter().enumerate() {
+        while sim.steps < steps {
+            sim.step()
+                .unwrap_or_else(|e| panic!("{} {cone} {integrator}: {e}", r.name));
+        }
+        errs.push(max_diff(&sim.state.qpos, &track.qpos[k]));
+    }
+    sim.forward().unwrap();
+    (errs, sim.forward_data().map_or(0, |d| d.contacts().len()))
+}
+
+/// implicit, implicitfast and RK4 with constraints: the constraint force enters the implicit
+/// velocity update (`(M - h D) a = qfrc_smooth + qfrc_constraint`) and every RK4 stage, as in
+/// MuJoCo's `mj_implicit` and `mj_RungeKutta`. Same tolerances as Euler's, for the same
+/// reason (rounding only, same decisions at every step).
+#[test]
+fn constrained_implicit_implicitfast_and_rk4_follow_mujoco() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rollout");
+    let mut lines = vec![];
+    let mut failures = vec![];
+    let mut seen = 0;
+    for name in ["sphere_plane", "box_stack", "capsule_plane", "fourbar", "weld"] {
+        let r: Rollout =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
+        for (integ, cones) in &r.integrators {
+            let integrator = Integrator::parse(integ).unwrap();
+            for (cone, track) in cones {
+                seen += 1;
+                let (errs, ncon) = follow(&r, cone, integrator, track);
+                for (k, &steps) in r.steps.iter().enumerate() {
+                    let tol = match steps {
+                        0..=100 => TOL_100,
+                        _ => TOL_1000,
+                    };
+                    if errs[k] > tol {
+                        failures.push(format!(
+                            "{name} {cone} {integ}: qpos after {steps} steps off by {:.2e}",
+                            errs[k]
+                        ));
+                    }
+                }
+                assert_eq!(ncon, *track.ncon.last().unwrap(), "{name} {cone} {integ}: contacts");
+                lines.push(format!(
+                    "{name:<14} {cone:<9} {integ:<12} |dqpos| at steps {:?}: {}",
+                    r.steps,
+                    errs.iter().map(|e| format!("{e:.1e}")).collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        seen,
+        5 * 3 * 2,
+        "every scene has implicit, implicitfast and RK4 with both cones"
+    );
+    println!("{}", lines.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
