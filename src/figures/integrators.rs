@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::integrate::Trajectory;
 use crate::model::{canned, Integrator, Model};
 use crate::mujoco::derivatives::{lqr_gain, state_difference, transition_fd};
-use crate::mujoco::integrator::{Simulator, State};
+use crate::mujoco::integrator::{OnDivergence, Simulator, State};
 use crate::plot::{Chart, Series};
 use nalgebra::{DMatrix, DVector};
 use std::path::{Path, PathBuf};
@@ -31,6 +31,7 @@ pub const INTEGRATORS: [(Integrator, &str); 4] = [
 /// Total energy `(t, E(t) - E(0))` of `model` from `state` over `duration` with `integrator`.
 pub fn energy_drift(model: &Model, state: &State, integrator: Integrator, duration: f64) -> Result<Vec<(f64, f64)>> {
     let mut sim = Simulator::new(model, state.clone(), integrator)?;
+    sim.on_divergence = OnDivergence::Error;
     let mut tr = Trajectory::new(&Simulator::SIGNALS);
     let steps = (duration / model.opt.timestep).round() as usize;
     sim.run(steps, 1, &mut tr)?;
@@ -55,6 +56,8 @@ fn stable(model: &Model, state: &State, integrator: Integrator, h: f64) -> bool 
     let Ok(mut sim) = Simulator::new(&m, state.clone(), integrator) else {
         return false;
     };
+    // a divergence must stop the run, not reset it
+    sim.on_divergence = OnDivergence::Error;
     let steps = ((5.0 / h).ceil() as usize).clamp(200, 5000);
     (0..steps).all(|_| sim.step().is_ok() && sim.state.qvel.iter().all(|v| v.abs() < 50.0))
 }
@@ -129,6 +132,7 @@ pub fn lqr_balance(model_path: &Path, controlled: bool) -> Result<LqrRun> {
     let mut start = upright.clone();
     start.qpos = vec![0.0, 0.08, -0.05];
     let mut sim = Simulator::new(&model, start, model.opt.integrator)?;
+    sim.on_divergence = OnDivergence::Error;
     let mut run = LqrRun {
         time: vec![],
         qpos: vec![],

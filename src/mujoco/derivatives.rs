@@ -14,7 +14,7 @@
 //!
 //! Book chapter: "Integrators and the simulation loop", section Derivatives and LQR.
 
-use super::integrator::{forward_pass, Forward, Simulator, State};
+use super::integrator::{forward_pass, Forward, OnDivergence, Simulator, State};
 use crate::dynamics::rnea_with;
 use crate::error::{check_vector, Error, Result};
 use crate::model::{Integrator, Model};
@@ -80,6 +80,8 @@ pub fn transition_fd(
 ) -> Result<Transition> {
     check_eps(eps)?;
     let mut sim = Simulator::new(model, state.clone(), integrator)?;
+    // a nudged state that diverges is an error, never a silent reset
+    sim.on_divergence = OnDivergence::Error;
     let (nv, na, nu) = (model.nv, state.act.len(), state.ctrl.len());
     let nx = 2 * nv + na;
     let next = step_from(&mut sim, state)?;
