@@ -171,3 +171,27 @@ fn constrained_euler_follows_mujoco() {
     println!("{}", lines.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The box on an incline of the chapter's figure (elliptic cone, Euler, h = 2 ms) against
+/// Coulomb's law: below `mu = tan(theta)` it slides with `g (sin theta - mu cos theta)`, the
+/// distance after 1 s within 0.5 % of the analytic one (the soft contact's compliance and the
+/// first steps of the release account for less than that: 0.2 % seen); above, it sticks,
+/// creeping less than 2 mm in 1 s (the soft constraint's regularization lets a resting contact
+/// slip slowly; 0.9-1.0 mm seen).
+#[test]
+fn a_box_on_an_incline_slides_at_coulombs_rate_or_sticks() {
+    use mbd::figures::integrators::{incline_acceleration, incline_slide};
+    let theta = 20f64.to_radians();
+    for mu in [0.1, 0.25, 0.35, 0.38, 0.5] {
+        let s = incline_slide(mu, theta, 1.0).unwrap();
+        let end = s.last().unwrap().1;
+        let a = incline_acceleration(mu, theta, 9.81);
+        if mu < theta.tan() {
+            let want = 0.5 * a;
+            assert!((end - want).abs() < 5e-3 * want, "mu {mu}: {end} m vs {want} m");
+        } else {
+            assert_eq!(a, 0.0);
+            assert!(end.abs() < 2e-3, "mu {mu}: crept {end} m");
+        }
+    }
+}
