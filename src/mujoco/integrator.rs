@@ -1,6 +1,6 @@
-//! MuJoCo's time stepping for models without constraints: `mj_step` = `mj_forward` (here the
-//! smooth dynamics, [`forward_pass`]) followed by one of MuJoCo's four integrators, with the
-//! state checks of `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
+//! MuJoCo's time stepping: `mj_step` = `mj_forward` ([`forward_pass`]: the smooth dynamics, then
+//! on models with constraints the constrained pipeline) followed by one of MuJoCo's four
+//! integrators, with the state checks of `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
 //!
 //! | MuJoCo | here |
 //! |---|---|
@@ -239,7 +239,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         };
         return Err(Error::Unsupported {
             what: format!("equality constraint '{name}'"),
-            why: "constraints are not simulated yet".into(),
+            why: "it makes constraint rows; this caller takes the smooth dynamics only".into(),
         });
     }
     if let Some(&(a, b)) = candidate_pairs(model)
@@ -252,7 +252,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
                 "geoms '{}' (body '{}') and '{}' (body '{}')",
                 ga.name, model.mj_body_name[model.mj_body[ga.body]], gb.name, model.mj_body_name[model.mj_body[gb.body]]
             ),
-            why: "they can collide and contacts are not simulated yet (set contype=\"0\" conaffinity=\"0\" to simulate without contacts)".into(),
+            why: "they can collide, and this caller takes the smooth dynamics only (set contype=\"0\" conaffinity=\"0\" to remove the contacts)".into(),
         });
     }
     for i in 1..=model.nb {
@@ -260,7 +260,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         if j.frictionloss > 0.0 && !model.opt.disabled("frictionloss") {
             return Err(Error::Unsupported {
                 what: format!("joint '{}' with frictionloss {}", j.name, j.frictionloss),
-                why: "dry friction is a constraint and is not simulated yet".into(),
+                why: "dry friction is a constraint; this caller takes the smooth dynamics only".into(),
             });
         }
     }
@@ -278,7 +278,8 @@ pub struct Forward {
     pub qfrc_bias: Vec<f64>,
     /// `qfrc_smooth = qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias` (nv).
     pub qfrc_smooth: Vec<f64>,
-    /// `qfrc_constraint` (nv): zero until the constraint stage is wired in.
+    /// `qfrc_constraint` (nv): from the constrained pipeline on models with constraints, zero
+    /// otherwise.
     pub qfrc_constraint: Vec<f64>,
     /// `qacc = M^-1 (qfrc_smooth + qfrc_constraint)` (nv).
     pub qacc: Vec<f64>,
@@ -316,8 +317,9 @@ impl Forward {
 /// The forward pass every integrator calls, once per step (Euler, implicit, implicitfast) or
 /// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
 /// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
-/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). The one place
-/// where a constraint stage will replace `qacc` by the constrained acceleration.
+/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA); then, given the
+/// constrained pipeline (models with constraints), its whole `mj_forward` replaces `qacc` and
+/// fills `qfrc_constraint`.
 ///
 /// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
 #[allow(clippy::too_many_arguments)]
