@@ -75,9 +75,13 @@ fn simulate_with_each_integrator_and_constant_controls_matches_the_library() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
         assert_eq!(&header[..4], ["time", "slider.qpos", "hinge.qpos", "hinge2.qpos"]);
+        // the pendulum's cart has a limited slider: the constraint columns come too
         assert!(header.ends_with(&[
             "energy_potential".into(),
             "energy_kinetic".into(),
+            "ncon".into(),
+            "nefc".into(),
+            "solver_iterations".into(),
             "slide.ctrl".into(),
             "slide.force".into()
         ]));
@@ -234,4 +238,67 @@ fn bad_controls_and_plot_requests_are_one_line_errors() {
         1,
         "nope",
     );
+}
+
+/// A model with contacts gets the columns `ncon`, `nefc` and `solver_iterations` after the
+/// energies: the contacts, constraint rows and Newton iterations of the constrained forward
+/// pass at each recorded state, equal to the library's at the same states; a model without
+/// constraints has none of them.
+#[test]
+fn contact_models_report_ncon_nefc_and_solver_iterations() {
+    let dir = scratch("ncon");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/sphere_plane.xml");
+    let out = dir.join("run.csv");
+    let o = mbd(&[
+        "simulate",
+        path.to_str().unwrap(),
+        "--steps",
+        "300",
+        "--every",
+        "20",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let (ncon, nefc, iters) = (col("ncon"), col("nefc"), col("solver_iterations"));
+    assert_eq!(ncon, col("energy_kinetic") + 1, "after the energies");
+    let model = mbd::mjcf::load(&path).unwrap().model;
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator).unwrap();
+    let mut seen_contact = false;
+    for (r, row) in rows.iter().enumerate() {
+        while sim.steps < 20 * r {
+            sim.step().unwrap();
+        }
+        sim.forward().unwrap();
+        let d = sim.forward_data().unwrap();
+        assert_eq!(row[ncon], d.contacts().len() as f64, "row {r}");
+        assert_eq!(row[nefc], d.efc.nefc() as f64, "row {r}");
+        assert_eq!(row[iters], d.solver_niter as f64, "row {r}");
+        seen_contact |= row[ncon] > 0.0;
+        if row[ncon] > 0.0 {
+            // a pyramidal sphere-plane contact: 4 rows, solved in at least one iteration
+            assert_eq!(row[nefc], 4.0 * row[ncon], "row {r}");
+            assert!(row[iters] >= 1.0, "row {r}");
+        }
+    }
+    assert!(seen_contact, "the sphere must land within 0.6 s");
+    let chain = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/chain_2.xml");
+    let o = mbd(&[
+        "simulate",
+        chain.to_str().unwrap(),
+        "--steps",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let (header, _) = csv(&fs::read_to_string(&out).unwrap());
+    assert!(!header.iter().any(|h| h == "ncon"), "{header:?}");
 }

@@ -9,7 +9,7 @@ mod common;
 use common::{config, model_spec, random_model, random_state, state_spec};
 use mbd::dynamics::{actuator_na, bias_forces, tendon_kinematics, transmission, Workspace};
 use mbd::model::{canned, Integrator, Model};
-use mbd::mujoco::derivatives::{inverse_fd, transition_fd};
+use mbd::mujoco::derivatives::{inverse, inverse_fd, transition_fd};
 use mbd::mujoco::implicit::{pattern, qderiv, rne_vel};
 use mbd::mujoco::integrator::{forward_pass, Forward, State};
 use nalgebra::DMatrix;
@@ -179,7 +179,9 @@ fn vector(v: &Value) -> Vec<f64> {
 }
 
 /// `A`, `B` (centred and forward, three integrators) and the inverse-dynamics derivatives agree
-/// with MuJoCo's on the five models. Both sides difference the same function with the same
+/// with MuJoCo's on the five models, and `qfrc_inverse` (to 1e-12) and its derivatives on two
+/// contact scenes (the settled box stack with 12 contacts, the hopper lying on its floor), where
+/// `mj_inverse`'s constraint stage subtracts the constraint force at the given `qacc`. Both sides difference the same function with the same
 /// eps = 1e-6, so the last-bit differences of the two evaluations (1e-16 of the state or
 /// force) are amplified by 1/eps: with forces up to about 90 N (the gravity on `floating`, the
 /// 500:1 geared motor of the double pendulum) that is 1e-8. The tolerance is 1e-7 relative to
@@ -225,6 +227,24 @@ fn finite_difference_derivatives_agree_with_mujoco() {
             let tr = transition_fd(&model, &s, integrator, eps, kind == "centred").unwrap();
             compare(&format!("{name} {key} A"), &tr.a, &matrix(&t["A"]));
             compare(&format!("{name} {key} B"), &tr.b, &matrix(&t["B"]));
+        }
+        if let Some(want) = case.get("qfrc_inverse") {
+            // a contact scene: mj_inverse's constraint stage, then its finite differences
+            let got = inverse(&model, &s, &vector(&case["qacc"]), true).unwrap();
+            let want = vector(want);
+            let scale = want.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+            for k in 0..model.nv {
+                assert!(
+                    (got[k] - want[k]).abs() < 1e-12 * scale,
+                    "{name} qfrc_inverse[{k}]: {} vs MuJoCo {}",
+                    got[k],
+                    want[k]
+                );
+            }
+            let contact_part = vector(&case["qfrc_constraint"])
+                .iter()
+                .fold(0.0_f64, |m, x| m.max(x.abs()));
+            assert!(contact_part > 1.0, "{name}: the constraint stage must matter");
         }
         let inv = inverse_fd(&model, &s, &vector(&case["qacc"]), eps, true).unwrap();
         compare(&format!("{name} DfDq"), &inv.dfdq, &matrix(&case["inverse"]["dfdq"]));

@@ -4,7 +4,10 @@
 //! chosen signals (`--plot`).
 //!
 //! Columns: `time`, then every position and velocity named by joint (`shoulder.qpos`,
-//! `root.qpos[3]`), then `energy_potential`, `energy_kinetic`, then per actuator
+//! `root.qpos[3]`), then `energy_potential`, `energy_kinetic`, then, for models with
+//! constraints (contacts, limits, friction loss, equality constraints), `ncon` (contacts),
+//! `nefc` (constraint rows) and `solver_iterations` of the constrained forward pass at that
+//! state, then per actuator
 //! `NAME.ctrl` (the control applied over the next step), `NAME.force` (`actuator_force`) and,
 //! with activation dynamics, `NAME.act`.
 //!
@@ -17,7 +20,8 @@ use super::state::{read_state, State};
 use crate::error::{Error, Result};
 use crate::integrate::{csv_header, csv_row, Recorder};
 use crate::model::{Integrator, Model};
-use crate::mujoco::integrator::Simulator;
+use crate::mujoco::forward::has_constraints;
+use crate::mujoco::integrator::{OnDivergence, Simulator};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -375,7 +379,12 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     }
     let integrator = o.integrator.unwrap_or(model.opt.integrator);
     let mut sim = match o.engine {
-        Engine::Mujoco => Some(Simulator::new(&model, state, integrator)?),
+        Engine::Mujoco => {
+            let mut sim = Simulator::new(&model, state, integrator)?;
+            // the command stops at a divergence with one line and keeps the rows written
+            sim.on_divergence = OnDivergence::Error;
+            Some(sim)
+        }
         Engine::Spook { .. } => {
             if o.state.is_some() {
                 return Err(Error::Unsupported {
@@ -488,10 +497,13 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     })
 }
 
-/// The signals recorded after the state: the two energies, then per actuator its control,
-/// force and (with dynamics) activation.
+/// The signals recorded after the state: the two energies, for models with constraints
+/// [`CONSTRAINT_SIGNALS`], then per actuator its control, force and (with dynamics) activation.
 pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
     let mut out: Vec<String> = Simulator::SIGNALS.iter().map(|s| s.to_string()).collect();
+    if has_constraints(model) {
+        out.extend(CONSTRAINT_SIGNALS.iter().map(|s| s.to_string()));
+    }
     for (k, a) in model.actuators.iter().enumerate() {
         let name = if a.name.is_empty() {
             format!("actuator{k}")
@@ -507,11 +519,20 @@ pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
     out
 }
 
+/// The columns of a model with constraints: MuJoCo's `ncon` (contacts), `nefc` (constraint
+/// rows) and `solver_niter` (iterations of the constraint solver) at the recorded state.
+pub const CONSTRAINT_SIGNALS: [&str; 3] = ["ncon", "nefc", "solver_iterations"];
+
 /// The signal values of [`mujoco_signal_names`] at the simulator's state (the forces of its
-/// last forward pass).
+/// last forward pass, which the caller made at that state).
 fn mujoco_signals(sim: &Simulator) -> Result<Vec<f64>> {
     let e = sim.energy()?;
     let mut out = vec![e[0], e[1]];
+    if let Some(d) = sim.forward_data() {
+        out.push(d.contacts().len() as f64);
+        out.push(d.efc.nefc() as f64);
+        out.push(d.solver_niter as f64);
+    }
     let mut ia = 0;
     for (k, a) in sim.model.actuators.iter().enumerate() {
         out.push(sim.state.ctrl[k]);
@@ -634,9 +655,9 @@ fn run_mujoco(
     progress: &mut Progress,
 ) -> Result<()> {
     let every = o.every.max(1);
-    // the actuator forces of each recorded state need a forward pass at that state (the step's
-    // own pass is at the state before it)
-    let actuated = !sim.model.actuators.is_empty();
+    // the actuator forces and constraint counts of each recorded state need a forward pass at
+    // that state (the step's own pass is at the state before it); the next step reuses it
+    let actuated = !sim.model.actuators.is_empty() || sim.forward_data().is_some();
     if actuated {
         sim.forward()?;
     }

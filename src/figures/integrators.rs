@@ -7,12 +7,20 @@
 //!   double pendulum as the joint damping grows (bisection in log h, bounded).
 //! - `integrators_lqr.svg`: the Gymnasium inverted double pendulum under the LQR controller of
 //!   [`lqr_balance`] and without it.
+//! - `integrators_bounce.svg`: a ball dropped on a plane for several contact `solref`
+//!   ([`bouncing_ball`]).
+//! - `integrators_incline.svg`: a box on a 20 degree incline as the friction coefficient
+//!   crosses `tan(theta)`, beside the analytic sliding motion ([`incline_slide`]).
+//! - `integrators_stack.svg`: ten boxes dropped from small gaps settling into a stack
+//!   ([`stack_settling`]).
+//! - `integrators_hopper.svg`: the Gymnasium hopper under the fixed control sequence of the
+//!   corpus rollout fixture, mbd beside MuJoCo 4.0.0 ([`hopper_beside_mujoco`]).
 
 use crate::error::{Error, Result};
 use crate::integrate::Trajectory;
 use crate::model::{canned, Integrator, Model};
 use crate::mujoco::derivatives::{lqr_gain, state_difference, transition_fd};
-use crate::mujoco::integrator::{Simulator, State};
+use crate::mujoco::integrator::{OnDivergence, Simulator, State};
 use crate::plot::{Chart, Series};
 use nalgebra::{DMatrix, DVector};
 use std::path::{Path, PathBuf};
@@ -31,6 +39,7 @@ pub const INTEGRATORS: [(Integrator, &str); 4] = [
 /// Total energy `(t, E(t) - E(0))` of `model` from `state` over `duration` with `integrator`.
 pub fn energy_drift(model: &Model, state: &State, integrator: Integrator, duration: f64) -> Result<Vec<(f64, f64)>> {
     let mut sim = Simulator::new(model, state.clone(), integrator)?;
+    sim.on_divergence = OnDivergence::Error;
     let mut tr = Trajectory::new(&Simulator::SIGNALS);
     let steps = (duration / model.opt.timestep).round() as usize;
     sim.run(steps, 1, &mut tr)?;
@@ -55,6 +64,8 @@ fn stable(model: &Model, state: &State, integrator: Integrator, h: f64) -> bool 
     let Ok(mut sim) = Simulator::new(&m, state.clone(), integrator) else {
         return false;
     };
+    // a divergence must stop the run, not reset it
+    sim.on_divergence = OnDivergence::Error;
     let steps = ((5.0 / h).ceil() as usize).clamp(200, 5000);
     (0..steps).all(|_| sim.step().is_ok() && sim.state.qvel.iter().all(|v| v.abs() < 50.0))
 }
@@ -129,6 +140,7 @@ pub fn lqr_balance(model_path: &Path, controlled: bool) -> Result<LqrRun> {
     let mut start = upright.clone();
     start.qpos = vec![0.0, 0.08, -0.05];
     let mut sim = Simulator::new(&model, start, model.opt.integrator)?;
+    sim.on_divergence = OnDivergence::Error;
     let mut run = LqrRun {
         time: vec![],
         qpos: vec![],
@@ -154,6 +166,165 @@ pub fn lqr_balance(model_path: &Path, controlled: bool) -> Result<LqrRun> {
     Ok(run)
 }
 // ANCHOR_END: lqr_balance
+
+// ANCHOR: contact_scenes
+/// Height `(t, z)` of a ball (radius 0.1 m, 1 kg) dropped from z = 0.5 m on a plane with
+/// contact `solref` (on both geoms, so the mixed value is the same): `[timeconst, dampratio]`,
+/// or `[-stiffness, -damping]` (MuJoCo's direct form). Euler, h = 1 ms, elliptic cone.
+pub fn bouncing_ball(solref: [f64; 2], duration: f64) -> Result<Vec<(f64, f64)>> {
+    let xml = format!(
+        r#"<mujoco><option timestep="0.001" cone="elliptic"/>
+        <worldbody><geom type="plane" size="2 2 0.1" solref="{a} {b}"/>
+        <body pos="0 0 0.5"><freejoint/><geom type="sphere" size="0.1" mass="1" solref="{a} {b}"/></body>
+        </worldbody></mujoco>"#,
+        a = solref[0],
+        b = solref[1]
+    );
+    let model = crate::mjcf::load_str(&xml)?.model;
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
+    sim.on_divergence = OnDivergence::Error;
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let mut out = vec![(0.0, sim.state.qpos[2])];
+    for k in 1..=steps {
+        sim.step()?;
+        if k % 5 == 0 {
+            out.push((sim.state.time, sim.state.qpos[2]));
+        }
+    }
+    Ok(out)
+}
+
+/// The box of [`incline_slide`] (0.2 x 0.2 x 0.1 m, 1 kg) resting on a plane tilted by `theta`
+/// (rad) about y, with friction `mu` on both geoms and the elliptic cone.
+pub fn incline_model(mu: f64, theta: f64) -> Result<Model> {
+    let (c, s) = ((theta / 2.0).cos(), (theta / 2.0).sin());
+    // the box centre 0.05 m (less 1e-4 of penetration) along the plane's normal
+    let n = [theta.sin(), 0.0, theta.cos()];
+    let d = 0.05 - 1e-4;
+    let xml = format!(
+        r#"<mujoco><option timestep="0.002" cone="elliptic"/>
+        <worldbody><geom type="plane" size="3 3 0.1" quat="{c} 0 {s} 0" friction="{mu} 0.005 0.0001"/>
+        <body pos="{x} 0 {z}" quat="{c} 0 {s} 0"><freejoint/>
+        <geom type="box" size="0.1 0.1 0.05" mass="1" friction="{mu} 0.005 0.0001"/></body>
+        </worldbody></mujoco>"#,
+        x = n[0] * d,
+        z = n[2] * d
+    );
+    Ok(crate::mjcf::load_str(&xml)?.model)
+}
+
+/// The analytic acceleration of a block on an incline of angle `theta` with Coulomb friction
+/// `mu` (gravity `g`): `g (sin theta - mu cos theta)` down the slope when `mu < tan theta`,
+/// zero otherwise (static friction holds it).
+pub fn incline_acceleration(mu: f64, theta: f64, g: f64) -> f64 {
+    (g * (theta.sin() - mu * theta.cos())).max(0.0)
+}
+
+/// Displacement `(t, s)` down the slope of the box of [`incline_model`] released at rest.
+pub fn incline_slide(mu: f64, theta: f64, duration: f64) -> Result<Vec<(f64, f64)>> {
+    let model = incline_model(mu, theta)?;
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
+    sim.on_divergence = OnDivergence::Error;
+    let down = [theta.cos(), 0.0, -theta.sin()];
+    let p0 = [sim.state.qpos[0], sim.state.qpos[1], sim.state.qpos[2]];
+    let along = |q: &[f64]| (0..3).map(|k| (q[k] - p0[k]) * down[k]).sum::<f64>();
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let mut out = vec![(0.0, 0.0)];
+    for k in 1..=steps {
+        sim.step()?;
+        if k % 5 == 0 {
+            out.push((sim.state.time, along(&sim.state.qpos)));
+        }
+    }
+    Ok(out)
+}
+
+/// Heights above their resting place `z_i - (0.1 + 0.2 i)` (m) of `n` cubes of 0.2 m and 1 kg
+/// released at rest, each `gap` above the one below (the first `gap` above the floor), over
+/// `duration`: `(times, heights[i])`. Euler, h = 2 ms, pyramidal cone, Newton.
+pub fn stack_settling(n: usize, gap: f64, duration: f64) -> Result<(Vec<f64>, Vec<Vec<f64>>)> {
+    let mut bodies = String::new();
+    for i in 0..n {
+        let z = 0.1 + 0.2 * i as f64 + gap * (i + 1) as f64;
+        bodies += &format!(r#"<body pos="0 0 {z}"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>"#);
+    }
+    let xml = format!(
+        r#"<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>{bodies}</worldbody></mujoco>"#
+    );
+    let model = crate::mjcf::load_str(&xml)?.model;
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
+    sim.on_divergence = OnDivergence::Error;
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let (mut times, mut heights) = (vec![], vec![vec![]; n]);
+    for k in 0..=steps {
+        if k > 0 {
+            sim.step()?;
+        }
+        if k % 5 == 0 {
+            times.push(sim.state.time);
+            for (i, h) in heights.iter_mut().enumerate() {
+                h.push(sim.state.qpos[7 * i + 2] - (0.1 + 0.2 * i as f64));
+            }
+        }
+    }
+    Ok((times, heights))
+}
+// ANCHOR_END: contact_scenes
+
+/// `(time, mbd's qpos, MuJoCo's qpos)` at one sample of [`hopper_beside_mujoco`].
+pub type HopperSample = (f64, Vec<f64>, Vec<f64>);
+
+/// The hopper rollout of MuJoCo 4.0.0 (`tests/fixtures/rollout/corpus/hopper.json`, made by
+/// `tests/fixtures/make_corpus_rollout_fixtures.py`).
+const HOPPER_ROLLOUT: &str = include_str!("../../tests/fixtures/rollout/corpus/hopper.json");
+
+/// The Gymnasium hopper (its own RK4, h = 2 ms) under the fixture's seeded control sequence,
+/// mbd's trajectory and MuJoCo's at the fixture's samples (pyramidal cone, Newton to 1e-12):
+/// one [`HopperSample`] per sample.
+pub fn hopper_beside_mujoco() -> Result<Vec<HopperSample>> {
+    let bad = |why: String| Error::Model {
+        file: "tests/fixtures/rollout/corpus/hopper.json".into(),
+        line: 1,
+        why,
+    };
+    let fx: serde_json::Value = serde_json::from_str(HOPPER_ROLLOUT).map_err(|e| bad(e.to_string()))?;
+    let list = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default()
+    };
+    let rows = |v: &serde_json::Value| -> Vec<Vec<f64>> {
+        v.as_array().map(|a| a.iter().map(list).collect()).unwrap_or_default()
+    };
+    let ctrl = rows(&fx["ctrl"]);
+    let mujoco_qpos = rows(&fx["cones"]["pyramidal"]["qpos"]);
+    let (hold, every) = (
+        fx["hold"].as_u64().unwrap_or(10) as usize,
+        fx["sample_every"].as_u64().unwrap_or(10) as usize,
+    );
+    if ctrl.is_empty() || mujoco_qpos.is_empty() {
+        return Err(bad("no ctrl or qpos samples".into()));
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/public/gymnasium/hopper.xml");
+    let mut model = crate::mjcf::load(&path)?.model;
+    model.opt.solver = crate::model::Solver::Newton;
+    model.opt.tolerance = 1e-12;
+    model.opt.iterations = 1000;
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator)?;
+    sim.on_divergence = OnDivergence::Error;
+    let mut out = vec![];
+    for (s, q) in mujoco_qpos.into_iter().enumerate() {
+        while sim.steps < s * every {
+            let u = ctrl
+                .get(sim.steps / hold)
+                .ok_or_else(|| bad("too few control blocks".into()))?;
+            sim.state.ctrl.copy_from_slice(u);
+            sim.step()?;
+        }
+        out.push((sim.state.time, sim.state.qpos.clone(), q));
+    }
+    Ok(out)
+}
 
 /// Writes the chapter's figures into `dir` and prints what they show.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -246,6 +417,121 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         ctl.qpos.last().map_or(0.0, |q| q[2]),
         free.time.last().copied().unwrap_or(0.0)
     );
+    out.push(path);
+    out.extend(contact_figures(dir)?);
+    Ok(out)
+}
+
+/// The figures of the simulation loop with contacts (figures 4 to 7 of the chapter), with a
+/// printed report of each.
+pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = vec![];
+    // Figure 4: a bouncing ball for several solref.
+    let mut chart = Chart::new(
+        "A ball dropped on a plane: contact solref and the bounce",
+        "time (s)",
+        "height of the centre (m)",
+    );
+    for (solref, label) in [
+        ([0.02, 1.0], "solref 0.02 1 (default)"),
+        ([0.02, 0.3], "solref 0.02 0.3"),
+        ([0.02, 0.1], "solref 0.02 0.1"),
+        ([0.01, 0.1], "solref 0.01 0.1"),
+        ([-20000.0, -20.0], "solref -20000 -20 (k, b)"),
+    ] {
+        let z = bouncing_ball(solref, 1.5)?;
+        let peaks: Vec<String> = z
+            .windows(3)
+            .filter(|w| w[1].1 > w[0].1 && w[1].1 >= w[2].1 && w[1].1 > 0.105)
+            .map(|w| format!("{:.3}", w[1].1))
+            .collect();
+        let lowest = z.iter().fold(f64::INFINITY, |m, p| m.min(p.1));
+        println!("  ball, {label}: rebound peaks {peaks:?} m, lowest centre {lowest:.4} m");
+        chart = chart.with(Series::line(label, z));
+    }
+    // too stiff for the step: timeconst 5 h with little damping gains energy (MuJoCo too)
+    let stiff = bouncing_ball([0.005, 0.1], 1.0)?;
+    let top = stiff.iter().skip(10).fold(0.0_f64, |m, p| m.max(p.1));
+    println!("  ball, solref 0.005 0.1 at h = 1 ms (not drawn): rebounds to {top:.2} m from 0.5 m");
+    let path = dir.join("integrators_bounce.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 5: a box on an incline, sliding or sticking as mu crosses tan(theta).
+    let theta = 20f64.to_radians();
+    let g = 9.81;
+    let mut chart = Chart::new(
+        "A box on a 20 degree incline (tan 20 deg = 0.364), elliptic cone",
+        "time (s)",
+        "displacement down the slope (m)",
+    );
+    for mu in [0.1, 0.25, 0.35, 0.38, 0.5] {
+        let s = incline_slide(mu, theta, 1.0)?;
+        let a = incline_acceleration(mu, theta, g);
+        let end = s.last().map_or(0.0, |p| p.1);
+        println!(
+            "  incline, mu = {mu}: s(1 s) = {end:.4} m, analytic {:.4} m ({})",
+            0.5 * a,
+            if a > 0.0 { "slides" } else { "sticks" }
+        );
+        let analytic: Vec<(f64, f64)> = s.iter().map(|&(t, _)| (t, 0.5 * a * t * t)).collect();
+        chart = chart.with(Series::line(&format!("mu = {mu}"), s));
+        if a > 0.0 {
+            chart = chart.with(Series::dashed(
+                &format!("g (sin - mu cos) t^2 / 2, mu = {mu}"),
+                analytic,
+            ));
+        }
+    }
+    let path = dir.join("integrators_incline.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 6: ten boxes settling into a stack.
+    let (times, heights) = stack_settling(10, 0.005, 1.0)?;
+    let mut chart = Chart::new(
+        "Ten boxes released 5 mm apart settle into a stack",
+        "time (s)",
+        "height above the resting place (mm)",
+    );
+    for (i, h) in heights.iter().enumerate() {
+        let pts = times.iter().zip(h).map(|(t, z)| (*t, 1e3 * z)).collect();
+        chart = chart.with(Series::line(&format!("box {}", i + 1), pts));
+    }
+    println!(
+        "  stack of 10: final heights above the resting place {:?} mm",
+        heights
+            .iter()
+            .map(|h| format!("{:.3}", 1e3 * h.last().copied().unwrap_or(0.0)))
+            .collect::<Vec<_>>()
+    );
+    let path = dir.join("integrators_stack.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
+
+    // Figure 7: the hopper beside MuJoCo's trajectory.
+    let run = hopper_beside_mujoco()?;
+    let gap = run
+        .iter()
+        .map(|(_, a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max))
+        .fold(0.0, f64::max);
+    println!("  hopper, 1000 RK4 steps with contacts: largest |qpos - MuJoCo's| = {gap:.1e}");
+    let series = |j: usize, mujoco: bool| -> Vec<(f64, f64)> {
+        run.iter()
+            .map(|(t, a, b)| (*t, if mujoco { b[j] } else { a[j] }))
+            .collect()
+    };
+    let mut chart = Chart::new(
+        "Gymnasium hopper under a fixed control sequence: mbd and MuJoCo",
+        "time (s)",
+        "position (m), angle (rad)",
+    );
+    for (j, name) in [(1, "rootz"), (2, "rooty"), (3, "thigh"), (5, "foot")] {
+        chart = chart.with(Series::line(&format!("{name}, mbd"), series(j, false)));
+        chart = chart.with(Series::points(&format!("{name}, MuJoCo"), series(j, true)));
+    }
+    let path = dir.join("integrators_hopper.svg");
+    chart.save_svg(&path)?;
     out.push(path);
     Ok(out)
 }

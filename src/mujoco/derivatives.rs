@@ -9,12 +9,13 @@
 //! | MuJoCo | here |
 //! |---|---|
 //! | `mjd_transitionFD(m, d, eps, flg_centered, A, B, NULL, NULL)` | [`transition_fd`] |
-//! | `mj_inverse` without constraints (`qfrc_inverse`) | [`inverse`] |
+//! | `mj_inverse` (`qfrc_inverse`, with the constraint stage: `- qfrc_constraint` at the given `qacc`) | [`inverse`] |
 //! | `mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, ...)` | [`inverse_fd`] (in control orientation: rows are forces) |
 //!
 //! Book chapter: "Integrators and the simulation loop", section Derivatives and LQR.
 
-use super::integrator::{forward_pass, Forward, Simulator, State};
+use super::forward::{has_constraints, Forward as Constrained};
+use super::integrator::{forward_pass, Forward, OnDivergence, Simulator, State};
 use crate::dynamics::rnea_with;
 use crate::error::{check_vector, Error, Result};
 use crate::model::{Integrator, Model};
@@ -69,8 +70,9 @@ fn step_from(sim: &mut Simulator, state: &State) -> Result<State> {
 /// limit of its `ctrlrange` is differenced one-sidedly inside the range, as MuJoCo does (a
 /// nudge outside would be clamped away). Unlike MuJoCo, RK4 is allowed.
 ///
-/// The initial state is checked ([`State::check`]) and the simulator refuses models with
-/// constraints, as [`Simulator::new`] does.
+/// The initial state is checked ([`State::check`]). Models with constraints step through the
+/// constrained pipeline, as in [`Simulator::step`]; a difference across a contact event (a
+/// contact made or lost between the nudged states) is as meaningless here as in MuJoCo.
 pub fn transition_fd(
     model: &Model,
     state: &State,
@@ -80,6 +82,8 @@ pub fn transition_fd(
 ) -> Result<Transition> {
     check_eps(eps)?;
     let mut sim = Simulator::new(model, state.clone(), integrator)?;
+    // a nudged state that diverges is an error, never a silent reset
+    sim.on_divergence = OnDivergence::Error;
     let (nv, na, nu) = (model.nv, state.act.len(), state.ctrl.len());
     let nx = 2 * nv + na;
     let next = step_from(&mut sim, state)?;
@@ -140,17 +144,48 @@ pub fn transition_fd(
 }
 // ANCHOR_END: transition_fd
 
-/// MuJoCo's `mj_inverse` for a model without constraints: `qfrc_inverse = M qacc + c(q, v) -
-/// qfrc_passive` (armature included in `M`), minus `qfrc_actuator` when `flg_actuation` (the
-/// force the actuators and `qfrc_applied` must then supply is what is left).
+// ANCHOR: inverse
+/// MuJoCo's `mj_inverse`: `qfrc_inverse = M qacc + c(q, v) - qfrc_passive - qfrc_constraint`
+/// (armature included in `M`), minus `qfrc_actuator` when `flg_actuation` (the force the
+/// actuators and `qfrc_applied` must then supply is what is left). On a model with constraints
+/// ([`has_constraints`]) the constraint stage of `mj_inverse` runs: contacts and rows at
+/// `(q, v)`, and the force of every row at the given `qacc` from its soft-constraint law, no
+/// solver ([`Constrained::inverse`]); `qfrc_constraint = J^T efc_force`.
 pub fn inverse(model: &Model, state: &State, qacc: &[f64], flg_actuation: bool) -> Result<Vec<f64>> {
     state.check(model)?;
     check_vector("qacc", qacc, model.nv)?;
-    let mut fwd = Forward::new(model);
-    inverse_with(model, state, qacc, flg_actuation, &mut fwd)
+    let mut scratch = InverseScratch::new(model)?;
+    inverse_with(model, state, qacc, flg_actuation, &mut scratch)
 }
 
-fn inverse_with(model: &Model, s: &State, qacc: &[f64], flg_actuation: bool, fwd: &mut Forward) -> Result<Vec<f64>> {
+/// The passes [`inverse`] evaluates: the smooth one, and the constrained one on models with
+/// constraints.
+struct InverseScratch<'m> {
+    fwd: Forward,
+    constrained: Option<Constrained<'m>>,
+}
+
+impl<'m> InverseScratch<'m> {
+    fn new(model: &'m Model) -> Result<Self> {
+        Ok(InverseScratch {
+            fwd: Forward::new(model),
+            constrained: if has_constraints(model) {
+                Some(Constrained::new(model)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
+fn inverse_with(
+    model: &Model,
+    s: &State,
+    qacc: &[f64],
+    flg_actuation: bool,
+    sc: &mut InverseScratch,
+) -> Result<Vec<f64>> {
+    let fwd = &mut sc.fwd;
     forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, fwd, None)?;
     let mut out = vec![0.0; model.nv];
     rnea_with(model, &mut fwd.ws, &s.qpos, &s.qvel, qacc, None, &mut out);
@@ -160,9 +195,17 @@ fn inverse_with(model: &Model, s: &State, qacc: &[f64], flg_actuation: bool, fwd
             out[k] -= fwd.actuation.qfrc[k];
         }
     }
+    if let Some(c) = &mut sc.constrained {
+        // the constraint stage of mj_inverse: row forces at this qacc, then J^T efc_force
+        let inv = c.inverse(&s.qpos, &s.qvel, qacc)?;
+        for (o, f) in out.iter_mut().zip(&inv.qfrc_constraint) {
+            *o -= f;
+        }
+    }
     crate::error::check_output("qfrc_inverse", &out)?;
     Ok(out)
 }
+// ANCHOR_END: inverse
 
 /// The derivatives of `qfrc_inverse` (nv x nv each, rows are forces).
 #[derive(Clone, Debug, PartialEq)]
@@ -177,7 +220,8 @@ pub struct InverseDerivatives {
 
 // ANCHOR: inverse_fd
 /// MuJoCo's `mjd_inverseFD`: forward differences of [`inverse`] in `q` (on the manifold), `v`
-/// and `qacc`, with step `eps`. MuJoCo returns the transposes (`DfDq[i]` is the row of
+/// and `qacc`, with step `eps`, the constraint forces included on models with constraints
+/// (contacts recomputed at every nudged position, as MuJoCo's `mj_inverseSkip` does). MuJoCo returns the transposes (`DfDq[i]` is the row of
 /// derivatives along dof i); here row `r` is force `r`.
 pub fn inverse_fd(
     model: &Model,
@@ -190,7 +234,7 @@ pub fn inverse_fd(
     state.check(model)?;
     check_vector("qacc", qacc, model.nv)?;
     let nv = model.nv;
-    let mut fwd = Forward::new(model);
+    let mut fwd = InverseScratch::new(model)?;
     let f0 = inverse_with(model, state, qacc, flg_actuation, &mut fwd)?;
     let mut out = InverseDerivatives {
         dfdq: DMatrix::zeros(nv, nv),

@@ -1,6 +1,6 @@
-//! MuJoCo's time stepping for models without constraints: `mj_step` = `mj_forward` (here the
-//! smooth dynamics, [`forward_pass`]) followed by one of MuJoCo's four integrators, with the
-//! state checks of `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
+//! MuJoCo's time stepping: `mj_step` = `mj_forward` ([`forward_pass`]: the smooth dynamics, then
+//! on models with constraints the constrained pipeline) followed by one of MuJoCo's four
+//! integrators, with the state checks of `mj_checkPos`/`mj_checkVel`/`mj_checkAcc`.
 //!
 //! | MuJoCo | here |
 //! |---|---|
@@ -11,7 +11,8 @@
 //! | `mj_implicit` with `integrator="implicitfast"` | [`Integrator::ImplicitFast`]: `D` symmetrized without RNE, `L^T D L` |
 //! | `mj_RungeKutta` (RK4 tableau, `dexp^-1` on ball and free joints, `act` integrated too) | [`Integrator::Rk4`], [`crate::integrate::rk4_step_aux`] |
 //! | `mj_advance` (`act` by `mj_nextActivation`, then `qvel`, `qpos`, `time`) | [`Simulator::step`] |
-//! | `mj_checkPos`, `mj_checkVel`, `mj_checkAcc` | [`check_finite`]: an error naming step, time and entry (MuJoCo resets the state and warns; the strict error is the only policy so far) |
+//! | `mj_checkPos`, `mj_checkVel`, `mj_checkAcc` (warning, `mj_resetData`) | [`check_finite`]; [`OnDivergence::Reset`] (the default: count a [`Warnings`] entry, reset to [`Simulator::reset_state`]) or [`OnDivergence::Error`] (an error naming step, time and entry) |
+//! | `mjData.warning[mjWARN_BADQPOS / BADQVEL / BADQACC]` | [`Simulator::warnings`] |
 //!
 //! A student writes a controller against [`Simulator`]: set `sim.state.ctrl` (the actuator
 //! controls) or `sim.state.qfrc_applied` (generalized forces) and call [`Simulator::step`].
@@ -123,6 +124,103 @@ pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &
     }
 }
 
+// ANCHOR: divergence
+/// What [`Simulator::step`] does when the state or the acceleration stops being finite or
+/// exceeds `mjMAXVAL` (MuJoCo's `mju_isBad`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnDivergence {
+    /// MuJoCo's behaviour (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`): count a warning in
+    /// [`Simulator::warnings`] (its number and the index of the bad entry, with a message),
+    /// reset the state to [`Simulator::reset_state`] (`mj_resetData`: qpos0 at rest, or a
+    /// keyframe the caller put there) and go on; `step` returns `Ok`. With
+    /// `<flag autoreset="disable">` MuJoCo warns and keeps the bad state; here the step then
+    /// fails as with [`OnDivergence::Error`] (after counting the warning), since nothing
+    /// computed from a non-finite state means anything.
+    #[default]
+    Reset,
+    /// Fail with [`Error::Diverged`] naming the step, time and first bad entry, the state left
+    /// as it was before the step (what `mbd simulate` does).
+    Error,
+}
+
+/// One of MuJoCo's warning counters (`mjWarningStat`): how often it was raised and the index
+/// of the bad entry the last time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarningStat {
+    /// Times raised (`number`).
+    pub number: usize,
+    /// Index of the first bad entry the last time (`lastinfo`).
+    pub lastinfo: usize,
+}
+
+/// The last divergence the simulator saw: where, when and what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// The step that produced it (1-based; the step whose start found a bad incoming state).
+    pub step: usize,
+    /// The time of the state checked.
+    pub time: f64,
+    /// `qpos`, `qvel`, `qacc` or `act`.
+    pub quantity: &'static str,
+    /// First bad entry.
+    pub index: usize,
+    /// Its value.
+    pub value: f64,
+}
+
+impl std::fmt::Display for Divergence {
+    /// MuJoCo's warning text (`mjWARN_BADQPOS`: "Nan, Inf or huge value in QPOS at DOF i. The
+    /// simulation is unstable.") with the step and time.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Nan, Inf or huge value in {} at DOF {} (= {:e}, step {}, t = {}). The simulation is unstable.",
+            self.quantity.to_uppercase(),
+            self.index,
+            self.value,
+            self.step,
+            self.time
+        )
+    }
+}
+
+/// The warnings of the state checks (MuJoCo's `mjData.warning` entries `mjWARN_BADQPOS`,
+/// `mjWARN_BADQVEL`, `mjWARN_BADQACC`; `bad_act` is mbd's, MuJoCo does not check `act`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Warnings {
+    /// `mjWARN_BADQPOS`.
+    pub bad_qpos: WarningStat,
+    /// `mjWARN_BADQVEL`.
+    pub bad_qvel: WarningStat,
+    /// `mjWARN_BADQACC`.
+    pub bad_qacc: WarningStat,
+    /// A non-finite or huge activation.
+    pub bad_act: WarningStat,
+    /// The last one, for its message ([`Divergence`]'s `Display`).
+    pub last: Option<Divergence>,
+}
+
+impl Warnings {
+    /// Warnings raised so far, of every kind.
+    pub fn total(&self) -> usize {
+        self.bad_qpos.number + self.bad_qvel.number + self.bad_qacc.number + self.bad_act.number
+    }
+
+    /// Counts one divergence (MuJoCo's `mj_warning` and the `number++`, `lastinfo = i`).
+    fn raise(&mut self, d: Divergence) {
+        let stat = match d.quantity {
+            "qpos" => &mut self.bad_qpos,
+            "qvel" => &mut self.bad_qvel,
+            "qacc" => &mut self.bad_qacc,
+            _ => &mut self.bad_act,
+        };
+        stat.number += 1;
+        stat.lastinfo = d.index;
+        self.last = Some(d);
+    }
+}
+// ANCHOR_END: divergence
+
 /// An error naming the first reason why a model's MuJoCo simulation involves constraints:
 /// equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
 /// [`super::collision::may_collide`]) and dry joint friction (`frictionloss`); joint limits are
@@ -141,7 +239,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         };
         return Err(Error::Unsupported {
             what: format!("equality constraint '{name}'"),
-            why: "constraints are not simulated yet".into(),
+            why: "it makes constraint rows; this caller takes the smooth dynamics only".into(),
         });
     }
     if let Some(&(a, b)) = candidate_pairs(model)
@@ -154,7 +252,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
                 "geoms '{}' (body '{}') and '{}' (body '{}')",
                 ga.name, model.mj_body_name[model.mj_body[ga.body]], gb.name, model.mj_body_name[model.mj_body[gb.body]]
             ),
-            why: "they can collide and contacts are not simulated yet (set contype=\"0\" conaffinity=\"0\" to simulate without contacts)".into(),
+            why: "they can collide, and this caller takes the smooth dynamics only (set contype=\"0\" conaffinity=\"0\" to remove the contacts)".into(),
         });
     }
     for i in 1..=model.nb {
@@ -162,7 +260,7 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
         if j.frictionloss > 0.0 && !model.opt.disabled("frictionloss") {
             return Err(Error::Unsupported {
                 what: format!("joint '{}' with frictionloss {}", j.name, j.frictionloss),
-                why: "dry friction is a constraint and is not simulated yet".into(),
+                why: "dry friction is a constraint; this caller takes the smooth dynamics only".into(),
             });
         }
     }
@@ -180,7 +278,8 @@ pub struct Forward {
     pub qfrc_bias: Vec<f64>,
     /// `qfrc_smooth = qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias` (nv).
     pub qfrc_smooth: Vec<f64>,
-    /// `qfrc_constraint` (nv): zero until the constraint stage is wired in.
+    /// `qfrc_constraint` (nv): from the constrained pipeline on models with constraints, zero
+    /// otherwise.
     pub qfrc_constraint: Vec<f64>,
     /// `qacc = M^-1 (qfrc_smooth + qfrc_constraint)` (nv).
     pub qacc: Vec<f64>,
@@ -218,8 +317,9 @@ impl Forward {
 /// The forward pass every integrator calls, once per step (Euler, implicit, implicitfast) or
 /// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
 /// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
-/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). The one place
-/// where a constraint stage will replace `qacc` by the constrained acceleration.
+/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA); then, given the
+/// constrained pipeline (models with constraints), its whole `mj_forward` replaces `qacc` and
+/// fills `qfrc_constraint`.
 ///
 /// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
 #[allow(clippy::too_many_arguments)]
@@ -342,6 +442,17 @@ pub struct Simulator<'m> {
     /// The constrained pipeline ([`super::forward`]), for models with constraints
     /// ([`has_constraints`]): contacts, limits, friction loss and equality constraints.
     constrained: Option<Constrained<'m>>,
+    /// What a divergence does ([`OnDivergence::Reset`], MuJoCo's, unless set otherwise).
+    pub on_divergence: OnDivergence,
+    /// The state a divergence resets to (MuJoCo's `mj_resetData`: [`State::reference`]; put a
+    /// [`State::keyframe`] here for `mj_resetDataKeyframe`).
+    pub reset_state: State,
+    /// The warnings raised by divergences so far.
+    pub warnings: Warnings,
+    /// The state at which [`Simulator::forward`] last evaluated `fwd` (valid when
+    /// `fwd_fresh`): a step from that same state reuses the evaluation.
+    fwd_at: State,
+    fwd_fresh: bool,
 }
 
 impl<'m> Simulator<'m> {
@@ -360,6 +471,7 @@ impl<'m> Simulator<'m> {
             None
         };
         let nv = model.nv;
+        let reference = State::reference(model);
         Ok(Simulator {
             model,
             state,
@@ -380,6 +492,11 @@ impl<'m> Simulator<'m> {
             minus: vec![0.0; nv],
             act_rate: vec![0.0; actuator_na(model)],
             constrained,
+            on_divergence: OnDivergence::Reset,
+            reset_state: reference.clone(),
+            warnings: Warnings::default(),
+            fwd_at: reference,
+            fwd_fresh: false,
         })
     }
 
@@ -512,13 +629,89 @@ impl<'m> Simulator<'m> {
     }
     // ANCHOR_END: integrators
 
-    /// One step of size `model.opt.timestep` with the simulator's integrator. Fails with
-    /// [`Error::Diverged`] (naming the step, time and first bad entry of `qpos`, `qvel`, `act`
-    /// or `qacc`) when the state stops being finite or exceeds `mjMAXVAL`, and with
-    /// [`Error::Unsupported`] when a limited joint leaves its range. On failure the state is
-    /// left as it was before the step.
+    // ANCHOR: step_checks
+    /// One step of size `model.opt.timestep` with the simulator's integrator, MuJoCo's
+    /// `mj_step`: the incoming `qpos` and `qvel` are checked (`mj_checkPos`, `mj_checkVel`),
+    /// then the step is taken and `qacc`, `qpos`, `qvel` and `act` are checked. A bad entry
+    /// (not finite, or above `mjMAXVAL` in magnitude) is handled by
+    /// [`Simulator::on_divergence`]:
+    /// - [`OnDivergence::Reset`] (default): a warning is counted in [`Simulator::warnings`] and
+    ///   the state becomes [`Simulator::reset_state`]; a bad `qacc` then steps from the reset
+    ///   state, as `mj_checkAcc` re-runs `mj_forward` and integrates (a second divergence in
+    ///   that same step is an error). (MuJoCo stores a bad new
+    ///   state and resets at the start of the next `mj_step`; here the reset happens at once,
+    ///   so the state after every later step is the same and no caller ever reads a NaN.)
+    /// - [`OnDivergence::Error`]: [`Error::Diverged`] naming the step, time and first bad entry,
+    ///   the state left as it was before the step.
+    ///
+    /// Other failures (a solver error, a limited joint outside its range) are errors under both
+    /// policies, with the state as it was.
     pub fn step(&mut self) -> Result<()> {
+        let step = Some(self.steps + 1);
+        let incoming = check_finite(step, self.state.time, "qpos", &self.state.qpos)
+            .and_then(|()| check_finite(step, self.state.time, "qvel", &self.state.qvel));
+        if let Err(e) = incoming {
+            self.diverged(e)?;
+        }
+        match self.advance() {
+            Err(e @ Error::Diverged { .. }) => {
+                let qacc = matches!(e, Error::Diverged { quantity: "qacc", .. });
+                self.diverged(e)?;
+                if qacc {
+                    // mj_checkAcc: mj_forward again at the reset state, then integrate
+                    return self.advance();
+                }
+                self.steps += 1;
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// A divergence under the simulator's policy: the error itself ([`OnDivergence::Error`],
+    /// or `<flag autoreset="disable">`), or a counted warning and the reset.
+    fn diverged(&mut self, e: Error) -> Result<()> {
+        let Error::Diverged {
+            step,
+            time,
+            quantity,
+            index,
+            value,
+        } = e
+        else {
+            return Err(e);
+        };
+        if self.on_divergence == OnDivergence::Error {
+            return Err(e);
+        }
+        self.warnings.raise(Divergence {
+            step: step.unwrap_or(self.steps + 1),
+            time,
+            quantity,
+            index,
+            value,
+        });
+        if self.model.opt.disabled("autoreset") {
+            return Err(e);
+        }
+        self.reset();
+        Ok(())
+    }
+
+    /// MuJoCo's `mj_resetData` (or `mj_resetDataKeyframe`): the state becomes
+    /// [`Simulator::reset_state`]; the step count and the warnings are kept.
+    pub fn reset(&mut self) {
+        self.state.clone_from(&self.reset_state);
+        self.fwd_fresh = false;
+    }
+    // ANCHOR_END: step_checks
+
+    /// The step proper (see [`Simulator::step`]); a divergence is an [`Error::Diverged`] here,
+    /// with the state as it was.
+    fn advance(&mut self) -> Result<()> {
         let model = self.model;
+        // a forward pass at exactly this state is already in `fwd` (from `forward`)
+        let fresh = std::mem::replace(&mut self.fwd_fresh, false) && self.fwd_at == self.state;
         let h = model.opt.timestep;
         let (mut q, mut v) = (self.state.qpos.clone(), self.state.qvel.clone());
         // ANCHOR: step
@@ -554,17 +747,19 @@ impl<'m> Simulator<'m> {
             )?;
             self.qacc.copy_from_slice(&self.fwd.qacc);
         } else {
-            let s = &self.state;
-            forward_pass(
-                model,
-                &s.qpos,
-                &s.qvel,
-                &s.act,
-                &s.ctrl,
-                &s.qfrc_applied,
-                &mut self.fwd,
-                self.constrained.as_mut(),
-            )?;
+            if !fresh {
+                let s = &self.state;
+                forward_pass(
+                    model,
+                    &s.qpos,
+                    &s.qvel,
+                    &s.act,
+                    &s.ctrl,
+                    &s.qfrc_applied,
+                    &mut self.fwd,
+                    self.constrained.as_mut(),
+                )?;
+            }
             self.qacc.copy_from_slice(&self.fwd.qacc);
             self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
             if self.integrator == Integrator::Euler && !euler_damps_implicitly(model) {
@@ -620,6 +815,16 @@ impl<'m> Simulator<'m> {
             self.constrained.as_mut(),
         )?;
         self.qacc.copy_from_slice(&self.fwd.qacc);
+        // remember the state evaluated: a step from it (Euler, implicit, implicitfast) reuses
+        // this pass instead of repeating it
+        let (at, s) = (&mut self.fwd_at, &self.state);
+        at.time = s.time;
+        at.qpos.copy_from_slice(&s.qpos);
+        at.qvel.copy_from_slice(&s.qvel);
+        at.act.copy_from_slice(&s.act);
+        at.ctrl.copy_from_slice(&s.ctrl);
+        at.qfrc_applied.copy_from_slice(&s.qfrc_applied);
+        self.fwd_fresh = true;
         Ok(())
     }
 
@@ -760,6 +965,7 @@ mod tests {
         let mut state = State::reference(&model);
         state.qvel = vec![1e5, -1e5];
         let mut sim = Simulator::new(&model, state, Integrator::Euler).unwrap();
+        sim.on_divergence = OnDivergence::Error;
         let mut err = None;
         for _ in 0..1000 {
             if let Err(e) = sim.step() {
@@ -773,5 +979,111 @@ mod tests {
         assert!(text.contains("step") && text.contains("t = "), "{text}");
         // the state before the failing step is kept, and finite
         assert!(sim.state.qvel.iter().all(|x| x.is_finite()));
+    }
+
+    #[test]
+    fn divergence_resets_to_the_reset_state_and_counts_a_warning() {
+        // The same blow-up under MuJoCo's policy: every step returns Ok, the first bad step
+        // counts a warning naming the quantity and entry, and leaves the reset state (qpos0 at
+        // rest, time 0); the run then goes on from there.
+        let mut model = canned::chain(2, false);
+        model.opt.timestep = 1.0;
+        let mut state = State::reference(&model);
+        state.qvel = vec![1e5, -1e5];
+        let mut sim = Simulator::new(&model, state.clone(), Integrator::Euler).unwrap();
+        let mut reset_at = None;
+        for k in 1..=1000 {
+            sim.step().unwrap();
+            if sim.warnings.total() > 0 {
+                reset_at = Some(k);
+                break;
+            }
+        }
+        let k = reset_at.expect("the run must diverge and reset");
+        assert_eq!(sim.warnings.total(), 1);
+        let w = sim.warnings.last.clone().unwrap();
+        assert_eq!(w.step, k);
+        let text = w.to_string();
+        assert!(
+            text.contains("Nan, Inf or huge value in") && text.contains("unstable"),
+            "{text}"
+        );
+        assert_eq!(sim.steps, k);
+        // reset to qpos0 at rest; a bad qacc (mj_checkAcc) then steps from there at once, a bad
+        // new qpos or qvel leaves the reset state for the next step
+        let mut fresh = Simulator::new(&model, State::reference(&model), Integrator::Euler).unwrap();
+        if w.quantity == "qacc" {
+            fresh.step().unwrap();
+        }
+        assert_eq!(sim.state, fresh.state, "{text}");
+        fresh.step().unwrap();
+        sim.step().unwrap();
+        assert_eq!(sim.state.qpos, fresh.state.qpos);
+        // a bad state set by the caller is caught at the start of the step (mj_checkPos), and
+        // the reset state can be another one (a keyframe's, mj_resetDataKeyframe)
+        let mut other = State::reference(&model);
+        other.qpos = vec![0.3, 0.2];
+        sim.reset_state = other.clone();
+        sim.state.qpos[1] = f64::NAN;
+        sim.step().unwrap();
+        assert_eq!(sim.warnings.bad_qpos.number, 1);
+        assert_eq!(sim.warnings.bad_qpos.lastinfo, 1);
+        let mut from_other = Simulator::new(&model, other, Integrator::Euler).unwrap();
+        from_other.step().unwrap();
+        assert_eq!(
+            sim.state.qpos, from_other.state.qpos,
+            "reset, then one step from the reset state"
+        );
+        // with <flag autoreset="disable"> the warning is counted and the step fails
+        model.opt.flags.push(("autoreset".into(), false));
+        let mut sim = Simulator::new(&model, state, Integrator::Euler).unwrap();
+        let failed = (0..1000).find_map(|_| sim.step().err()).expect("must fail");
+        assert!(matches!(failed, Error::Diverged { .. }), "{failed}");
+        assert_eq!(sim.warnings.total(), 1);
+    }
+
+    #[test]
+    fn a_step_after_forward_reuses_it_and_agrees_with_a_plain_step() {
+        // forward() at the state, then step(): the same state as a plain step, for each
+        // integrator, on a damped, actuated model with constraints (the box stack) and without.
+        for model in [
+            canned::chain(3, false),
+            crate::mjcf::load_str(include_str!("../../tests/fixtures/models/box_stack.xml"))
+                .unwrap()
+                .model,
+        ] {
+            for integ in [
+                Integrator::Euler,
+                Integrator::Implicit,
+                Integrator::ImplicitFast,
+                Integrator::Rk4,
+            ] {
+                let mut state = State::reference(&model);
+                state.qvel = (0..model.nv).map(|k| 0.1 * (k as f64 + 1.0)).collect();
+                let mut a = Simulator::new(&model, state.clone(), integ).unwrap();
+                let mut b = Simulator::new(&model, state, integ).unwrap();
+                for _ in 0..5 {
+                    a.forward().unwrap();
+                    a.step().unwrap();
+                    b.step().unwrap();
+                    assert_eq!(a.state, b.state, "{integ}");
+                }
+                // a changed control after forward() is not skipped over
+                if !model.actuators.is_empty() {
+                    a.forward().unwrap();
+                    a.state.ctrl[0] = 1.0;
+                    b.state.ctrl[0] = 1.0;
+                    a.step().unwrap();
+                    b.step().unwrap();
+                    assert_eq!(a.state, b.state, "{integ}");
+                }
+                a.forward().unwrap();
+                a.state.qfrc_applied[0] = 1.0;
+                b.state.qfrc_applied[0] = 1.0;
+                a.step().unwrap();
+                b.step().unwrap();
+                assert_eq!(a.state, b.state, "{integ}");
+            }
+        }
     }
 }
