@@ -17,7 +17,7 @@
 //! reverse-order elimination creates no fill-in. Book chapter: "Integrators and the simulation
 //! loop".
 
-use crate::dynamics::{rnea_with, Actuation, Workspace};
+use crate::dynamics::{muscle_gain_vel, rnea_with, Actuation, Workspace};
 use crate::error::{Error, Result};
 use crate::model::{BiasType, DynType, GainType, JointType, Model};
 use crate::sparse::is_ancestor_or_self;
@@ -82,7 +82,8 @@ pub fn rne_vel(
 /// - tendon damping: `-b J^T J` with `J` the tendon's row of `ten_J`;
 /// - actuators (unless the force sits on a `forcerange` bound): `J^T (dbias/dldot +
 ///   dgain/dldot * input) J` with `J` the moment row, `dbias/dldot = biasprm[2]` (affine bias),
-///   `dgain/dldot = gainprm[2]` (affine gain), `input` the (clamped) ctrl or the act.
+///   `dgain/dldot = gainprm[2]` (affine gain) or `mjd_muscleGain_vel` (muscle gain,
+///   [`muscle_gain_vel`]), `input` the (clamped) ctrl or the act.
 ///
 /// Entries off MuJoCo's pattern (`pat`, from [`pattern`]) are left out. The fluid forces' derivative
 /// (`mjd_inertiaBoxFluid`) is not included: models with `density` or `viscosity` are refused
@@ -144,6 +145,9 @@ pub fn qderiv(
         }
         if a.gaintype == GainType::Affine {
             b += a.gainprm[2] * input;
+        } else if a.gaintype == GainType::Muscle {
+            let (l, v) = (act_out.length[k], act_out.velocity[k]);
+            b += muscle_gain_vel(l, v, &a.lengthrange, act_out.acc0[k], &a.gainprm) * input;
         }
         if b != 0.0 {
             add_jtbj(d, &|c| act_out.moment[(k, c)], b);
