@@ -779,10 +779,8 @@ fn classes_names_and_geometry_errors() {
     );
     // a muscle needs its lengthrange (MuJoCo's simulation that finds one is not implemented)
     expect_error(
-        &(body_model("<joint name=\"j\"/>", "<geom size=\"0.1\"/>").replace(
-            "</mujoco>",
-            "<actuator>\n<muscle joint=\"j\"/>\n</actuator>\n</mujoco>",
-        )),
+        &(body_model("<joint name=\"j\"/>", "<geom size=\"0.1\"/>")
+            .replace("</mujoco>", "<actuator>\n<muscle joint=\"j\"/>\n</actuator>\n</mujoco>")),
         9,
         &["<muscle>", "lengthrange", "mj_setLengthRange"],
     );

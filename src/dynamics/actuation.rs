@@ -99,9 +99,7 @@ pub fn actuator_acc0(model: &Model) -> Result<Vec<f64>> {
         what: "the inertia matrix at qpos0 (for actuator_acc0)".into(),
         why: "it is not positive definite".into(),
     })?;
-    Ok((0..nu)
-        .map(|k| chol.solve(&moment.row(k).transpose()).norm())
-        .collect())
+    Ok((0..nu).map(|k| chol.solve(&moment.row(k).transpose()).norm()).collect())
 }
 
 // ANCHOR: muscle
@@ -152,7 +150,10 @@ pub fn muscle_gain_velocity(v: f64, fvmax: f64) -> (f64, f64) {
     } else if v <= 0.0 {
         ((v + 1.0) * (v + 1.0), 2.0 * v + 2.0)
     } else if v <= y {
-        (fvmax - (y - v) * (y - v) / y.max(mjMINVAL), (2.0 * y - 2.0 * v) / y.max(mjMINVAL))
+        (
+            fvmax - (y - v) * (y - v) / y.max(mjMINVAL),
+            (2.0 * y - 2.0 * v) / y.max(mjMINVAL),
+        )
     } else {
         (fvmax, 0.0)
     }

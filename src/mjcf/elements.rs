@@ -855,7 +855,10 @@ fn apply_muscle(a: &Attrs, act: &mut Actuator) -> Result<()> {
         set(r[0], &mut act.gainprm[0]);
         set(r[1], &mut act.gainprm[1]);
     }
-    for (k, key) in ["force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"].iter().enumerate() {
+    for (k, key) in ["force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"]
+        .iter()
+        .enumerate()
+    {
         if let Some(x) = a.real(key)? {
             set(x, &mut act.gainprm[k + 2]);
         }
