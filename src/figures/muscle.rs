@@ -22,13 +22,16 @@ pub const ARM_XML: &str = include_str!("../../tests/fixtures/models/arm_muscles.
 /// fvmax 1.2.
 pub const DEFAULT_PRM: [f64; 10] = [0.75, 1.05, 1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2, 0.0];
 
+/// A sampled curve, `(x, y)` points.
+pub type Curve = Vec<(f64, f64)>;
+
 // ANCHOR: muscle_curves
 /// The three curves sampled through the library's own [`muscle_gain`] and [`muscle_bias`]
 /// (not a second copy of the formulas): with `lengthrange = (range[0], range[1])` the actuator
 /// length is the normalized length `L` itself and `L0 = 1`, so `-muscle_gain(L, 0) = FL(L)`,
 /// `-muscle_bias(L) = fpmax FP(L)` and, at the optimum `L = 1` (`FL = 1`), `-muscle_gain(1,
 /// V vmax) = FV(V)`. Returns `(FL, fpmax FP, FV)` as `(x, y)` points.
-pub fn muscle_curves() -> (Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(f64, f64)>) {
+pub fn muscle_curves() -> (Curve, Curve, Curve) {
     let prm = DEFAULT_PRM;
     let lr = [prm[0], prm[1]];
     let n = 400;
@@ -51,7 +54,7 @@ pub fn muscle_curves() -> (Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(f64, f64)>) {
 /// The arm under a flexor burst (`ctrl = 1` on both flexors for `0.2 <= t < 0.7` s) then an
 /// extensor burst (`0.9 <= t < 1.4` s), 2 s with `integrator`: `(t, elbow angle)`, `(t, flexor
 /// activation)`, `(t, extensor activation)`.
-pub fn arm_bursts(integrator: Integrator) -> Result<[Vec<(f64, f64)>; 3]> {
+pub fn arm_bursts(integrator: Integrator) -> Result<[Curve; 3]> {
     let model = crate::mjcf::load_str(ARM_XML)?.model;
     let mut sim = Simulator::new(&model, State::reference(&model), integrator)?;
     let (mut elbow, mut flex, mut ext) = (Vec::new(), Vec::new(), Vec::new());
