@@ -23,7 +23,7 @@
 use super::collision::candidate_pairs;
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, lu_reverse_in_place, lu_reverse_solve, pattern, qderiv, rne_vel, solve_small,
+    check_implicit_supported, lu_reverse_tree_in_place, lu_reverse_tree_solve, pattern, qderiv, rne_vel, solve_small,
     standalone_free_joints, RneVel,
 };
 use crate::dynamics::{
@@ -428,8 +428,8 @@ impl<'m> Simulator<'m> {
                 for k in 0..nv * nv {
                     self.m.as_mut_slice()[k] -= h * self.d.as_slice()[k];
                 }
-                lu_reverse_in_place(&mut self.m, "M - h qDeriv of the implicit step")?;
-                lu_reverse_solve(&self.m, &mut self.f);
+                lu_reverse_tree_in_place(&mut self.m, &model.dof_parent, "M - h qDeriv of the implicit step")?;
+                lu_reverse_tree_solve(&self.m, &model.dof_parent, &mut self.f);
             }
             Integrator::ImplicitFast => {
                 self.mass_matrix(q);
