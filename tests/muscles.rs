@@ -262,3 +262,39 @@ fn qderiv_with_rne_agrees_with_mujoco() {
     }
     eprintln!("largest qDeriv difference from MuJoCo, relative to the largest entry: {worst:.2e}");
 }
+
+/// `<compiler><lengthrange uselimit="true"/>`: a muscle without `lengthrange` on a limited
+/// joint or tendon takes that range (what MuJoCo 4.0 compiles: the joint's range in radians, the
+/// tendon's range); on an unlimited one it still needs its own, since MuJoCo's simulation
+/// (`mj_setLengthRange`) is not implemented.
+#[test]
+fn uselimit_copies_joint_and_tendon_ranges() {
+    let xml = |uselimit: &str, limited: &str| {
+        format!(
+            r#"<mujoco>
+  <compiler angle="degree">{uselimit}</compiler>
+  <worldbody><body><joint name="j" axis="0 1 0" range="-30 60" limited="{limited}"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body></worldbody>
+  <tendon><fixed name="t" range="-0.2 0.4" limited="true"><joint joint="j" coef="0.5"/></fixed></tendon>
+  <actuator><muscle name="mj" joint="j"/><muscle name="mt" tendon="t"/></actuator>
+</mujoco>"#
+        )
+    };
+    let model = mbd::mjcf::load_str(&xml(r#"<lengthrange uselimit="true"/>"#, "true"))
+        .unwrap()
+        .model;
+    let deg = std::f64::consts::PI / 180.0;
+    let lr = model.actuators[0].lengthrange;
+    assert!(
+        (lr[0] + 30.0 * deg).abs() < 1e-15 && (lr[1] - 60.0 * deg).abs() < 1e-15,
+        "{lr:?}"
+    );
+    assert_eq!(model.actuators[1].lengthrange, [-0.2, 0.4]);
+    for (compiler, limited) in [("", "true"), (r#"<lengthrange uselimit="true"/>"#, "false")] {
+        let err = mbd::mjcf::load_str(&xml(compiler, limited)).unwrap_err().to_string();
+        assert!(
+            err.contains("lengthrange") && err.contains("mj_setLengthRange"),
+            "{err}"
+        );
+    }
+}

@@ -568,6 +568,24 @@ impl<'d> Reader<'d> {
             spec.act.ctrllimited = resolve(spec.ctrllimited, spec.act.ctrlrange, "ctrlrange")?;
             spec.act.forcelimited = resolve(spec.forcelimited, spec.act.forcerange, "forcerange")?;
             spec.act.actlimited = resolve(spec.actlimited, spec.act.actrange, "actrange")?;
+            let muscle = spec.act.gaintype == GainType::Muscle || spec.act.biastype == BiasType::Muscle;
+            if muscle && self.compiler.lengthrange_uselimit && spec.act.lengthrange[0] >= spec.act.lengthrange[1] {
+                // <compiler><lengthrange uselimit="true">: a limited joint's or tendon's range
+                let limit = match spec.act.trn {
+                    Transmission::Joint(j) | Transmission::JointInParent(j) => {
+                        let jt = &_model.joints[j];
+                        jt.limited.then_some(jt.range)
+                    }
+                    Transmission::Tendon(t) => {
+                        let tn = &_model.tendons[t];
+                        tn.limited.then_some(tn.range)
+                    }
+                    _ => None,
+                };
+                if let Some(r) = limit {
+                    spec.act.lengthrange = r;
+                }
+            }
             check_muscle(&own, &spec.act)?;
             out.push(spec.act);
         }

@@ -31,7 +31,7 @@
 //! |---|---|---|
 //! | `<mujoco>` | `model` | |
 //! | `<include>` | `file` | relative to the including file; the included `<mujoco>`'s children replace it; a file included twice is an error |
-//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass` | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir`, `texturedir`, `assetdir`, `strippath`, `usethread` are skipped with a warning |
+//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass`; the child `<lengthrange>` with `uselimit` (a muscle without `lengthrange` takes its limited joint's or tendon's range; the other attributes are accepted and unused) | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir`, `texturedir`, `assetdir`, `strippath`, `usethread` are skipped with a warning |
 //! | `<option>` | `timestep`, `gravity`, `integrator`, `solver`, `cone`, `iterations`, `tolerance`, `impratio`, `density`, `viscosity`, `wind` | `magnetic` and `jacobian` skipped with a warning |
 //! | `<option><flag>` | every MuJoCo flag | `gravity="disable"` sets the gravity to zero (as `mj_rne` then ignores it); disabling `spring`, `damper`, `actuation` or `passive` is an error; the others are stored in [`Options::flags`](crate::model::Options::flags) with a warning (they concern stages not computed yet) |
 //! | `<default>` | nested `<default class>` with `<joint>`, `<geom>`, `<site>`, `<tendon>`, `<equality>`, `<pair>` and actuator (`<general>`, `<motor>`, `<position>`, `<velocity>`) defaults | the top-level class is `main`; an element's `class` wins over the `childclass` of its enclosing bodies and frames; actuator defaults apply layer by layer, each shortcut setting gains and biases as MuJoCo's `mjs_setTo*` do |
@@ -206,6 +206,9 @@ pub(crate) struct Compiler {
     pub inertia_from_geom: InertiaFromGeom,
     pub autolimits: bool,
     pub inertia_group_range: [i32; 2],
+    /// `<compiler><lengthrange uselimit>`: a muscle without `lengthrange` on a limited joint or
+    /// tendon takes its range (MuJoCo's `mj_setLengthRange` before it would simulate).
+    pub lengthrange_uselimit: bool,
 }
 
 impl Default for Compiler {
@@ -216,6 +219,7 @@ impl Default for Compiler {
             inertia_from_geom: InertiaFromGeom::Auto,
             autolimits: true,
             inertia_group_range: [0, 5],
+            lengthrange_uselimit: false,
         }
     }
 }
