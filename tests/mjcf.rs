@@ -775,9 +775,16 @@ fn classes_names_and_geometry_errors() {
         &["<joint>", "range"],
     );
     expect_error(
-        "<mujoco>\n<actuator>\n<muscle joint=\"j\"/>\n</actuator>\n</mujoco>",
+        "<mujoco>\n<actuator>\n<cylinder joint=\"j\"/>\n</actuator>\n</mujoco>",
         3,
-        &["<muscle>", "not supported"],
+        &["<cylinder>", "not supported"],
+    );
+    // a muscle needs its lengthrange (MuJoCo's simulation that finds one is not implemented)
+    expect_error(
+        &(body_model("<joint name=\"j\"/>", "<geom size=\"0.1\"/>")
+            .replace("</mujoco>", "<actuator>\n<muscle joint=\"j\"/>\n</actuator>\n</mujoco>")),
+        9,
+        &["<muscle>", "lengthrange", "mj_setLengthRange"],
     );
     expect_error(
         "<mujoco>\n<worldbody>\n<joint/>\n</worldbody>\n</mujoco>",

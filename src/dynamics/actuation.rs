@@ -10,6 +10,11 @@
 //! | lengths and moment arms | `mj_transmission` | [`transmission`] |
 //! | `act_dot`, gain, bias, clamping, `qfrc_actuator` | `mj_fwdActuation` | [`actuation_with`] |
 //! | advancing `act` (Euler, or exact for `filterexact`) | `mj_nextActivation` | [`next_activation`] |
+//! | muscle length-force curve `FL` | `mju_muscleGainLength` | [`muscle_gain_length`] |
+//! | muscle active force `-F0 FL FV` and its velocity derivative | `mju_muscleGain`, `mjd_muscleGain_vel` | [`muscle_gain`], [`muscle_gain_vel`] |
+//! | muscle passive force `-F0 fpmax FP` | `mju_muscleBias` | [`muscle_bias`] |
+//! | muscle activation dynamics (`tausmooth` blend) | `mju_muscleDynamics`, `mju_muscleDynamicsTimescale` | [`muscle_dynamics`], [`muscle_timescale`] |
+//! | `actuator_acc0` (scale of the automatic muscle force) | `mj_setConst` | [`actuator_acc0`] |
 //!
 //! Book chapter: "Integrators and the simulation loop", section Actuation.
 
@@ -43,12 +48,28 @@ pub struct Actuation {
     pub act_dot: Vec<f64>,
     /// `qfrc_actuator = moment^T force` (nv).
     pub qfrc: Vec<f64>,
+    /// `actuator_acc0` (nu): `|M^-1 moment^T|` at `qpos0`, the model constant a muscle with
+    /// `force < 0` scales by (`F0 = scale / acc0`). Computed here, once, only for models with
+    /// such a muscle (zero otherwise); NaN if it could not be computed, which
+    /// [`actuation_with`] reports when a muscle needs it.
+    pub acc0: Vec<f64>,
+}
+
+/// Whether an actuator's force uses `actuator_acc0`: a muscle gain or bias with `force < 0`.
+fn needs_acc0(a: &Actuator) -> bool {
+    (a.gaintype == GainType::Muscle && a.gainprm[2] < 0.0) || (a.biastype == BiasType::Muscle && a.biasprm[2] < 0.0)
 }
 
 impl Actuation {
-    /// Zeroed storage for `model`.
+    /// Zeroed storage for `model`, with `actuator_acc0` computed when a muscle needs it
+    /// ([`actuator_acc0`]).
     pub fn new(model: &Model) -> Self {
         let nu = model.actuators.len();
+        let acc0 = if model.actuators.iter().any(needs_acc0) {
+            actuator_acc0(model).unwrap_or_else(|_| vec![f64::NAN; nu])
+        } else {
+            vec![0.0; nu]
+        };
         Actuation {
             length: vec![0.0; nu],
             moment: DMatrix::zeros(nu, model.nv),
@@ -57,9 +78,166 @@ impl Actuation {
             clamped: vec![false; nu],
             act_dot: vec![0.0; actuator_na(model)],
             qfrc: vec![0.0; model.nv],
+            acc0,
         }
     }
 }
+
+/// MuJoCo's `actuator_acc0` (`mj_setConst`): for every actuator, the norm of the joint
+/// acceleration its unit force causes at `qpos0` from rest, `|M^-1 moment^T|`, with `M` and the
+/// moment arms at `qpos0`. A muscle with `force < 0` takes `F0 = scale / acc0`, so that its
+/// peak force accelerates the model by about `scale`.
+pub fn actuator_acc0(model: &Model) -> Result<Vec<f64>> {
+    let q0 = model.qpos0.as_slice();
+    let ten = super::tendon_kinematics(model, q0)?;
+    let nu = model.actuators.len();
+    let mut length = vec![0.0; nu];
+    let mut moment = DMatrix::zeros(nu, model.nv);
+    transmission(model, q0, &ten, &mut length, &mut moment)?;
+    let m = super::crba(model, q0)?;
+    let chol = m.cholesky().ok_or_else(|| Error::Singular {
+        what: "the inertia matrix at qpos0 (for actuator_acc0)".into(),
+        why: "it is not positive definite".into(),
+    })?;
+    Ok((0..nu).map(|k| chol.solve(&moment.row(k).transpose()).norm()).collect())
+}
+
+// ANCHOR: muscle
+/// MuJoCo's `mju_muscleGainLength`: the normalized active force-length curve `FL(L)`, two
+/// quadratic pieces on each side of the optimum `L = 1` (where `FL = 1`), meeting at the
+/// midpoints `a = (lmin + 1) / 2` and `b = (1 + lmax) / 2` with `FL = 1/2`, and zero outside
+/// `[lmin, lmax]`.
+pub fn muscle_gain_length(length: f64, lmin: f64, lmax: f64) -> f64 {
+    if !(lmin <= length && length <= lmax) {
+        return 0.0;
+    }
+    let a = 0.5 * (lmin + 1.0);
+    let b = 0.5 * (1.0 + lmax);
+    if length <= a {
+        let x = (length - lmin) / (a - lmin).max(mjMINVAL);
+        0.5 * x * x
+    } else if length <= 1.0 {
+        let x = (1.0 - length) / (1.0 - a).max(mjMINVAL);
+        1.0 - 0.5 * x * x
+    } else if length <= b {
+        let x = (length - 1.0) / (b - 1.0).max(mjMINVAL);
+        1.0 - 0.5 * x * x
+    } else {
+        let x = (lmax - length) / (lmax - b).max(mjMINVAL);
+        0.5 * x * x
+    }
+}
+
+/// The muscle's peak force `F0` (`force`, or `scale / acc0` when `force < 0`), its optimal
+/// length `L0 = (lengthrange[1] - lengthrange[0]) / (range[1] - range[0])` and its normalized
+/// length `L = range[0] + (len - lengthrange[0]) / L0`, shared by gain and bias.
+fn muscle_scales(len: f64, lengthrange: &[f64; 2], acc0: f64, prm: &[f64; 10]) -> (f64, f64, f64) {
+    let (range, force, scale) = ([prm[0], prm[1]], prm[2], prm[3]);
+    let f0 = if force < 0.0 { scale / acc0.max(mjMINVAL) } else { force };
+    let l0 = (lengthrange[1] - lengthrange[0]) / (range[1] - range[0]).max(mjMINVAL);
+    let l = range[0] + (len - lengthrange[0]) / l0.max(mjMINVAL);
+    (f0, l0, l)
+}
+
+/// The force-velocity curve `FV(V)` of a normalized velocity `V = ldot / (L0 vmax)` and its
+/// derivative `dFV/dV`: zero below `V = -1` (shortening faster than `vmax`), `(V + 1)^2` up to
+/// the isometric `FV(0) = 1`, then rising to the lengthening plateau `fvmax` at `V = fvmax - 1`
+/// along `fvmax - (y - V)^2 / y`, `y = fvmax - 1`.
+pub fn muscle_gain_velocity(v: f64, fvmax: f64) -> (f64, f64) {
+    let y = fvmax - 1.0;
+    if v <= -1.0 {
+        (0.0, 0.0)
+    } else if v <= 0.0 {
+        ((v + 1.0) * (v + 1.0), 2.0 * v + 2.0)
+    } else if v <= y {
+        (
+            fvmax - (y - v) * (y - v) / y.max(mjMINVAL),
+            (2.0 * y - 2.0 * v) / y.max(mjMINVAL),
+        )
+    } else {
+        (fvmax, 0.0)
+    }
+}
+
+/// MuJoCo's `mju_muscleGain`: the active force per unit activation, `-F0 FL(L) FV(V)`
+/// (negative: a muscle pulls, shortening its length), `prm = (range[2], force, scale, lmin,
+/// lmax, vmax, fpmax, fvmax)`.
+pub fn muscle_gain(len: f64, vel: f64, lengthrange: &[f64; 2], acc0: f64, prm: &[f64; 10]) -> f64 {
+    let (f0, l0, l) = muscle_scales(len, lengthrange, acc0, prm);
+    let v = vel / (l0 * prm[6]).max(mjMINVAL);
+    let fl = muscle_gain_length(l, prm[4], prm[5]);
+    let (fv, _) = muscle_gain_velocity(v, prm[8]);
+    -f0 * fl * fv
+}
+
+/// MuJoCo's `mjd_muscleGain_vel`: `d muscle_gain / d vel = -F0 FL dFV/dV / (L0 vmax)`, the term a
+/// muscle adds to `qDeriv` (times its activation) in the implicit integrators.
+pub fn muscle_gain_vel(len: f64, vel: f64, lengthrange: &[f64; 2], acc0: f64, prm: &[f64; 10]) -> f64 {
+    let (f0, l0, l) = muscle_scales(len, lengthrange, acc0, prm);
+    let v = vel / (l0 * prm[6]).max(mjMINVAL);
+    let fl = muscle_gain_length(l, prm[4], prm[5]);
+    let (_, dfv) = muscle_gain_velocity(v, prm[8]);
+    -f0 * fl * dfv / (l0 * prm[6]).max(mjMINVAL)
+}
+
+/// MuJoCo's `mju_muscleBias`: the passive force `-F0 fpmax FP(L)`, zero up to the optimal
+/// length, a half quadratic up to `b = (1 + lmax) / 2` (where `FP = 1/2`), linear beyond.
+pub fn muscle_bias(len: f64, lengthrange: &[f64; 2], acc0: f64, prm: &[f64; 10]) -> f64 {
+    let (f0, _, l) = muscle_scales(len, lengthrange, acc0, prm);
+    let (lmax, fpmax) = (prm[5], prm[7]);
+    let b = 0.5 * (1.0 + lmax);
+    if l <= 1.0 {
+        0.0
+    } else if l <= b {
+        let x = (l - 1.0) / (b - 1.0).max(mjMINVAL);
+        -f0 * fpmax * 0.5 * x * x
+    } else {
+        let x = (l - b) / (b - 1.0).max(mjMINVAL);
+        -f0 * fpmax * (0.5 + x)
+    }
+}
+
+/// MuJoCo's `mju_sigmoid`: the quintic smoothstep `6x^5 - 15x^4 + 10x^3` on `[0, 1]` (flat
+/// to second order at both ends), 0 below and 1 above.
+pub fn sigmoid(x: f64) -> f64 {
+    if x <= 0.0 {
+        0.0
+    } else if x >= 1.0 {
+        1.0
+    } else {
+        x * x * x * (3.0 * x * (2.0 * x - 5.0) + 10.0)
+    }
+}
+
+/// MuJoCo's `mju_muscleDynamicsTimescale`: `tau_act` when the excitation exceeds the
+/// activation (`dctrl > 0`), `tau_deact` otherwise; with `tausmooth > 0` the switch is the
+/// [`sigmoid`] blend `tau_deact + (tau_act - tau_deact) sigmoid(dctrl / tausmooth + 1/2)` over
+/// `|dctrl| < tausmooth / 2`.
+pub fn muscle_timescale(dctrl: f64, tau_act: f64, tau_deact: f64, tausmooth: f64) -> f64 {
+    if tausmooth < mjMINVAL {
+        if dctrl > 0.0 {
+            tau_act
+        } else {
+            tau_deact
+        }
+    } else {
+        tau_deact + (tau_act - tau_deact) * sigmoid(dctrl / tausmooth + 0.5)
+    }
+}
+
+/// MuJoCo's `mju_muscleDynamics` (Millard et al. 2013): `act_dot = (u - act) / tau` with the
+/// excitation `u = clamp(ctrl, 0, 1)` and a time constant that depends on the clamped
+/// activation `a`: `tau_act (0.5 + 1.5 a)` when activating, `tau_deact / (0.5 + 1.5 a)` when
+/// deactivating ([`muscle_timescale`]); `prm = (tau_act, tau_deact, tausmooth)`.
+pub fn muscle_dynamics(ctrl: f64, act: f64, prm: &[f64; 10]) -> f64 {
+    let u = ctrl.clamp(0.0, 1.0);
+    let a = act.clamp(0.0, 1.0);
+    let tau_act = prm[0] * (0.5 + 1.5 * a);
+    let tau_deact = prm[1] / (0.5 + 1.5 * a);
+    let dctrl = u - act;
+    dctrl / muscle_timescale(dctrl, tau_act, tau_deact, prm[2]).max(mjMINVAL)
+}
+// ANCHOR_END: muscle
 
 /// World position and orientation (columns = site axes) of a site.
 fn site_frame(model: &Model, kin: &Kinematics, s: usize) -> (Vec3, Mat3) {
@@ -296,24 +474,19 @@ pub fn clamped_ctrl(a: &Actuator, ctrl: f64) -> f64 {
     }
 }
 
-fn unsupported(k: usize, a: &Actuator, what: &str) -> Error {
-    Error::Unsupported {
-        what: format!("actuator {k} ('{}')", a.name),
-        why: format!("{what} are not implemented"),
-    }
-}
-
 // ANCHOR: fwd_actuation
 /// MuJoCo's `mj_fwdActuation` after `mj_transmission` (`out.length`, `out.moment` filled):
 /// - `act_dot`: `integrator` `ctrl`; `filter`/`filterexact` `(ctrl - act) / max(tau, mjMINVAL)`;
+///   `muscle` [`muscle_dynamics`];
 /// - force `p = gain * input + bias` with input `ctrl` (no dynamics) or `act`, `gain` fixed
-///   (`gainprm[0]`) or affine (`gainprm[0] + gainprm[1] l + gainprm[2] ldot`), `bias` none or
-///   affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`), clamped to `forcerange`;
+///   (`gainprm[0]`), affine (`gainprm[0] + gainprm[1] l + gainprm[2] ldot`) or muscle
+///   ([`muscle_gain`]), `bias` none, affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`) or
+///   muscle ([`muscle_bias`]), clamped to `forcerange`;
 /// - `qfrc_actuator = moment^T p`.
 ///
 /// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
-/// `actrange` when used. Muscles are an
-/// [`Error::Unsupported`]. Kernel: lengths are assumed valid (see [`actuation`]).
+/// `actrange` when used. A muscle whose `actuator_acc0` could not be computed (`out.acc0`
+/// NaN) is an [`Error::Singular`]. Kernel: lengths are assumed valid (see [`actuation`]).
 pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out: &mut Actuation) -> Result<()> {
     out.qfrc.fill(0.0);
     let mut ia = 0;
@@ -322,6 +495,12 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
         let velocity: f64 = (0..model.nv).map(|c| row[c] * qd[c]).sum();
         out.velocity[k] = velocity;
         let length = out.length[k];
+        if needs_acc0(a) && out.acc0[k].is_nan() {
+            return Err(Error::Singular {
+                what: format!("actuator_acc0 of muscle actuator {k} ('{}')", a.name),
+                why: "M^-1 moment^T at qpos0 could not be computed".into(),
+            });
+        }
         let u = if model.opt.disabled("clampctrl") {
             ctrl[k]
         } else {
@@ -329,11 +508,11 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
         };
         let input = match a.dyntype {
             DynType::None => u,
-            DynType::Muscle => return Err(unsupported(k, a, "muscle dynamics")),
             dyn_type => {
                 let x = act[ia];
                 out.act_dot[ia] = match dyn_type {
                     DynType::Integrator => u,
+                    DynType::Muscle => muscle_dynamics(u, x, &a.dynprm),
                     _ => (u - x) / a.dynprm[0].max(mjMINVAL),
                 };
                 ia += 1;
@@ -347,12 +526,12 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
         let gain = match a.gaintype {
             GainType::Fixed => a.gainprm[0],
             GainType::Affine => a.gainprm[0] + a.gainprm[1] * length + a.gainprm[2] * velocity,
-            GainType::Muscle => return Err(unsupported(k, a, "muscle gains")),
+            GainType::Muscle => muscle_gain(length, velocity, &a.lengthrange, out.acc0[k], &a.gainprm),
         };
         let bias = match a.biastype {
             BiasType::None => 0.0,
             BiasType::Affine => a.biasprm[0] + a.biasprm[1] * length + a.biasprm[2] * velocity,
-            BiasType::Muscle => return Err(unsupported(k, a, "muscle biases")),
+            BiasType::Muscle => muscle_bias(length, &a.lengthrange, out.acc0[k], &a.biasprm),
         };
         let mut force = gain * input + bias;
         out.clamped[k] = false;

@@ -17,6 +17,7 @@ pub mod forward;
 pub mod integrators;
 pub mod loops;
 pub mod loops2;
+pub mod muscle;
 pub mod perf;
 pub mod schematics;
 pub mod solver;
@@ -45,6 +46,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(spook::run(dir)?);
     out.extend(spook_sparse::run(dir)?);
     out.extend(integrators::run(dir)?);
+    out.extend(muscle::run(dir)?);
     out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);
     Ok(out)

@@ -31,6 +31,7 @@ pub(crate) fn default_kind(tag: &str) -> Option<(&'static str, &'static [&'stati
         "motor" => Some(("actuator:motor", &super::elements::ACTUATOR_ATTRS)),
         "position" => Some(("actuator:position", &super::elements::ACTUATOR_ATTRS)),
         "velocity" => Some(("actuator:velocity", &super::elements::ACTUATOR_ATTRS)),
+        "muscle" => Some(("actuator:muscle", &super::elements::ACTUATOR_ATTRS)),
         _ => None,
     }
 }
@@ -143,7 +144,7 @@ impl<'d> Reader<'d> {
             "camera" | "light" | "mesh" | "material" | "texture" => {
                 self.skip_element(child, "defaults for visual elements")
             }
-            "intvelocity" | "damper" | "cylinder" | "muscle" | "adhesion" => self.warn(
+            "intvelocity" | "damper" | "cylinder" | "adhesion" => self.warn(
                 "default of skipped or rejected element".into(),
                 child.file,
                 child.line,

@@ -49,7 +49,7 @@ pub(crate) const TENDON_ATTRS: [&str; 15] = [
     "user",
 ];
 /// Attributes of any actuator element (besides `name`, `class` and the transmission).
-pub(crate) const ACTUATOR_ATTRS: [&str; 22] = [
+pub(crate) const ACTUATOR_ATTRS: [&str; 32] = [
     "group",
     "ctrllimited",
     "forcelimited",
@@ -72,6 +72,16 @@ pub(crate) const ACTUATOR_ATTRS: [&str; 22] = [
     "cranklength",
     "user",
     "inheritrange",
+    "timeconst",
+    "tausmooth",
+    "range",
+    "force",
+    "scale",
+    "lmin",
+    "lmax",
+    "vmax",
+    "fpmax",
+    "fvmax",
 ];
 /// Attributes of an equality element that defaults may set.
 pub(crate) const EQUALITY_ATTRS: [&str; 3] = ["active", "solref", "solimp"];
@@ -86,9 +96,23 @@ pub(crate) const PAIR_ATTRS: [&str; 7] = [
     "margin",
 ];
 
-/// The actuator kinds read here; the others (`intvelocity`, `damper`, `cylinder`, `muscle`,
-/// `adhesion`) are errors.
-pub(crate) const ACTUATOR_TAGS: [&str; 4] = ["general", "motor", "position", "velocity"];
+/// The actuator kinds read here; the others (`intvelocity`, `damper`, `cylinder`, `adhesion`)
+/// are errors.
+pub(crate) const ACTUATOR_TAGS: [&str; 5] = ["general", "motor", "position", "velocity", "muscle"];
+
+/// The attributes only the `<muscle>` shortcut takes (MuJoCo's `mjs_setToMuscle` arguments).
+const MUSCLE_ONLY_ATTRS: [&str; 10] = [
+    "timeconst",
+    "tausmooth",
+    "range",
+    "force",
+    "scale",
+    "lmin",
+    "lmax",
+    "vmax",
+    "fpmax",
+    "fvmax",
+];
 
 /// MuJoCo's tri-state `limited` attributes.
 #[derive(Clone, Copy, PartialEq)]
@@ -390,7 +414,7 @@ impl<'d> Reader<'d> {
                 return Err(self.err_elem(
                     ae,
                     format!(
-                        "actuator <{}> is not supported (only general, motor, position and velocity)",
+                        "actuator <{}> is not supported (only general, motor, position, velocity and muscle)",
                         esc(tag)
                     ),
                 ));
@@ -428,6 +452,7 @@ impl<'d> Reader<'d> {
                     forcerange: [0.0, 0.0],
                     actlimited: false,
                     actrange: [0.0, 0.0],
+                    lengthrange: [0.0, 0.0],
                 },
                 ctrllimited: Limited::Auto,
                 forcelimited: Limited::Auto,
@@ -543,6 +568,25 @@ impl<'d> Reader<'d> {
             spec.act.ctrllimited = resolve(spec.ctrllimited, spec.act.ctrlrange, "ctrlrange")?;
             spec.act.forcelimited = resolve(spec.forcelimited, spec.act.forcerange, "forcerange")?;
             spec.act.actlimited = resolve(spec.actlimited, spec.act.actrange, "actrange")?;
+            let muscle = spec.act.gaintype == GainType::Muscle || spec.act.biastype == BiasType::Muscle;
+            if muscle && self.compiler.lengthrange_uselimit && spec.act.lengthrange[0] >= spec.act.lengthrange[1] {
+                // <compiler><lengthrange uselimit="true">: a limited joint's or tendon's range
+                let limit = match spec.act.trn {
+                    Transmission::Joint(j) | Transmission::JointInParent(j) => {
+                        let jt = &_model.joints[j];
+                        jt.limited.then_some(jt.range)
+                    }
+                    Transmission::Tendon(t) => {
+                        let tn = &_model.tendons[t];
+                        tn.limited.then_some(tn.range)
+                    }
+                    _ => None,
+                };
+                if let Some(r) = limit {
+                    spec.act.lengthrange = r;
+                }
+            }
+            check_muscle(&own, &spec.act)?;
             out.push(spec.act);
         }
         Ok(out)
@@ -691,6 +735,9 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
     if let Some(c) = a.real("cranklength")? {
         s.act.cranklength = c;
     }
+    if a.has("lengthrange") {
+        s.act.lengthrange = a.vec::<2>("lengthrange")?.unwrap_or(s.act.lengthrange);
+    }
     if a.real("inheritrange")?.is_some_and(|x| x != 0.0) {
         return Err(a.err_key("inheritrange", "inheriting the joint range is not implemented"));
     }
@@ -763,7 +810,15 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
             s.act.gaintype = GainType::Fixed;
             s.act.biastype = BiasType::Affine;
         }
+        "muscle" => apply_muscle(a, &mut s.act)?,
         _ => {}
+    }
+    if tag != "muscle" {
+        for key in MUSCLE_ONLY_ATTRS {
+            if a.has(key) {
+                return Err(a.err_key(key, format!("<{tag}> does not take '{key}' (only <muscle> does)")));
+            }
+        }
     }
     if tag != "general" {
         for key in ["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm"] {
@@ -774,6 +829,91 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
     }
     if s.act.dynprm[0] < mjMINVAL && matches!(s.act.dyntype, DynType::Filter | DynType::FilterExact) {
         return Err(a.err_maybe("dynprm", "a filter needs a positive time constant dynprm[0]"));
+    }
+    Ok(())
+}
+
+/// MuJoCo's `mjs_setToMuscle` for one layer: parameters still at the global defaults of
+/// `<general>` take the muscle defaults (time constants 0.01 and 0.04 s, `range` 0.75..1.05,
+/// `force` -1 (automatic), `scale` 200, `lmin` 0.5, `lmax` 1.6, `vmax` 1.5, `fpmax` 1.3,
+/// `fvmax` 1.2), then the attributes given here override them; `biasprm = gainprm` and all
+/// three types become muscle. `dynprm = (tau_act, tau_deact, tausmooth)`, `gainprm = (range,
+/// force, scale, lmin, lmax, vmax, fpmax, fvmax)`.
+fn apply_muscle(a: &Attrs, act: &mut Actuator) -> Result<()> {
+    let defaults = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2];
+    let globals = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    if act.dynprm[0] == 1.0 {
+        act.dynprm[0] = 0.01;
+    }
+    if act.dynprm[1] == 0.0 {
+        act.dynprm[1] = 0.04;
+    }
+    for k in 0..9 {
+        if act.gainprm[k] == globals[k] {
+            act.gainprm[k] = defaults[k];
+        }
+    }
+    if let Some(t) = a.real("tausmooth")? {
+        if t < 0.0 {
+            return Err(a.err_key("tausmooth", "muscle tausmooth cannot be negative"));
+        }
+        act.dynprm[2] = t;
+    }
+    // as MuJoCo's reader: a negative value leaves the parameter as it was
+    let set = |x: f64, slot: &mut f64| {
+        if x >= 0.0 {
+            *slot = x;
+        }
+    };
+    if let Some(t) = a.vec::<2>("timeconst")? {
+        set(t[0], &mut act.dynprm[0]);
+        set(t[1], &mut act.dynprm[1]);
+    }
+    if let Some(r) = a.vec::<2>("range")? {
+        set(r[0], &mut act.gainprm[0]);
+        set(r[1], &mut act.gainprm[1]);
+    }
+    for (k, key) in ["force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"]
+        .iter()
+        .enumerate()
+    {
+        if let Some(x) = a.real(key)? {
+            set(x, &mut act.gainprm[k + 2]);
+        }
+    }
+    act.biasprm[..9].copy_from_slice(&act.gainprm[..9]);
+    act.dyntype = DynType::Muscle;
+    act.gaintype = GainType::Muscle;
+    act.biastype = BiasType::Muscle;
+    Ok(())
+}
+
+/// MuJoCo's compile-time checks of a muscle gain or bias (`mjCActuator::Compile`): `range[0] <
+/// range[1]`, `lmin < 1 < lmax`, positive `scale`, `vmax`, `fpmax`, `fvmax`; and, since the
+/// simulation-based `mj_setLengthRange` is not implemented here, a given `lengthrange` with
+/// `lengthrange[0] < lengthrange[1]`.
+fn check_muscle(a: &Attrs, act: &Actuator) -> Result<()> {
+    let prms = [
+        (act.gaintype == GainType::Muscle, &act.gainprm),
+        (act.biastype == BiasType::Muscle, &act.biasprm),
+    ];
+    for (_, prm) in prms.iter().filter(|(on, _)| *on) {
+        if prm[0] >= prm[1] {
+            return Err(a.err("range[0]<range[1] required in muscle"));
+        }
+        if prm[4] >= 1.0 || prm[5] <= 1.0 {
+            return Err(a.err("lmin<1<lmax required in muscle"));
+        }
+        if prm[3] <= 0.0 || prm[6] <= 0.0 || prm[7] <= 0.0 || prm[8] <= 0.0 {
+            return Err(a.err("positive scale, vmax, fpmax, fvmax required in muscle"));
+        }
+    }
+    if prms.iter().any(|(on, _)| *on) && act.lengthrange[0] >= act.lengthrange[1] {
+        return Err(a.err_maybe(
+            "lengthrange",
+            "a muscle needs lengthrange with lengthrange[0] < lengthrange[1] (MuJoCo computes a \
+             missing one by simulation, mj_setLengthRange, which is not implemented)",
+        ));
     }
     Ok(())
 }

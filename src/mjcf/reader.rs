@@ -446,8 +446,52 @@ impl<'d> Reader<'d> {
         Ok(model)
     }
 
+    /// `<compiler>`'s one child, `<lengthrange>` (MuJoCo's `mjLROpt`): `mode` (none, muscle,
+    /// muscleuser, all) and `useexisting` change nothing here (only muscles use their length
+    /// range, and a given one is always kept); `uselimit` copies a limited joint's or tendon's
+    /// range into a muscle that has none. The simulation's own settings (`accel`, `maxforce`,
+    /// `timeconst`, `timestep`, `inttotal`, `interval`, `tolrange`) are accepted and unused:
+    /// `mj_setLengthRange`'s simulation is not implemented, so a muscle still without a range is
+    /// an error.
+    fn read_compiler_lengthrange(&mut self, e: &'d Elem) -> Result<()> {
+        let doc = self.doc;
+        for (k, &c) in e.children.iter().enumerate() {
+            let child = &doc.elems[c];
+            if child.tag != "lengthrange" || k > 0 {
+                return Err(self.err_elem(
+                    child,
+                    format!(
+                        "element <{}> is not allowed inside <compiler> (only one <lengthrange>)",
+                        esc(&child.tag)
+                    ),
+                ));
+            }
+            check_leaf(doc, child)?;
+            self.check_attrs(
+                child,
+                &[
+                    "mode",
+                    "useexisting",
+                    "uselimit",
+                    "accel",
+                    "maxforce",
+                    "timeconst",
+                    "timestep",
+                    "inttotal",
+                    "interval",
+                    "tolrange",
+                ],
+            )?;
+            let a = Attrs::direct(&doc.files, child);
+            a.keyword("mode", &["none", "muscle", "muscleuser", "all"])?;
+            a.boolean("useexisting")?;
+            self.compiler.lengthrange_uselimit = a.boolean("uselimit")?.unwrap_or(false);
+        }
+        Ok(())
+    }
+
     fn read_compiler(&mut self, e: &'d Elem) -> Result<()> {
-        check_leaf(self.doc, e)?;
+        self.read_compiler_lengthrange(e)?;
         let a = Attrs::direct(&self.doc.files, e);
         self.meshdir = a.string("meshdir").or(a.string("assetdir"));
         for k in ["texturedir", "strippath", "usethread"] {

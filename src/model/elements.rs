@@ -199,6 +199,10 @@ pub struct Actuator {
     pub actlimited: bool,
     /// Activation range.
     pub actrange: [f64; 2],
+    /// `actuator_lengthrange`: the range of the actuator length over the joint space, which a
+    /// muscle maps to its normalized length range `gainprm[0..2]` (given in the model; MuJoCo's
+    /// simulation-based `mj_setLengthRange` is not implemented).
+    pub lengthrange: [f64; 2],
 }
 
 /// A named state (MuJoCo's `<keyframe><key>`): what `mj_resetDataKeyframe` loads.

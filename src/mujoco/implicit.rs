@@ -6,8 +6,8 @@
 //! |---|---|
 //! | `mjd_passive_vel` (dof and tendon damping) | [`qderiv`] |
 //! | `mjd_actuator_vel` (gain and bias velocity terms) | [`qderiv`] |
-//! | `mjd_rne_vel` (`-d qfrc_bias / d qvel`) | [`rne_vel`] |
-//! | `mju_factorLUSparse`, `mju_solveLUSparse` (reverse order, no fill-in) | [`lu_reverse_in_place`], [`lu_reverse_solve`] |
+//! | `mjd_rne_vel` (`-d qfrc_bias / d qvel`: `mjd_comVel`, then the differentiated RNE) | [`rne_vel`] with [`RneVel`]; [`rne_vel_fd`] the difference reference |
+//! | `mju_factorLUSparse`, `mju_solveLUSparse` (reverse order, no fill-in) | [`lu_reverse_tree_in_place`], [`lu_reverse_tree_solve`] (on the pattern); [`lu_reverse_in_place`], [`lu_reverse_solve`] (dense loops, the reference) |
 //! | `mj_factorI`/`mj_solveLD` on `M - h sym(D)` (implicitfast) | [`crate::sparse::factor_i_in_place`], [`crate::sparse::solve_ld`] |
 //! | `mjd_freeMhat` (implicitfast: standalone free bodies keep their gyroscopic term) | [`standalone_free_joints`] |
 //!
@@ -17,10 +17,12 @@
 //! reverse-order elimination creates no fill-in. Book chapter: "Integrators and the simulation
 //! loop".
 
-use crate::dynamics::{rnea_with, Actuation, Workspace};
+use super::com::{mj_com_pos, mj_com_vel};
+use crate::dynamics::{muscle_gain_vel, rnea_with, Actuation, Workspace};
 use crate::error::{Error, Result};
 use crate::model::{BiasType, DynType, GainType, JointType, Model};
 use crate::sparse::is_ancestor_or_self;
+use crate::spatial::{Force, Motion, Vec3};
 use nalgebra::DMatrix;
 
 /// Whether `(i, j)` is on MuJoCo's pattern of `qDeriv`: one dof is an ancestor of the other.
@@ -35,19 +37,223 @@ pub fn pattern(model: &Model) -> Vec<bool> {
     (0..n * n).map(|k| on_pattern(model, k / n, k % n)).collect()
 }
 
+/// Scratch of [`rne_vel`], made once per model: the com-based quantities at the state
+/// (`cdof`, `cdof_dot`, `cinert`, `cvel`) and the derivatives of the recursion, each stored per
+/// Featherstone body `i` only for the columns that can be nonzero, the dofs of the chain from
+/// the root to `i` (ancestors first, then `i`'s own): a body's velocity depends on no other
+/// dof. The chain of `i` is its parent's chain followed by `i`'s dofs, so copying the parent's
+/// columns is a prefix copy.
+#[derive(Clone, Debug)]
+pub struct RneVel {
+    /// `mj_comPos` and `mj_comVel` at the state: `cdof`, `cdof_dot`, `cinert`, `cvel`.
+    pub data: super::Data,
+    /// Where body `i`'s columns start in the per-body buffers (nbody + 1).
+    chain_adr: Vec<usize>,
+    /// How many dofs the chain root..i has (nbody + 1; 0 for the world).
+    chain_len: Vec<usize>,
+    /// Where dof `j`'s columns of `D cdof_dot_j` start (nv); it has its body's chain length.
+    dofdot_adr: Vec<usize>,
+    /// The dof of every column of every chain, concatenated.
+    chain_dofs: Vec<usize>,
+    /// `D cvel_i = d cvel_i / d qvel`, per body and chain column.
+    dcvel: Vec<Motion>,
+    /// `D cacc_i`, per body and chain column.
+    dcacc: Vec<Motion>,
+    /// `D cfrc_body_i`, per body and chain column; after the backward pass the subtree sums.
+    dcfrc: Vec<Force>,
+    /// `D cdof_dot_j`, per dof and chain column of its body.
+    dcdofdot: Vec<Motion>,
+}
+
+impl RneVel {
+    /// Storage for `model` (allocates once; [`rne_vel`] allocates nothing).
+    pub fn new(model: &Model) -> Result<Self> {
+        let nb = model.nb;
+        let (mut chain_adr, mut chain_len) = (vec![0; nb + 1], vec![0; nb + 1]);
+        let mut chain_dofs = Vec::new();
+        for i in 1..=nb {
+            let p = model.lambda[i];
+            chain_adr[i] = chain_dofs.len();
+            chain_len[i] = chain_len[p] + model.dofs(i).len();
+            let parent: Vec<usize> = chain_dofs[chain_adr[p]..chain_adr[p] + chain_len[p]].to_vec();
+            chain_dofs.extend(parent);
+            chain_dofs.extend(model.dofs(i));
+        }
+        let mut dofdot_adr = vec![0; model.nv];
+        let mut n = 0;
+        for (j, adr) in dofdot_adr.iter_mut().enumerate() {
+            *adr = n;
+            n += chain_len[model.dof_body[j]];
+        }
+        let total = chain_dofs.len();
+        Ok(RneVel {
+            data: super::Data::new(model)?,
+            chain_adr,
+            chain_len,
+            dofdot_adr,
+            chain_dofs,
+            dcvel: vec![Motion::zero(); total],
+            dcacc: vec![Motion::zero(); total],
+            dcfrc: vec![Force::zero(); total],
+            dcdofdot: vec![Motion::zero(); n],
+        })
+    }
+}
+
 // ANCHOR: rne_vel
 /// `-d qfrc_bias / d qvel` added into `d` (MuJoCo's `mjd_rne_vel`, the term only `implicit`
-/// keeps). The bias `c(q, v) = RNEA(q, v, 0)` is a quadratic form in `v` plus gravity:
-/// `c(v) = g + Q(v, v)` with `Q` symmetric bilinear (every velocity product in the recursion,
-/// `v x I v`, `v x v_J`, `c_J`, is a product of two velocities). So its derivative along `e_j`,
-/// `2 Q(v, e_j)`, is exactly `(c(v + s e_j) - c(v - s e_j)) / (2 s)` for every `s > 0` (the
-/// polarization identity): two RNEA passes per column, `O(nv n)` in all, like MuJoCo's
-/// recursion; `s = max(1, |v|)` keeps the two evaluations of the same size as `c(v)`.
+/// keeps): the derivative of the com-based RNE ([`super::com::mj_rne`]) with respect to `qvel`,
+/// by the same recursion differentiated. Every quantity is linear in its velocity arguments, so
+/// with `D x` the 6 x nv matrix `d x / d qvel` (one spatial vector per column):
+/// 1. `mjd_comVel` (root to leaves): `D cvel_i = D cvel_parent + sum_j cdof_j e_j^T` over the
+///    body's dofs, and `D cdof_dot_j = D(cvel x cdof_j) = (D cvel) x cdof_j` column by column,
+///    with the velocity `mj_comVel` uses for that dof (before the joint's own motion; a free
+///    joint's rotations see its translation; a planar joint's slides leave out its own spin);
+/// 2. root to leaves: `D cacc_i = D cacc_parent + sum_j (cdof_dot_j e_j^T + qvel_j D cdof_dot_j)`
+///    (gravity is constant), then `D cfrc_i = I_i D cacc_i + (D cvel_i) x* (I_i cvel_i) +
+///    cvel_i x* (I_i D cvel_i)`, the product rule on `I a + v x* I v`;
+/// 3. leaves to root: `D cfrc_parent += D cfrc_i`, and `d(r, c) -= cdof_r . D cfrc_body(r)[:, c]`.
+///
+/// Columns are kept only for the dofs of the chain root..i (the rest are zero), so step 3 writes
+/// exactly MuJoCo's pattern ([`on_pattern`]): for dof `r` of body `b`, column `c` of the chain of
+/// `b` gives `(r, c)`, and the same subtree sum read at `r`'s own column gives `(c, r)`. Work is
+/// `O(sum over bodies of the chain length)`, one recursion instead of `2 nv` RNEA passes.
+///
+/// Kernel: `q` (unit quaternions) and `v` are assumed valid; `rv` is [`RneVel::new`] of `model`.
+pub fn rne_vel(model: &Model, rv: &mut RneVel, q: &[f64], v: &[f64], d: &mut DMatrix<f64>) -> Result<()> {
+    mj_com_pos(model, &mut rv.data, q)?;
+    mj_com_vel(model, &mut rv.data, v);
+    let RneVel {
+        data,
+        chain_adr,
+        chain_len,
+        dofdot_adr,
+        chain_dofs,
+        dcvel,
+        dcacc,
+        dcfrc,
+        dcdofdot,
+    } = rv;
+    let (cdof, cdof_dot) = (&data.cdof, &data.cdof_dot);
+    for i in 1..=model.nb {
+        let p = model.lambda[i];
+        let (adr, len, padr, plen) = (chain_adr[i], chain_len[i], chain_adr[p], chain_len[p]);
+        let base = model.v_adr[i];
+        // 1. D cvel_i starts as the parent's; the body's own columns start at zero
+        for k in 0..len {
+            dcvel[adr + k] = if k < plen { dcvel[padr + k] } else { Motion::zero() };
+        }
+        // D cdof_dot_j = (D cvel) x cdof_j with the running D cvel of mj_comVel; then add cdof_j
+        // in column j (own column index `plen + j - base`)
+        let dofdot = |dcvel: &[Motion], dcdofdot: &mut [Motion], j: usize, spin: Option<Motion>| {
+            let o = dofdot_adr[j];
+            for k in 0..len {
+                let mut w = dcvel[adr + k];
+                if let (Some(s), true) = (spin, k == plen) {
+                    w -= s; // planar: the slides leave out the joint's own spin (column `base`)
+                }
+                dcdofdot[o + k] = w.cross_motion(&cdof[j]);
+            }
+        };
+        let nj = model.dofs(i).len();
+        match model.joints[i].jtype {
+            JointType::Free => {
+                for j in base..base + 3 {
+                    dofdot(dcvel, dcdofdot, j, None);
+                }
+                for j in base..base + 3 {
+                    dcvel[adr + plen + j - base] += cdof[j];
+                }
+                for j in base + 3..base + 6 {
+                    dofdot(dcvel, dcdofdot, j, None);
+                }
+                for j in base + 3..base + 6 {
+                    dcvel[adr + plen + j - base] += cdof[j];
+                }
+            }
+            JointType::Planar => {
+                dofdot(dcvel, dcdofdot, base, None);
+                let spin = Motion::new(cdof[base].w, Vec3::zeros());
+                for j in base + 1..base + 3 {
+                    dofdot(dcvel, dcdofdot, j, Some(spin));
+                }
+                for j in base..base + 3 {
+                    dcvel[adr + plen + j - base] += cdof[j];
+                }
+            }
+            _ => {
+                for j in base..base + nj {
+                    dofdot(dcvel, dcdofdot, j, None);
+                }
+                for j in base..base + nj {
+                    dcvel[adr + plen + j - base] += cdof[j];
+                }
+            }
+        }
+        // 2. D cacc_i = D cacc_parent + sum_j (cdof_dot_j e_j^T + qvel_j D cdof_dot_j)
+        for k in 0..len {
+            dcacc[adr + k] = if k < plen { dcacc[padr + k] } else { Motion::zero() };
+        }
+        for j in base..base + nj {
+            dcacc[adr + plen + j - base] += cdof_dot[j];
+            let o = dofdot_adr[j];
+            for k in 0..len {
+                let add = dcdofdot[o + k] * v[j];
+                dcacc[adr + k] += add;
+            }
+        }
+        // D cfrc_i = I D cacc + (D cvel) x* (I cvel) + cvel x* (I D cvel)
+        let inertia = &data.cinert_fb[i];
+        let cvel = data.cvel_fb[i];
+        let h = inertia.mul_motion(&cvel);
+        for k in 0..len {
+            let dv = dcvel[adr + k];
+            dcfrc[adr + k] =
+                inertia.mul_motion(&dcacc[adr + k]) + dv.cross_force(&h) + cvel.cross_force(&inertia.mul_motion(&dv));
+        }
+    }
+    // 3. leaves to root: subtree sums on the parent's chain columns, then the projections
+    for i in (1..=model.nb).rev() {
+        let p = model.lambda[i];
+        if p > 0 {
+            let (adr, padr) = (chain_adr[i], chain_adr[p]);
+            for k in 0..chain_len[p] {
+                let f = dcfrc[adr + k];
+                dcfrc[padr + k] += f;
+            }
+        }
+    }
+    for b in 1..=model.nb {
+        let (adr, len) = (chain_adr[b], chain_len[b]);
+        let plen = chain_len[model.lambda[b]];
+        for r in model.dofs(b) {
+            let kr = plen + r - model.v_adr[b];
+            for k in 0..len {
+                let c = chain_dofs[adr + k];
+                d[(r, c)] -= cdof[r].dot(&dcfrc[adr + k]);
+                if k < plen {
+                    d[(c, r)] -= cdof[c].dot(&dcfrc[adr + kr]);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: rne_vel
+
+// ANCHOR: rne_vel_fd
+/// The reference [`rne_vel`] is tested against: `-d qfrc_bias / d qvel` by differences of RNEA,
+/// added into `d` on MuJoCo's pattern. The bias `c(q, v) = RNEA(q, v, 0)` is a quadratic form
+/// in `v` plus gravity, `c(v) = g + Q(v, v)` with `Q` symmetric bilinear (every velocity product
+/// in the recursion, `v x I v`, `v x v_J`, `c_J`, is a product of two velocities). So its
+/// derivative along `e_j`, `2 Q(v, e_j)`, is exactly `(c(v + s e_j) - c(v - s e_j)) / (2 s)` for
+/// every `s > 0` (the polarization identity), up to rounding: two RNEA passes per column;
+/// `s = max(1, |v|)` keeps the two evaluations of the same size as `c(v)`.
 ///
 /// Kernel: lengths are the model's; `plus`, `minus`, `vp` are scratch of length nv; `pat` is
 /// [`pattern`].
 #[allow(clippy::too_many_arguments)]
-pub fn rne_vel(
+pub fn rne_vel_fd(
     model: &Model,
     ws: &mut Workspace,
     q: &[f64],
@@ -74,7 +280,7 @@ pub fn rne_vel(
         }
     }
 }
-// ANCHOR_END: rne_vel
+// ANCHOR_END: rne_vel_fd
 
 // ANCHOR: qderiv
 /// MuJoCo's `mjd_smooth_vel` without the bias term, written into `d` (nv x nv, cleared first):
@@ -82,7 +288,8 @@ pub fn rne_vel(
 /// - tendon damping: `-b J^T J` with `J` the tendon's row of `ten_J`;
 /// - actuators (unless the force sits on a `forcerange` bound): `J^T (dbias/dldot +
 ///   dgain/dldot * input) J` with `J` the moment row, `dbias/dldot = biasprm[2]` (affine bias),
-///   `dgain/dldot = gainprm[2]` (affine gain), `input` the (clamped) ctrl or the act.
+///   `dgain/dldot = gainprm[2]` (affine gain) or `mjd_muscleGain_vel` (muscle gain,
+///   [`muscle_gain_vel`]), `input` the (clamped) ctrl or the act.
 ///
 /// Entries off MuJoCo's pattern (`pat`, from [`pattern`]) are left out. The fluid forces' derivative
 /// (`mjd_inertiaBoxFluid`) is not included: models with `density` or `viscosity` are refused
@@ -144,6 +351,9 @@ pub fn qderiv(
         }
         if a.gaintype == GainType::Affine {
             b += a.gainprm[2] * input;
+        } else if a.gaintype == GainType::Muscle {
+            let (l, v) = (act_out.length[k], act_out.velocity[k]);
+            b += muscle_gain_vel(l, v, &a.lengthrange, act_out.acc0[k], &a.gainprm) * input;
         }
         if b != 0.0 {
             add_jtbj(d, &|c| act_out.moment[(k, c)], b);
@@ -218,6 +428,66 @@ pub fn lu_reverse_solve(lu: &DMatrix<f64>, x: &mut [f64]) {
     }
 }
 // ANCHOR_END: lu_reverse
+
+// ANCHOR: lu_reverse_tree
+/// [`lu_reverse_in_place`] touching only MuJoCo's pattern, as `mju_factorLUSparse` does with its
+/// sparse rows: the entries of column `k` above the diagonal and of row `k` left of it are the
+/// ancestors of dof `k`, so both loops walk the parent chain (`parent` is `dof_parent`) instead
+/// of scanning all of `0..k`. The work is the sum over dofs of the squared depth (the same as the
+/// dense loop on a chain, far less on a branched tree). Every entry receives the same operations
+/// as in [`lu_reverse_in_place`], one subtraction per `(i, j)` per `k`, so the factors are
+/// bitwise equal; entries off the pattern are neither read nor written.
+pub fn lu_reverse_tree_in_place(a: &mut DMatrix<f64>, parent: &[Option<usize>], what: &str) -> Result<()> {
+    for k in (0..a.nrows()).rev() {
+        let pivot = a[(k, k)];
+        if pivot == 0.0 || !pivot.is_finite() {
+            return Err(Error::ZeroPivot {
+                what: what.to_string(),
+                index: k,
+                value: pivot,
+            });
+        }
+        let mut up = parent[k];
+        while let Some(i) = up {
+            a[(i, k)] /= pivot;
+            let f = a[(i, k)];
+            if f != 0.0 {
+                let mut left = parent[k];
+                while let Some(j) = left {
+                    a[(i, j)] -= f * a[(k, j)];
+                    left = parent[j];
+                }
+            }
+            up = parent[i];
+        }
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` in place with the factor of [`lu_reverse_tree_in_place`], on the pattern
+/// only: `U y = b` column by column from the last (column `j`'s entries above the diagonal are
+/// `j`'s ancestors), then `L x = y` row by row from the first (row `i`'s entries left of the
+/// diagonal are `i`'s ancestors).
+pub fn lu_reverse_tree_solve(lu: &DMatrix<f64>, parent: &[Option<usize>], x: &mut [f64]) {
+    for j in (0..lu.nrows()).rev() {
+        let xj = x[j];
+        let mut up = parent[j];
+        while let Some(i) = up {
+            x[i] -= lu[(i, j)] * xj;
+            up = parent[i];
+        }
+    }
+    for i in 0..lu.nrows() {
+        let mut s = x[i];
+        let mut left = parent[i];
+        while let Some(j) = left {
+            s -= lu[(i, j)] * x[j];
+            left = parent[j];
+        }
+        x[i] = s / lu[(i, i)];
+    }
+}
+// ANCHOR_END: lu_reverse_tree
 
 /// The first dof of every standalone free body's joint (MuJoCo's `mj_isFreeBody`: a free
 /// joint on a child of the world with no children). `implicitfast` solves these 6 x 6 blocks
@@ -304,5 +574,35 @@ mod tests {
         lu_reverse_solve(&lu, &mut x);
         let r = &a * nalgebra::DVector::from_column_slice(&x) - nalgebra::DVector::from_column_slice(&b);
         assert!(r.amax() < 1e-13, "residual {}", r.amax());
+        // the pattern-only factor: bitwise the dense one on the pattern, with every entry off
+        // the pattern poisoned (never read, never written)
+        let mut tree = a.clone();
+        for i in 0..n {
+            for j in 0..n {
+                if !on_pattern(&model, i, j) {
+                    tree[(i, j)] = f64::NAN;
+                }
+            }
+        }
+        lu_reverse_tree_in_place(&mut tree, &model.dof_parent, "test").unwrap();
+        for i in 0..n {
+            for j in 0..n {
+                if on_pattern(&model, i, j) {
+                    assert_eq!(tree[(i, j)].to_bits(), lu[(i, j)].to_bits(), "({i}, {j})");
+                } else {
+                    assert!(tree[(i, j)].is_nan(), "({i}, {j}) written");
+                }
+            }
+        }
+        let mut y = b.clone();
+        lu_reverse_tree_solve(&tree, &model.dof_parent, &mut y);
+        for k in 0..n {
+            assert!(
+                (y[k] - x[k]).abs() < 1e-14 * x[k].abs().max(1.0),
+                "solution {k}: {} vs {}",
+                y[k],
+                x[k]
+            );
+        }
     }
 }

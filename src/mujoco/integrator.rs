@@ -24,8 +24,8 @@
 use super::collision::candidate_pairs;
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, lu_reverse_in_place, lu_reverse_solve, pattern, qderiv, rne_vel, solve_small,
-    standalone_free_joints,
+    check_implicit_supported, lu_reverse_tree_in_place, lu_reverse_tree_solve, pattern, qderiv, rne_vel, solve_small,
+    standalone_free_joints, RneVel,
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, check_controls, crba_with, fill_upper, kinetic_energy, next_activation,
@@ -432,11 +432,10 @@ pub struct Simulator<'m> {
     qh_diag_inv: Vec<f64>,
     /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
     free_bodies: Vec<usize>,
-    /// Scratch (nv each): the force solved for, and the RNE derivative's evaluations.
+    /// Scratch: the force solved for (nv).
     f: Vec<f64>,
-    vp: Vec<f64>,
-    plus: Vec<f64>,
-    minus: Vec<f64>,
+    /// Scratch of the analytic RNE derivative (`mjd_rne_vel`).
+    rv: RneVel,
     /// `act_dot` used to advance `act` (na).
     act_rate: Vec<f64>,
     /// The constrained pipeline ([`super::forward`]), for models with constraints
@@ -487,9 +486,7 @@ impl<'m> Simulator<'m> {
             qh_diag_inv: vec![0.0; nv],
             free_bodies: standalone_free_joints(model),
             f: vec![0.0; nv],
-            vp: vec![0.0; nv],
-            plus: vec![0.0; nv],
-            minus: vec![0.0; nv],
+            rv: RneVel::new(model)?,
             act_rate: vec![0.0; actuator_na(model)],
             constrained,
             on_divergence: OnDivergence::Reset,
@@ -544,23 +541,12 @@ impl<'m> Simulator<'m> {
                     &self.pat,
                     &mut self.d,
                 );
-                rne_vel(
-                    model,
-                    &mut self.fwd.ws,
-                    q,
-                    v,
-                    &self.fwd.zeros,
-                    &mut self.vp,
-                    &mut self.plus,
-                    &mut self.minus,
-                    &self.pat,
-                    &mut self.d,
-                );
+                rne_vel(model, &mut self.rv, q, v, &mut self.d)?;
                 for k in 0..nv * nv {
                     self.m.as_mut_slice()[k] -= h * self.d.as_slice()[k];
                 }
-                lu_reverse_in_place(&mut self.m, "M - h qDeriv of the implicit step")?;
-                lu_reverse_solve(&self.m, &mut self.f);
+                lu_reverse_tree_in_place(&mut self.m, &model.dof_parent, "M - h qDeriv of the implicit step")?;
+                lu_reverse_tree_solve(&self.m, &model.dof_parent, &mut self.f);
             }
             Integrator::ImplicitFast => {
                 self.mass_matrix(q);
@@ -598,18 +584,7 @@ impl<'m> Simulator<'m> {
                 if !self.free_bodies.is_empty() {
                     // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
                     let mut dfull = self.d.clone();
-                    rne_vel(
-                        model,
-                        &mut self.fwd.ws,
-                        q,
-                        v,
-                        &self.fwd.zeros,
-                        &mut self.vp,
-                        &mut self.plus,
-                        &mut self.minus,
-                        &self.pat,
-                        &mut dfull,
-                    );
+                    rne_vel(model, &mut self.rv, q, v, &mut dfull)?;
                     for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
                         let mut a = [[0.0; 6]; 6];
                         for (r, row) in a.iter_mut().enumerate() {
