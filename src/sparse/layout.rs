@@ -395,9 +395,12 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 
 // ANCHOR: solve_ld
 /// MuJoCo's `mj_solveLD`: `x <- M^-1 x` with the legacy-layout factor of [`factor_i`]:
-/// `x <- L^-T x` (last dof to first), `x <- D^-1 x`, `x <- L^-1 x` (first dof to last).
+/// `x <- L^-T x` (last dof to first), then `x <- D^-1 x` and `x <- L^-1 x` together (first dof
+/// to last: x_i is scaled by `1/D_i` just before its ancestors' values are pulled in).
 /// Row i's off-diagonal entries are contiguous after its diagonal and their columns are
-/// `layout.col` of the same slots.
+/// `layout.col` of the same slots. A non-finite result is [`Error::Overflow`]; the test rides
+/// along the last pass (one comparison per dof, no branch) and the entry is looked up only
+/// when it failed.
 pub fn solve_ld(
     layout: &MjLayout,
     qld: &[f64],
@@ -426,17 +429,20 @@ pub fn solve_ld(
         }
         ops.madd(n);
     }
-    for (xi, d) in x.iter_mut().zip(qld_diag_inv) {
-        *xi *= d;
-    }
-    ops.div(layout.nv);
+    let mut finite = true;
     for i in 0..layout.nv {
         let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
         let pulled = dot_gather(&qld[a..a + n], &layout.col[a..a + n], x); // from the ancestors
-        x[i] -= pulled;
+        x[i] = x[i] * qld_diag_inv[i] - pulled;
+        finite &= x[i].is_finite();
+        ops.div(1);
         ops.madd(n);
     }
-    crate::error::check_output("x = M^-1 x", x)
+    if finite {
+        Ok(())
+    } else {
+        crate::error::check_output("x = M^-1 x", x)
+    }
 }
 // ANCHOR_END: solve_ld
 
