@@ -107,9 +107,14 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     }
     for i in 1..=nb {
         let c = d.subtree_com_fb[d.rootid_fb[i]];
-        // cinert: the body inertia moved to world axes at origin c
-        let to_c = Xform::new(Mat3::identity(), c).compose(&d.x_0[i].inverse()); // c_X_i
-        d.cinert_fb[i] = model.inertia[i].transform(&to_c);
+        // cinert: the body inertia moved to world axes at origin c. The body frame seen from
+        // the frame (world axes, origin c) is i_X_c = (E_i, p_i - c), and I_c = i_X_c^T I_i
+        // i_X_c (`transform_back`: rotate, then shift by p_i - c; no 6x6 products).
+        let i_x_c = Xform {
+            e: d.x_0[i].e,
+            r: d.x_0[i].r - c,
+        };
+        d.cinert_fb[i] = model.inertia[i].transform_back(&i_x_c);
         // cdof
         let j = &model.joints[i];
         let rot = d.x_0[i].e.transpose(); // body axes in world coordinates
@@ -145,6 +150,7 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
             JointType::Helical { .. } | JointType::Cylindrical { .. } | JointType::Planar => {
                 let q = &qpos[model.qs(i)];
                 jcalc_into(j, q, &zeros[..j.jtype.nv()], &mut d.jc);
+                let to_c = i_x_c.inverse(); // c_X_i
                 for k in 0..d.jc.s.n {
                     d.cdof[base + k] = to_c.apply_motion(&d.jc.s.cols[k]);
                 }

@@ -31,6 +31,11 @@ pub struct MjLayout {
     /// instead of walking `dof_parentid`, as MuJoCo's kernels read `M_colind`: one independent
     /// load per entry instead of a chain of dependent ones.
     pub col: Vec<usize>,
+    /// The start of the row of every slot's column (size `nM`): `col_madr[s] =
+    /// dof_madr[col[s]]`. The factorization reads where row i begins from the slot of (k, i),
+    /// as MuJoCo's `mj_factorI` reads `M_rowadr[M_colind[adr]]`, but with one load instead of two
+    /// that wait on each other.
+    pub col_madr: Vec<usize>,
     /// CSR: entries per row.
     pub m_rownnz: Vec<usize>,
     /// CSR: start of each row.
@@ -58,6 +63,7 @@ impl MjLayout {
             col.push(i);
             col.extend(ancestors(dof_parentid, i));
         }
+        let col_madr = col.iter().map(|&j| dof_madr[j]).collect();
         let (mut m_rownnz, mut m_rowadr, mut m_colind, mut map_m2m) =
             (vec![0; nv], vec![0; nv], Vec::with_capacity(nm), Vec::with_capacity(nm));
         for i in 0..nv {
@@ -79,6 +85,7 @@ impl MjLayout {
             dof_depth: depth,
             nm,
             col,
+            col_madr,
             m_rownnz,
             m_rowadr,
             m_colind,
@@ -173,12 +180,12 @@ pub use crate::model::constants::MJ_MINVAL;
 /// first. Step k updates three regions (the chapter's figure of step k):
 /// 1. the pivot `M(k,k)`, already equal to `D_k` (every descendant of k has been subtracted);
 ///    its reciprocal `1/D_k` is computed once and kept in `qld_diag_inv[k]`;
-/// 2. row k left of the diagonal: for each ancestor i of k (slot `ak + t`, column `col[ak + t]`),
-///    `tmp = M(k,i) / D_k` (2a), stored over `M(k,i)` only after region 3 has used the undivided
-///    row (2b);
-/// 3. the rows of k's ancestors: row i from its diagonal gets `-tmp *` row k from the slot
-///    (k, i). The ancestors of i are the ancestors of k beyond i, so the two segments line up
-///    and the update is one contiguous scaled-vector subtraction (MuJoCo's `mju_addToScl`).
+/// 2. row k left of the diagonal: for each ancestor i of k (slot `ak + t`), `tmp = M(k,i) / D_k`
+///    (2a), stored over `M(k,i)` only after region 3 has used the undivided row (2b);
+/// 3. the rows of k's ancestors: row i from its diagonal (which starts at `col_madr[ak + t]`) gets
+///    `-tmp *` row k from the slot (k, i). The ancestors of i are the ancestors of k beyond i, so
+///    the two segments line up and the update is one contiguous scaled-vector subtraction,
+///    `sub_scaled` (MuJoCo's `mju_addToScl`).
 ///
 /// `qld` holds `qM` on entry and the factor on return; `qld_diag_inv` receives `1/D`. A pivot
 /// below `MJ_MINVAL` is an error naming the dof, or with [`PivotPolicy::ClampAndWarn`] is
@@ -193,6 +200,7 @@ fn factor_rows<C: Counter>(
     policy: PivotPolicy,
     warnings: &mut Vec<String>,
     ops: &mut C,
+    sub_scaled: impl Fn(&mut [f64], &[f64], f64),
 ) -> Result<()> {
     for k in (0..layout.nv).rev() {
         let ak = layout.dof_madr[k]; // region 1: the pivot
@@ -206,15 +214,10 @@ fn factor_rows<C: Counter>(
         // row i lies wholly before row k (i < k), so the two rows can be borrowed apart
         let (before_k, from_k) = qld.split_at_mut(ak);
         let row_k = &mut from_k[..row_len];
-        for t in 1..row_len {
-            let i = layout.col[ak + t];
+        for (t, &ai) in (1..row_len).zip(&layout.col_madr[ak + 1..ak + row_len]) {
             let tmp = row_k[t] * inv_d; // 2a
             ops.mul(1);
-            let ai = layout.dof_madr[i];
-            let row_i = &mut before_k[ai..ai + row_len - t];
-            for (dst, src) in row_i.iter_mut().zip(&row_k[t..]) {
-                *dst -= tmp * src; // region 3
-            }
+            sub_scaled(&mut before_k[ai..ai + row_len - t], &row_k[t..], tmp); // region 3
             ops.madd(row_len - t);
             row_k[t] = tmp; // 2b
         }
@@ -223,13 +226,99 @@ fn factor_rows<C: Counter>(
 }
 // ANCHOR_END: factor_i
 
+// ANCHOR: sub_scaled
+/// `dst -= s * src` (MuJoCo's `mju_addToScl` with `-s`), entry by entry, no fused multiply-adds.
+///
+/// Built for speed in two parts. A segment shorter than eight entries (every row update of a
+/// shallow tree) is done in place by [`sub_scaled_few`]. A longer one goes to `long`, a function of its own,
+/// not inlined ([`sub_scaled_long`], or [`sub_scaled_long_avx`] on processors with AVX): Rust
+/// tells the compiler that two slices passed to a function cannot overlap, so its loop compiles to
+/// whole vector instructions with no run-time overlap test, while a call per segment would cost
+/// more than the short updates themselves.
+#[inline(always)]
+fn sub_scaled(dst: &mut [f64], src: &[f64], s: f64, long: impl Fn(&mut [f64], &[f64], f64)) {
+    debug_assert_eq!(dst.len(), src.len());
+    if dst.len() < 8 {
+        sub_scaled_few(dst, src, s)
+    } else {
+        long(dst, src, s)
+    }
+}
+
+/// The long segments of [`sub_scaled`], for the default target (SSE2: two numbers per
+/// instruction).
+#[inline(never)]
+fn sub_scaled_long(dst: &mut [f64], src: &[f64], s: f64) {
+    sub_scaled_blocks(dst, src, s)
+}
+
+/// [`sub_scaled_long`] compiled for AVX: four numbers per instruction.
+///
+/// # Safety
+/// Only for processors with AVX (the caller checks `is_x86_feature_detected!("avx")`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline(never)]
+unsafe fn sub_scaled_long_avx(dst: &mut [f64], src: &[f64], s: f64) {
+    sub_scaled_blocks(dst, src, s)
+}
+
+/// `dst -= s * src` in blocks of four, which the compiler turns into whole vector instructions,
+/// then the last zero to three entries by [`sub_scaled_rest`].
+#[inline(always)]
+fn sub_scaled_blocks(dst: &mut [f64], src: &[f64], s: f64) {
+    let (mut d4, mut x4) = (dst.chunks_exact_mut(4), src.chunks_exact(4));
+    for (d, x) in (&mut d4).zip(&mut x4) {
+        d[0] -= s * x[0];
+        d[1] -= s * x[1];
+        d[2] -= s * x[2];
+        d[3] -= s * x[3];
+    }
+    sub_scaled_rest(d4.into_remainder(), x4.remainder(), s);
+}
+
+/// `dst -= s * src` for fewer than eight entries, without a loop: a block of four if there is
+/// one, then the rest. (A loop would be compiled for long runs, with vector set-up and overlap
+/// tests that cost more than these few entries.)
+#[inline(always)]
+fn sub_scaled_few(dst: &mut [f64], src: &[f64], s: f64) {
+    let (d4, d_rest) = dst.as_chunks_mut::<4>();
+    let (x4, x_rest) = src.as_chunks::<4>();
+    if let (Some(d), Some(x)) = (d4.first_mut(), x4.first()) {
+        for k in 0..4 {
+            d[k] -= s * x[k];
+        }
+    }
+    sub_scaled_rest(d_rest, x_rest, s);
+}
+
+/// The last zero to three entries of `dst -= s * src`, one case per length (a loop here would be
+/// compiled with masked vector loads and stores, which are slow on some processors).
+#[inline(always)]
+fn sub_scaled_rest(dst: &mut [f64], src: &[f64], s: f64) {
+    match (dst, src) {
+        ([d0, d1, d2], [x0, x1, x2]) => {
+            *d0 -= s * x0;
+            *d1 -= s * x1;
+            *d2 -= s * x2;
+        }
+        ([d0, d1], [x0, x1]) => {
+            *d0 -= s * x0;
+            *d1 -= s * x1;
+        }
+        ([d0], [x0]) => *d0 -= s * x0,
+        _ => {}
+    }
+}
+// ANCHOR_END: sub_scaled
+
 /// MuJoCo's `mj_factorI` (the listing `factor_rows` above) after checking the lengths of `qld`
 /// (`nM`) and `qld_diag_inv` (`nv`).
 ///
-/// On x86-64 processors with AVX, the same code runs compiled for AVX, chosen at run time: the
-/// row updates of region 3 then handle four numbers per instruction instead of the two of the
-/// default target's SSE2, as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for
-/// AVX). The arithmetic, and so the result, is the same bit for bit: no fused multiply-adds.
+/// On x86-64 processors with AVX, the long row updates run `sub_scaled_long_avx`, chosen once per call
+/// at run time: four numbers per instruction instead of the two of the default target's SSE2,
+/// as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for AVX). The arithmetic, and
+/// so the result, is the same bit for bit: no fused multiply-adds.
 pub fn factor_i_in_place(
     layout: &MjLayout,
     qld: &mut [f64],
@@ -248,26 +337,12 @@ pub fn factor_i_in_place(
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") {
         // SAFETY: the processor supports AVX, checked on the line above.
-        return unsafe { factor_rows_avx(layout, qld, qld_diag_inv, policy, warnings, ops) };
+        let long = |d: &mut [f64], x: &[f64], s: f64| unsafe { sub_scaled_long_avx(d, x, s) };
+        let avx = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, long);
+        return factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, avx);
     }
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops)
-}
-
-/// `factor_rows` compiled for AVX.
-///
-/// # Safety
-/// Only for processors with AVX (the caller checks `is_x86_feature_detected!("avx")`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn factor_rows_avx<C: Counter>(
-    layout: &MjLayout,
-    qld: &mut [f64],
-    qld_diag_inv: &mut [f64],
-    policy: PivotPolicy,
-    warnings: &mut Vec<String>,
-    ops: &mut C,
-) -> Result<()> {
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops)
+    let portable = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, sub_scaled_long);
+    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, portable)
 }
 
 /// The pivot `*pivot` of dof k is below `MJ_MINVAL`: an error, or clamp and warn.
@@ -320,9 +395,12 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 
 // ANCHOR: solve_ld
 /// MuJoCo's `mj_solveLD`: `x <- M^-1 x` with the legacy-layout factor of [`factor_i`]:
-/// `x <- L^-T x` (last dof to first), `x <- D^-1 x`, `x <- L^-1 x` (first dof to last).
+/// `x <- L^-T x` (last dof to first), then `x <- D^-1 x` and `x <- L^-1 x` together (first dof
+/// to last: x_i is scaled by `1/D_i` just before its ancestors' values are pulled in).
 /// Row i's off-diagonal entries are contiguous after its diagonal and their columns are
-/// `layout.col` of the same slots.
+/// `layout.col` of the same slots. A non-finite result is [`Error::Overflow`]; the test rides
+/// along the last pass (one comparison per dof, no branch) and the entry is looked up only
+/// when it failed.
 pub fn solve_ld(
     layout: &MjLayout,
     qld: &[f64],
@@ -351,22 +429,41 @@ pub fn solve_ld(
         }
         ops.madd(n);
     }
-    for (xi, d) in x.iter_mut().zip(qld_diag_inv) {
-        *xi *= d;
-    }
-    ops.div(layout.nv);
+    let mut finite = true;
     for i in 0..layout.nv {
         let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
-        let mut acc = x[i];
-        for (&l, &j) in qld[a..a + n].iter().zip(&layout.col[a..a + n]) {
-            acc -= l * x[j]; // pull from the ancestors
-        }
-        x[i] = acc;
+        let pulled = dot_gather(&qld[a..a + n], &layout.col[a..a + n], x); // from the ancestors
+        x[i] = x[i] * qld_diag_inv[i] - pulled;
+        finite &= x[i].is_finite();
+        ops.div(1);
         ops.madd(n);
     }
-    crate::error::check_output("x = M^-1 x", x)
+    if finite {
+        Ok(())
+    } else {
+        crate::error::check_output("x = M^-1 x", x)
+    }
 }
 // ANCHOR_END: solve_ld
+
+/// `sum_t l[t] x[col[t]]` (MuJoCo's `mju_dotSparse`) with four partial sums, added at the end:
+/// four independent chains of additions that the processor overlaps, where one running sum
+/// would make every addition wait for the one before.
+#[inline(always)]
+fn dot_gather(l: &[f64], col: &[usize], x: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    let (l4, c4) = (l.chunks_exact(4), col.chunks_exact(4));
+    let (l_rest, c_rest) = (l4.remainder(), c4.remainder());
+    for (l, c) in l4.zip(c4) {
+        for k in 0..4 {
+            acc[k] += l[k] * x[c[k]];
+        }
+    }
+    for (&l, &j) in l_rest.iter().zip(c_rest) {
+        acc[0] += l * x[j];
+    }
+    (acc[0] + acc[2]) + (acc[1] + acc[3])
+}
 
 #[cfg(test)]
 mod tests {
@@ -429,6 +526,7 @@ mod tests {
                 PivotPolicy::Error,
                 &mut Vec::new(),
                 &mut NoCount,
+                |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, sub_scaled_long),
             )
             .unwrap();
             assert_eq!(a, b);

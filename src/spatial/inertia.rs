@@ -106,9 +106,22 @@ impl SpatialInertia {
     /// `[a]x [b]x = b a^T - (a . b) 1` and `p = h_r + m r / 2` the last two terms are
     /// `-(p r^T + r p^T) + 2 (r . p) 1`, which is how it is computed (no 3x3 products; this runs
     /// once per body in CRBA).
+    #[inline]
     pub fn transform_back(&self, x: &Xform) -> SpatialInertia {
         let h_r = x.e.tr_mul(&self.h); // rotate into A's axes, still about B's origin
-        let ibar_r = x.e.tr_mul(&(self.ibar * x.e));
+                                       // E^T Ibar E is symmetric: with T = Ibar E, entry (i, j) is column i of E dotted with
+                                       // column j of T, and only the six entries with i <= j are computed.
+        let t = self.ibar * x.e;
+        let entry = |i: usize, j: usize| x.e.column(i).dot(&t.column(j));
+        let (xx, yy, zz, xy, xz, yz) = (
+            entry(0, 0),
+            entry(1, 1),
+            entry(2, 2),
+            entry(0, 1),
+            entry(0, 2),
+            entry(1, 2),
+        );
+        let ibar_r = Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz);
         let r = x.r;
         let p = h_r + r * (0.5 * self.m);
         let shift = p * r.transpose() + r * p.transpose() - Mat3::identity() * (2.0 * r.dot(&p));
