@@ -3,7 +3,7 @@
 //! prints the gain and the state every half second, and writes the chapter's figure of the
 //! controlled and uncontrolled runs (book chapter "Integrators and the simulation loop").
 //!
-//!     cargo run --release --example mujoco_lqr
+//!     cargo run --release --example ch15_integrators
 
 use mbd::figures::integrators::{lqr_balance, LQR_DURATION};
 use std::path::Path;
