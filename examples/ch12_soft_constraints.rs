@@ -59,7 +59,10 @@ fn main() -> mbd::Result<()> {
     // ANCHOR_END: resting_sphere
 
     println!("sphere r = {radius} m, m = {mass} kg, penetration {penetration} m, at rest");
-    println!("{:>10} {:>16} {:>16} {:>10}", "quantity", "library", "closed form", "rel. diff");
+    println!(
+        "{:>10} {:>16} {:>16} {:>10}",
+        "quantity", "library", "closed form", "rel. diff"
+    );
     let rows = [
         ("d", imp, imp_cf),
         ("K", k, k_cf),

@@ -64,8 +64,14 @@ pub mod ch03;
 pub mod ch04;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch05.rs")]
 pub mod ch05;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch06.rs")]
+pub mod ch06;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch07.rs")]
 pub mod ch07;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08.rs")]
+pub mod ch08;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch09.rs")]
+pub mod ch09;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch10.rs")]
 pub mod ch10;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch11.rs")]
@@ -78,13 +84,7 @@ pub mod ch13;
 pub mod ch14;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch15.rs")]
 pub mod ch15;
-#[cfg_attr(feature = "solutions", path = "../solutions/ch17.rs")]
-pub mod ch17;
-#[cfg_attr(feature = "solutions", path = "../solutions/ch09.rs")]
-pub mod ch09;
-#[cfg_attr(feature = "solutions", path = "../solutions/ch08.rs")]
-pub mod ch08;
-#[cfg_attr(feature = "solutions", path = "../solutions/ch06.rs")]
-pub mod ch06;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch16.rs")]
 pub mod ch16;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch17.rs")]
+pub mod ch17;

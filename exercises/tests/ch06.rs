@@ -1,8 +1,8 @@
 //! Grader of the exercises of "Sparse factorization of the joint-space inertia"
 //! (`src/ch06.rs`): `cargo test -p exercises --test ch06`.
 
-use exercises::grade::{close_mat, ensure, repo_root, run, Check, Exercise, Rng};
 use exercises::ch06;
+use exercises::grade::{close_mat, ensure, repo_root, run, Check, Exercise, Rng};
 use mbd::dynamics::crba;
 use mbd::model::{canned, Model};
 use mbd::sparse::{llt_fill_in, ltdl, split_ltdl, MjLayout, OpCount};

@@ -1,8 +1,8 @@
 //! Grader of the exercises of "Solving the constraint equations, sparsity and ladders"
 //! (`src/ch08.rs`): `cargo test -p exercises --test ch08`.
 
-use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
 use exercises::ch08;
+use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
 use mbd::loops::{least_squares_bias, loop_clusters, loop_constraints, null_space, Figure83Closure, LoopClosure};
 use mbd::model::loop_models::{four_loops, ladder};
 use mbd::model::mechanisms::{figure_8_3, four_bar};

@@ -1,8 +1,8 @@
 //! Grader of the exercises of "SPOOK: a variational stepper" (`src/ch16.rs`):
 //! `cargo test -p exercises --test ch16`.
 
-use exercises::grade::{close, ensure, run, Check, Exercise, Rng};
 use exercises::ch16;
+use exercises::grade::{close, ensure, run, Check, Exercise, Rng};
 use mbd::integrate::Trajectory;
 use mbd::spatial::Vec3;
 use mbd::spook::{
