@@ -50,7 +50,7 @@
 //! the book section, the equation or the MuJoCo function it implements; the book's notation table
 //! (`book/src/notation.md`) maps each symbol to its Rust name and its MuJoCo field. The graded
 //! exercises of every chapter are the separate crate `exercises/`
-//! (`cargo test -p exercises --test ch02`).
+//! (`cargo test -p exercises --test ch01`).
 //!
 //! ## Map: book chapter, module, example, tests
 //!
@@ -58,30 +58,30 @@
 //! below): [`spatial`], [`vector`]; [`model`], [`sparse`], [`integrate`]; [`kinematics`],
 //! [`dynamics`], [`collision`], [`mjcf`]; [`loops`], [`mujoco`], [`spook`]; [`cli`], `figures`, `plot`, `book`.
 //!
-//! | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`; `exercises/X` = graded exercises, `exercises/tests/X.rs`) |
-//! |---|---|---|---|
-//! | Introduction (`introduction.md`) | this page | | |
-//! | Spatial vectors (`spatial.md`) | [`spatial`] | `ch02_spatial` | `exercises/ch02`, `dynamics_props` |
-//! | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch04_models`, `mjcf_public` | `exercises/ch04`, `mjcf`, `public_models` |
-//! | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] | `ch05_rnea` | `exercises/ch05`, `peers` |
-//! | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] | `ch06_crba` | `exercises/ch06`, `peers` |
-//! | The articulated-body algorithm (`aba.md`) | [`dynamics`], [`integrate`] | `ch07_aba` | `exercises/ch07`, `peers` |
-//! | Sparse factorization of the joint-space inertia (`sparse.md`) | [`sparse`] | `sparse_factorization` | `exercises/sparse`, `sparse` |
-//! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises/ch08`, `loops` |
-//! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/loops2`, `loops2` |
-//! | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `mujoco_com` | `exercises/com`, `mujoco_com` |
-//! | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `mujoco_collision` | `exercises/ch10`, `collision` |
-//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises/ch11`, `constraint` |
-//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises/ch12`, `constraint` |
-//! | Solvers (`solvers.md`) | [`mujoco::solver`] | `mujoco_solvers` | `exercises/ch13`, `solver` |
-//! | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
-//! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises/ch15`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
-//! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
-//! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises/ch17`, `spook_sparse` |
-//! | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
-//! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
-//! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
-//! | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
+//! | # | book chapter (`book/src/`) | module | example (`examples/`) | tests (`tests/`; `exercises/X` = graded exercises, `exercises/tests/X.rs`) |
+//! |---|---|---|---|---|
+//! |  | Introduction (`introduction.md`) | this page | | |
+//! | 1 | Spatial vectors (`spatial.md`) | [`spatial`] | `ch01_spatial` | `exercises/ch01`, `dynamics_props` |
+//! | 2 | Joint models and kinematic trees (`joints.md`) | [`model`], [`kinematics`], [`mjcf`] | `ch02_joints`, `mjcf_public` | `exercises/ch02`, `mjcf`, `public_models` |
+//! | 3 | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] | `ch03_rnea` | `exercises/ch03`, `peers` |
+//! | 4 | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] | `ch04_crba` | `exercises/ch04`, `peers` |
+//! | 5 | The articulated-body algorithm (`aba.md`) | [`dynamics`], [`integrate`] | `ch05_aba` | `exercises/ch05`, `peers` |
+//! | 6 | Sparse factorization of the joint-space inertia (`sparse.md`) | [`sparse`] | `ch06_sparse` | `exercises/ch06`, `sparse` |
+//! | 7 | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch07_loops` | `exercises/ch07`, `loops` |
+//! | 8 | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/ch08`, `loops2` |
+//! | 9 | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `ch09_com` | `exercises/ch09`, `mujoco_com` |
+//! | 10 | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `ch10_collision` | `exercises/ch10`, `collision` |
+//! | 11 | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `ch11_constraints` | `exercises/ch11`, `constraint` |
+//! | 12 | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `ch12_soft_constraints` | `exercises/ch12`, `constraint` |
+//! | 13 | Solvers (`solvers.md`) | [`mujoco::solver`] | `ch13_solvers` | `exercises/ch13`, `solver` |
+//! | 14 | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `ch14_constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
+//! | 15 | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `ch15_integrators` | `exercises/ch15`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
+//! | 16 | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `ch16_spook` | `exercises/ch16`, `spook` |
+//! | 17 | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `ch17_spook_sparse` | `exercises/ch17`, `spook_sparse` |
+//! | 18 | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
+//! |  | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
+//! |  | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
+//! | 22 | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
 
 pub mod cli;
 pub mod collision;

@@ -123,3 +123,150 @@ fn every_chapter_of_the_exercises_crate_is_complete() {
         }
     }
 }
+
+/// The book's numbered chapters as mdBook numbers them in the sidebar: every top-level list item
+/// of `book/src/SUMMARY.md` (`- [Title](stem.md)`), counted on across the part headings; the
+/// links before the first list item (Preface, Introduction) are unnumbered. Returns
+/// `(number, title, stem)`.
+fn sidebar() -> Vec<(usize, String, String)> {
+    let summary = read(&root().join("book/src/SUMMARY.md"));
+    let mut out = Vec::new();
+    for line in summary.lines() {
+        let Some(item) = line.strip_prefix("- [") else { continue };
+        let (title, rest) = item.split_once("](").expect("a SUMMARY link");
+        let stem = rest.split_once(".md)").expect("a link to a .md file").0;
+        out.push((out.len() + 1, title.to_string(), stem.to_string()));
+    }
+    out
+}
+
+/// `chNN` of chapter `n`.
+fn ch(n: usize) -> String {
+    format!("ch{n:02}")
+}
+
+/// The rows of the chapter map in `text` (the table whose header starts with `| # |`; `prefix` is
+/// stripped from every line first, `//! ` in `src/lib.rs`): for each row with a number, the
+/// number, the chapter cell, the examples (`chNN_...` in backticks) and the exercise modules
+/// (`exercises/chNN`) it names.
+fn chapter_map(text: &str, prefix: &str, what: &str) -> Vec<(usize, String, Vec<String>, Vec<String>)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_prefix(prefix).unwrap_or(l))
+        .skip_while(|l| !l.starts_with("| # |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(lines.len() >= 17, "{what}: no chapter map with a `| # |` column");
+    let mut rows = Vec::new();
+    for l in lines {
+        let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+        if cells[1].is_empty() {
+            continue;
+        }
+        let n: usize = cells[1]
+            .parse()
+            .unwrap_or_else(|_| panic!("{what}: {:?} is not a chapter number", cells[1]));
+        let mut examples = Vec::new();
+        let mut modules = Vec::new();
+        for tick in l.split('`').skip(1).step_by(2) {
+            let is_ch = |s: &str| s.len() >= 4 && s.starts_with("ch") && s[2..4].bytes().all(|b| b.is_ascii_digit());
+            if let Some(m) = tick.strip_prefix("exercises/") {
+                if is_ch(m) {
+                    modules.push(m.to_string());
+                }
+            } else if is_ch(tick) && tick.len() > 5 && tick.as_bytes()[4] == b'_' {
+                examples.push(tick.to_string());
+            }
+        }
+        rows.push((n, cells[2].to_string(), examples, modules));
+    }
+    rows
+}
+
+/// Issue 15: one numbering. The sidebar's chapter numbers name the examples
+/// (`examples/chNN_<stem>.rs`), the exercise modules (`exercises/src/chNN.rs`, graded by the
+/// chapter `NN`'s Exercises section) and the first column of the chapter map, which is the same
+/// in `README.md`, `src/lib.rs` and the Introduction.
+#[test]
+fn examples_exercises_and_maps_use_the_sidebar_numbers() {
+    let side = sidebar();
+    assert!(side.len() >= 17, "SUMMARY.md: {side:?}");
+    let by_number = |n: usize| {
+        side.iter()
+            .find(|c| c.0 == n)
+            .unwrap_or_else(|| panic!("the sidebar has no chapter {n}"))
+    };
+    // examples: chNN_<stem of chapter NN>, and every one is a chapter's
+    let mut examples = Vec::new();
+    for e in fs::read_dir(root().join("examples")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".rs") else { continue };
+        let n: usize = stem
+            .strip_prefix("ch")
+            .and_then(|s| s.get(..2))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("examples/{name}: an example is named chNN_<chapter file stem>"));
+        let chapter = by_number(n);
+        let want = format!("{}_{}", ch(n), chapter.2);
+        assert_eq!(stem, want, "examples/{name}: chapter {n} is {}.md", chapter.2);
+        examples.push(stem.to_string());
+    }
+    // exercise modules: chNN, graded by chapter NN's Exercises section
+    for name in chapters() {
+        let n: usize = name
+            .strip_prefix("ch")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("exercise module {name:?}: modules are named chNN"));
+        let chapter = by_number(n);
+        let text = read(&root().join(format!("book/src/{}.md", chapter.2)));
+        let command = format!("cargo test -p exercises --test {name}");
+        assert!(
+            text.contains(&command),
+            "exercise module {name}: chapter {n} ({}.md) does not name `{command}`",
+            chapter.2
+        );
+    }
+    // the three maps: numbers agree with the sidebar and the names, and the maps agree
+    let maps = [
+        ("README.md", ""),
+        ("src/lib.rs", "//! "),
+        ("book/src/introduction.md", ""),
+    ]
+    .map(|(file, prefix)| {
+        let rows = chapter_map(&read(&root().join(file)), prefix, file);
+        for (n, cell, exs, mods) in &rows {
+            let chapter = by_number(*n);
+            assert!(
+                cell.contains(&chapter.1),
+                "{file}: row {n} is {cell:?}, but the sidebar's chapter {n} is {:?}",
+                chapter.1
+            );
+            for e in exs {
+                assert!(
+                    e.starts_with(&format!("{}_", ch(*n))),
+                    "{file}: row {n} names example {e}"
+                );
+                assert!(examples.contains(e), "{file}: row {n}: there is no examples/{e}.rs");
+            }
+            for m in mods {
+                assert_eq!(m, &ch(*n), "{file}: row {n} names exercises/{m}");
+            }
+        }
+        let key: Vec<(usize, Vec<String>, Vec<String>)> = rows.into_iter().map(|(n, _, e, m)| (n, e, m)).collect();
+        (file, key)
+    });
+    for (file, key) in &maps[1..] {
+        assert_eq!(
+            key, &maps[0].1,
+            "the chapter maps of {file} and README.md differ (numbers, examples or exercise modules)"
+        );
+    }
+    // every chapter example appears in the maps
+    for e in &examples {
+        assert!(
+            maps[0].1.iter().any(|(_, exs, _)| exs.contains(e)),
+            "examples/{e}.rs is in no row of the chapter map"
+        );
+    }
+}

@@ -17,7 +17,7 @@
 //! - the pivot policies of `factor_i`;
 //! - the com-based M and bias (`forward_smooth`) equal the body-frame CRBA and RNEA.
 //!
-//! Run with `cargo test --release --test sparse`; `MBD_PROP_REPORT=1` prints how close each
+//! Run with `cargo test --release --test ch06`; `MBD_PROP_REPORT=1` prints how close each
 //! check came.
 
 mod common;

@@ -1,65 +1,58 @@
-//! Worked answers to the exercises of "The articulated-body algorithm" (statements in
-//! `src/ch07.rs`).
+//! Worked answers to the exercises of "Closed-loop systems" (statements in `src/ch07.rs`).
 
-use mbd::dynamics::{aba, hand_c};
-use mbd::model::Model;
-use mbd::spatial::{Mat6, Vec6};
-use nalgebra::DVector;
+use mbd::spatial::Xform;
+use nalgebra::{DMatrix, DVector};
 
-/// With `a = L/2` and `J = m a^2 + m L^2 / 12`, the centre of mass is at
-/// `(x - a sin th, -a cos th)`: `T = (M+m)/2 x'^2 - m a cos(th) x' th' + J/2 th'^2`,
-/// `U = -m g a cos th`, and Lagrange's equations
-/// `(M+m) x'' - m a c th'' + m a s th'^2 = force`, `-m a c x'' + J th'' + m g a s = torque`
-/// are a 2x2 system.
-pub fn exercise_1(theta: f64, thetad: f64, force: f64, torque: f64) -> [f64; 2] {
-    let (big_m, m, l, g) = (2.0, 0.5, 0.8, 9.81);
-    let a = 0.5 * l;
-    let j = m * a * a + m * l * l / 12.0;
-    let (s, c) = theta.sin_cos();
-    let (h11, h12, h22) = (big_m + m, -m * a * c, j);
-    let r1 = force - m * a * s * thetad * thetad;
-    let r2 = torque - m * g * a * s;
-    let det = h11 * h22 - h12 * h12;
-    [(h22 * r1 - h12 * r2) / det, (h11 * r2 - h12 * r1) / det]
+/// The joint allows rotation about z and translation along z, so it transmits moments about x
+/// and y and forces along x and y: `T = [e1 e2 e4 e5]`. Row 3 of E is S's z axis in P
+/// coordinates; a small turn theta of S (P's axes) moves it from (0, 0, 1) to
+/// (theta_y, -theta_x, 1), so `theta_x = -E32`, `theta_y = E31` whatever the joint angle; the
+/// offset of S's origin from the axis is `(r_x, r_y)`.
+pub fn exercise_1(x_sp: &Xform) -> (DMatrix<f64>, DVector<f64>) {
+    let mut t = DMatrix::zeros(6, 4);
+    for (col, row) in [0, 1, 3, 4].into_iter().enumerate() {
+        t[(row, col)] = 1.0;
+    }
+    let e = &x_sp.e;
+    let err = DVector::from_vec(vec![-e[(2, 1)], e[(2, 0)], x_sp.r.x, x_sp.r.y]);
+    (t, err)
 }
 
-/// `U = I_2 s`, `D = s^T U`, `I^a_2 = I_2 - U U^T / D`, carried to body 1 by `X^T (.) X`.
-pub fn exercise_2(i1: &Mat6, i2: &Mat6, x21: &Mat6, s: &Vec6) -> Mat6 {
-    let u = i2 * s;
-    let d = s.dot(&u);
-    let ia2 = i2 - u * u.transpose() / d;
-    i1 + x21.transpose() * ia2 * x21
+/// `e'' + (2/T) e' + e/T^2 = 0` has the double root `-1/T`: `e(t) = (A + B t) exp(-t/T)` with
+/// `A = e(0)` and `B = e'(0) + e(0)/T`.
+pub fn exercise_2(t: f64, t_stab: f64, e0: f64, edot0: f64) -> f64 {
+    (e0 + (edot0 + e0 / t_stab) * t) * (-t / t_stab).exp()
 }
 
-/// The four stages of the classical tableau on the first-order system `(q, qd)`.
-pub fn exercise_3(model: &Model, q: &[f64], qd: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
-    let n = model.nv;
-    let tau = vec![0.0; n];
-    let acc = |q: &[f64], v: &[f64]| aba(model, q, v, &tau, None).expect("valid state");
-    let shift = |x: &[f64], dx: &[f64], c: f64| -> Vec<f64> { x.iter().zip(dx).map(|(a, b)| a + c * b).collect() };
-    let k1v = acc(q, qd);
-    let k1q = qd.to_vec();
-    let (q2, v2) = (shift(q, &k1q, 0.5 * h), shift(qd, k1v.as_slice(), 0.5 * h));
-    let k2v = acc(&q2, &v2);
-    let k2q = v2;
-    let (q3, v3) = (shift(q, &k2q, 0.5 * h), shift(qd, k2v.as_slice(), 0.5 * h));
-    let k3v = acc(&q3, &v3);
-    let k3q = v3;
-    let (q4, v4) = (shift(q, &k3q, h), shift(qd, k3v.as_slice(), h));
-    let k4v = acc(&q4, &v4);
-    let k4q = v4;
-    let q_new = (0..n)
-        .map(|i| q[i] + h / 6.0 * (k1q[i] + 2.0 * k2q[i] + 2.0 * k3q[i] + k4q[i]))
-        .collect();
-    let v_new = (0..n)
-        .map(|i| qd[i] + h / 6.0 * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i] + k4v[i]))
-        .collect();
-    (q_new, v_new)
+/// A body turned by th about y maps its (x, z) to world as (c x + s z, -s x + c z); turning
+/// about y through the hinge o at unit rate moves p with `y x (p - o) = (dz, 0, -dx)`.
+pub fn exercise_3(q: [f64; 3]) -> [[f64; 3]; 2] {
+    let turn = |th: f64, x: f64, z: f64| {
+        let (s, c) = th.sin_cos();
+        (c * x + s * z, -s * x + c * z)
+    };
+    let a = (0.0, 0.0);
+    let ob = turn(q[0], 0.05, 0.15);
+    let b = (a.0 + ob.0, a.1 + ob.1);
+    let bc = turn(q[0] + q[1], 0.3, 0.15);
+    let c = (b.0 + bc.0, b.1 + bc.1);
+    let cp = turn(q[0] + q[1] + q[2], 0.05, -0.3);
+    let p = (c.0 + cp.0, c.1 + cp.1);
+    let mut jac = [[0.0; 3]; 2];
+    for (j, o) in [a, b, c].into_iter().enumerate() {
+        jac[0][j] = p.1 - o.1;
+        jac[1][j] = -(p.0 - o.0);
+    }
+    jac
 }
 
-/// Armature is already on H's diagonal (`hand_c` calls `crba`).
-pub fn exercise_4(model: &Model, q: &[f64], qd: &[f64], tau: &[f64]) -> DVector<f64> {
-    let (h, c) = hand_c(model, q, qd, None).expect("valid state");
-    let rhs = DVector::from_column_slice(tau) - c;
-    h.cholesky().expect("H is positive definite").solve(&rhs)
+/// With `G = [[1, 0], [theta2', 0], [d', 0], [0, 1]]` the actuated rows (1 and 4) form
+/// `G_u = 1`, so `u = G_u^-T G^T tau_ID = G^T tau_ID`, with no singularity at `y1 = 0`.
+pub fn exercise_4(l1: f64, l2: f64, y1: f64, tau_id: [f64; 4]) -> [f64; 2] {
+    let (s1, c1) = y1.sin_cos();
+    let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
+    let d = dd.sqrt();
+    let theta2_p = l2 * (l2 - l1 * c1) / dd;
+    let d_p = l1 * l2 * s1 / d;
+    [tau_id[0] + theta2_p * tau_id[1] + d_p * tau_id[2], tau_id[3]]
 }

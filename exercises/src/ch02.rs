@@ -1,37 +1,48 @@
-//! Exercises of the chapter "Spatial vectors" (`book/src/spatial.md`). Grade them with
-//! `cargo test -p exercises --test ch02`.
+//! Exercises of the chapter "Joint models and kinematic trees" (`book/src/joints.md`). Grade
+//! them with `cargo test -p exercises --test ch02`.
 //!
-//! Write each answer with plain 3x3 and 6x6 matrices, not with the library routine the grader
-//! compares it with (`Xform`, `SpatialInertia`, `Motion::cross_force`).
+//! Write each answer with plain trigonometry and matrices, not with the library routine the
+//! grader compares it with (`jcalc`, `forward_kinematics`, `point_jacobian`, `Model::dof_parent`).
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
-use mbd::spatial::{Mat3, Mat6, Motion, Vec3};
+pub use crate::types::UniversalJoint;
+use mbd::spatial::{Mat3, Motion, Vec3};
 
-/// Exercise 1, the Plücker matrix: the 6x6 matrix of the transform `B_X_A = rot(E) xlt(r)` for
-/// motion vectors, built as the product of its two factors `rot(E)` and `xlt(r)`
-/// (Featherstone eqs. (2.24)-(2.26)). `e` is the rotation from A to B coordinates, `r` the
-/// position of B's origin in A coordinates.
-pub fn exercise_1(e: &Mat3, r: &Vec3) -> Mat6 {
+/// Exercise 1, a universal joint: `jcalc` for a joint that turns by `q[0]` about the
+/// predecessor's z axis and then by `q[1]` about the y axis of the frame so obtained, so that
+/// `X_J = roty(q2) rotz(q1)` (coordinate rotations, Featherstone table 2.2). Return `X_J`
+/// (6x6), `S` (6x2, successor coordinates), `v_J = S qdot` and `c_J = (dS/dt) qdot`.
+pub fn exercise_1(q: [f64; 2], qd: [f64; 2]) -> UniversalJoint {
     todo!()
 }
 
-/// Exercise 2, find the screw: the pitch `h` of the screw of the motion vector `m = [w; v_O]`
-/// (`w != 0`) and the point of its screw axis nearest the origin, as `(h, point)`.
-pub fn exercise_2(m: &Motion) -> (f64, Vec3) {
+/// Exercise 2, dof parents: MuJoCo's `dof_parentid` (Featherstone 6.5's expanded parent array)
+/// from the body parent array `lambda` (bodies 1..=nb, entry 0 unused) and the number of dofs
+/// of each body's joint `ndof` (entry 0 unused; a welded body has 0). One entry per dof, in body
+/// order; `None` for a dof with no parent dof.
+pub fn exercise_2(lambda: &[usize], ndof: &[usize]) -> Vec<Option<usize>> {
     todo!()
 }
 
-/// Exercise 3, inertia of a point cloud: the 6x6 spatial inertia about the origin of a body with
-/// mass `m`, centre of mass `c` and rotational inertia `ic` about its centre of mass
-/// (Featherstone eq. (2.63)).
-pub fn exercise_3(m: f64, c: &Vec3, ic: &Mat3) -> Mat6 {
+/// Exercise 3, forward kinematics by hand: the world position of the tip of
+/// `canned::chain(3, false)`. The links hang along -z with lengths 0.5, 0.49 and 0.48 m; every
+/// joint turns about y.
+pub fn exercise_3(q: [f64; 3]) -> Vec3 {
     todo!()
 }
 
-/// Exercise 4, the force cross product: the 6x6 matrix `crf(v)` with `crf(v) f = v x* f`, the
-/// rate of change of a force fixed in a body that moves with velocity `v = [w; v_O]`.
-pub fn exercise_4(v: &Motion) -> Mat6 {
+/// Exercise 4, the tip Jacobian: the 3x3 matrix `d tip / d q` of the same chain (column k is the
+/// derivative of exercise 3's answer with respect to `q[k]`).
+pub fn exercise_4(q: [f64; 3]) -> Mat3 {
+    todo!()
+}
+
+/// Exercise 5, the free joint's velocity in world terms: the spatial velocity, in world
+/// coordinates with the world origin as reference point, of a body on a MuJoCo free joint with
+/// `qpos = [p; quat (w, x, y, z)]` and `qvel = [world velocity of the body origin; body-frame
+/// angular velocity]`.
+pub fn exercise_5(qpos: [f64; 7], qvel: [f64; 6]) -> Motion {
     todo!()
 }

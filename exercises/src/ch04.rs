@@ -1,48 +1,39 @@
-//! Exercises of the chapter "Joint models and kinematic trees" (`book/src/joints.md`). Grade
+//! Exercises of the chapter "The composite-rigid-body algorithm" (`book/src/crba.md`). Grade
 //! them with `cargo test -p exercises --test ch04`.
 //!
-//! Write each answer with plain trigonometry and matrices, not with the library routine the
-//! grader compares it with (`jcalc`, `forward_kinematics`, `point_jacobian`, `Model::dof_parent`).
+//! Write each answer without `crba` (the grader compares with it).
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
-pub use crate::types::UniversalJoint;
-use mbd::spatial::{Mat3, Motion, Vec3};
+use mbd::model::Model;
+use nalgebra::DMatrix;
 
-/// Exercise 1, a universal joint: `jcalc` for a joint that turns by `q[0]` about the
-/// predecessor's z axis and then by `q[1]` about the y axis of the frame so obtained, so that
-/// `X_J = roty(q2) rotz(q1)` (coordinate rotations, Featherstone table 2.2). Return `X_J`
-/// (6x6), `S` (6x2, successor coordinates), `v_J = S qdot` and `c_J = (dS/dt) qdot`.
-pub fn exercise_1(q: [f64; 2], qd: [f64; 2]) -> UniversalJoint {
+/// Exercise 1, H by inverse dynamics: the joint-space inertia `H(q)` built column by column
+/// from `rnea` (Featherstone 6.1): switch gravity off in a copy of the model, set `qdot = 0`,
+/// and accelerate one dof at a time.
+pub fn exercise_1(model: &Model, q: &[f64]) -> DMatrix<f64> {
     todo!()
 }
 
-/// Exercise 2, dof parents: MuJoCo's `dof_parentid` (Featherstone 6.5's expanded parent array)
-/// from the body parent array `lambda` (bodies 1..=nb, entry 0 unused) and the number of dofs
-/// of each body's joint `ndof` (entry 0 unused; a welded body has 0). One entry per dof, in body
-/// order; `None` for a dof with no parent dof.
-pub fn exercise_2(lambda: &[usize], ndof: &[usize]) -> Vec<Option<usize>> {
+/// Exercise 2, the parallel-axis theorem: `H_11` of the planar triple pendulum
+/// `canned::chain(3, false)`, the moment of inertia of all three links about joint 1's axis (y
+/// through the origin) with joints 2 and 3 locked at `q`. Links: masses 1.0, 1.1, 1.2 kg,
+/// lengths 0.5, 0.49, 0.48 m, uniform rods (`m l^2 / 12` about a transverse axis through the
+/// centre of mass), centres of mass at mid-length, hanging along -z at q = 0.
+pub fn exercise_2(q: [f64; 3]) -> f64 {
     todo!()
 }
 
-/// Exercise 3, forward kinematics by hand: the world position of the tip of
-/// `canned::chain(3, false)`. The links hang along -z with lengths 0.5, 0.49 and 0.48 m; every
-/// joint turns about y.
-pub fn exercise_3(q: [f64; 3]) -> Vec3 {
+/// Exercise 3, sparsity from the parent array: bodies 1..=n with one dof each and parent array
+/// `lambda` (entry 0 unused); return the n x n pattern with `pattern[i-1][j-1]` true when body i
+/// is body j, an ancestor of it or a descendant of it.
+pub fn exercise_3(lambda: &[usize]) -> Vec<Vec<bool>> {
     todo!()
 }
 
-/// Exercise 4, the tip Jacobian: the 3x3 matrix `d tip / d q` of the same chain (column k is the
-/// derivative of exercise 3's answer with respect to `q[k]`).
-pub fn exercise_4(q: [f64; 3]) -> Mat3 {
-    todo!()
-}
-
-/// Exercise 5, the free joint's velocity in world terms: the spatial velocity, in world
-/// coordinates with the world origin as reference point, of a body on a MuJoCo free joint with
-/// `qpos = [p; quat (w, x, y, z)]` and `qvel = [world velocity of the body origin; body-frame
-/// angular velocity]`.
-pub fn exercise_5(qpos: [f64; 7], qvel: [f64; 6]) -> Motion {
+/// Exercise 4, counting: the number of entries of H that may be nonzero for a balanced binary
+/// tree with `depth` levels (`2^depth - 1` one-dof bodies), in closed form.
+pub fn exercise_4(depth: u32) -> usize {
     todo!()
 }

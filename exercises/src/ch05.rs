@@ -1,48 +1,40 @@
-//! Exercises of the chapter "The recursive Newton-Euler algorithm" (`book/src/rnea.md`). Grade
-//! them with `cargo test -p exercises --test ch05`.
-//!
-//! Exercises 1-3 are to be written without `rnea` (the grader compares with it); exercise 4 uses
-//! it on purpose.
+//! Exercises of the chapter "The articulated-body algorithm" (`book/src/aba.md`). Grade them with
+//! `cargo test -p exercises --test ch05`.
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
 use mbd::model::Model;
-use mbd::spatial::{Mat3, Vec3};
+use mbd::spatial::{Mat6, Vec6};
+use nalgebra::DVector;
 
-/// Exercise 1, gravity torques by hand: the joint torques that hold the planar double pendulum
-/// `canned::chain(2, false)` still at angles `q` (qdot = qddot = 0), from the potential energy:
-/// `tau = dU/dq`. Link 1: m1 = 1.0 kg, l1 = 0.5 m; link 2: m2 = 1.1 kg, l2 = 0.49 m; centres of
-/// mass at mid-length; both joints turn about y; g = 9.81 m/s^2 along -z.
-pub fn exercise_1(q: [f64; 2]) -> [f64; 2] {
+/// Exercise 1, the cart-pole by Lagrange's equations: a cart of mass M = 2 kg slides along x; a
+/// uniform pole of mass m = 0.5 kg and length L = 0.8 m hangs from the cart's origin and turns
+/// about y (angle theta, 0 = hanging down, positive = rotation about +y). Gravity 9.81 m/s^2
+/// along -z. `force` drives the cart, `torque` the pole. Return `[x'', theta'']` (the cart's
+/// position does not enter).
+pub fn exercise_1(theta: f64, thetad: f64, force: f64, torque: f64) -> [f64; 2] {
     todo!()
 }
 
-/// Exercise 2, Newton and Euler for one free body: the generalized force on a single body on a
-/// MuJoCo free joint, by the classical Newton-Euler equations about the centre of mass.
-///
-/// Mass `m`, centre of mass `c` and rotational inertia `ic` about the centre of mass, both in
-/// body coordinates; `q = [p; quat (w, x, y, z)]`, `qd = [world velocity of the origin; body
-/// angular velocity]`, `qdd` their time derivatives; gravity `g` (world). Return
-/// `[world force; moment about the body origin in body coordinates]`.
-pub fn exercise_2(m: f64, c: Vec3, ic: Mat3, q: &[f64], qd: &[f64], qdd: &[f64], g: Vec3) -> [f64; 6] {
+/// Exercise 2, articulated inertia is a Schur complement: the articulated-body inertia of body 1
+/// when body 2 hangs from it on a 1-dof joint (Featherstone 7.1-7.2),
+/// `I^A_1 = I_1 + X^T I^a_2 X` with `I^a_2 = I_2 - I_2 s (s^T I_2 s)^-1 s^T I_2`, where `X = 2_X_1`
+/// is the motion transform from body 1 to body 2 coordinates and `s` joint 2's motion subspace,
+/// all as plain matrices.
+pub fn exercise_2(i1: &Mat6, i2: &Mat6, x21: &Mat6, s: &Vec6) -> Mat6 {
     todo!()
 }
 
-/// Exercise 3, a push at the tip: the generalized force `J^T F` that a pure force `force` (world
-/// coordinates) applied at the world point `p` of body `body` produces on a chain of revolute
-/// joints whose axes pass through their body origins (use `forward_kinematics` for the joints'
-/// world axes and origins, and statics for the rest). One entry per dof.
-pub fn exercise_3(model: &Model, q: &[f64], body: usize, p: Vec3, force: Vec3) -> Vec<f64> {
+/// Exercise 3, RK4 with ABA: one step of length `h` of the classical fourth-order Runge-Kutta
+/// method for an unactuated model with hinge joints (positions add like vectors), accelerations
+/// by `aba`. Returns the new `(q, qd)`.
+pub fn exercise_3(model: &Model, q: &[f64], qd: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
     todo!()
 }
 
-/// Exercise 4, gravity is an accelerating base: mount the double pendulum of exercise 1 on a
-/// "lift" (a prismatic joint along z, on a platform of 5 kg), switch gravity off, accelerate the
-/// lift upwards at 9.81 m/s^2 with the pendulum momentarily at rest at angles `q`, and return
-/// the two pendulum joint torques that `rnea` computes. Build the model with `ModelBuilder`
-/// (links: `canned::rod(1.0, 0.5, -z)` and `canned::rod(1.1, 0.49, -z)`, the second hinge 0.5 m
-/// below the first).
-pub fn exercise_4(q: [f64; 2]) -> [f64; 2] {
+/// Exercise 4, the inertia-matrix route: forward dynamics `qdd = H^-1 (tau - C)`, with `H` and
+/// `C` from `hand_c` and a Cholesky factorization.
+pub fn exercise_4(model: &Model, q: &[f64], qd: &[f64], tau: &[f64]) -> DVector<f64> {
     todo!()
 }

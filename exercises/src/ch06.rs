@@ -1,39 +1,42 @@
-//! Exercises of the chapter "The composite-rigid-body algorithm" (`book/src/crba.md`). Grade
-//! them with `cargo test -p exercises --test ch06`.
+//! Exercises of the chapter "Sparse factorization of the joint-space inertia"
+//! (`book/src/sparse.md`). Grade them with `cargo test -p exercises --test ch06`.
 //!
-//! Write each answer without `crba` (the grader compares with it).
+//! Write each answer without the library routine the grader compares it with (`ltdl`,
+//! `llt_fill_in`, `MjLayout`).
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
-use mbd::model::Model;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 
-/// Exercise 1, H by inverse dynamics: the joint-space inertia `H(q)` built column by column
-/// from `rnea` (Featherstone 6.1): switch gravity off in a copy of the model, set `qdot = 0`,
-/// and accelerate one dof at a time.
-pub fn exercise_1(model: &Model, q: &[f64]) -> DMatrix<f64> {
+/// Exercise 1, `L^T D L` from the element formulas: factor a dense symmetric positive-definite
+/// matrix `a = L^T D L` (L unit lower triangular, D diagonal) with the chapter's element
+/// formulas, row by row from the last: `d_i = a_ii - sum_{k>i} l_ki^2 d_k` and
+/// `l_ij = (a_ij - sum_{k>i} l_ki d_k l_kj) / d_i` for j < i, every sum over all k > i (no tree
+/// knowledge). Return `(L, diagonal of D)`.
+pub fn exercise_1(a: &DMatrix<f64>) -> (DMatrix<f64>, DVector<f64>) {
     todo!()
 }
 
-/// Exercise 2, the parallel-axis theorem: `H_11` of the planar triple pendulum
-/// `canned::chain(3, false)`, the moment of inertia of all three links about joint 1's axis (y
-/// through the origin) with joints 2 and 3 locked at `q`. Links: masses 1.0, 1.1, 1.2 kg,
-/// lengths 0.5, 0.49, 0.48 m, uniform rods (`m l^2 / 12` about a transverse axis through the
-/// centre of mass), centres of mass at mid-length, hanging along -z at q = 0.
-pub fn exercise_2(q: [f64; 3]) -> f64 {
+/// Exercise 2, total fill-in: the number of entries that the root-first factorization
+/// `H = L L^T` of a balanced binary tree of `depth` levels (`n = 2^depth - 1` one-dof bodies)
+/// creates in the lower triangle outside H's pattern, in closed form.
+pub fn exercise_2(depth: u32) -> usize {
     todo!()
 }
 
-/// Exercise 3, sparsity from the parent array: bodies 1..=n with one dof each and parent array
-/// `lambda` (entry 0 unused); return the n x n pattern with `pattern[i-1][j-1]` true when body i
-/// is body j, an ancestor of it or a descendant of it.
-pub fn exercise_3(lambda: &[usize]) -> Vec<Vec<bool>> {
+/// Exercise 3, a legged robot: the number of multiply-adds of LTDL for a floating base (a chain
+/// of 6 dofs) carrying `legs` legs, each a chain of `leg_dofs` one-dof joints hanging from the
+/// base's last dof.
+pub fn exercise_3(legs: usize, leg_dofs: usize) -> usize {
     todo!()
 }
 
-/// Exercise 4, counting: the number of entries of H that may be nonzero for a balanced binary
-/// tree with `depth` levels (`2^depth - 1` one-dof bodies), in closed form.
-pub fn exercise_4(depth: u32) -> usize {
+/// Exercise 4, MuJoCo's addresses: from `dof_parentid` (-1 = no parent) compute MuJoCo's legacy
+/// sparse layout: `dof_Madr` (where each dof's row starts: its diagonal, then its proper
+/// ancestors from the parent up), `nM` (the total) and `mapM2M` (for each element of the CSR
+/// layout, whose rows list the ancestors root first and the diagonal last, its legacy slot).
+/// Returns `(dof_Madr, nM, mapM2M)`.
+pub fn exercise_4(dof_parentid: &[i64]) -> (Vec<usize>, usize, Vec<usize>) {
     todo!()
 }

@@ -1,40 +1,42 @@
-//! Exercises of the chapter "The articulated-body algorithm" (`book/src/aba.md`). Grade them with
+//! Exercises of the chapter "Closed-loop systems" (`book/src/loops.md`). Grade them with
 //! `cargo test -p exercises --test ch07`.
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
-use mbd::model::Model;
-use mbd::spatial::{Mat6, Vec6};
-use nalgebra::DVector;
+use mbd::spatial::Xform;
+use nalgebra::{DMatrix, DVector};
 
-/// Exercise 1, the cart-pole by Lagrange's equations: a cart of mass M = 2 kg slides along x; a
-/// uniform pole of mass m = 0.5 kg and length L = 0.8 m hangs from the cart's origin and turns
-/// about y (angle theta, 0 = hanging down, positive = rotation about +y). Gravity 9.81 m/s^2
-/// along -z. `force` drives the cart, `torque` the pole. Return `[x'', theta'']` (the cart's
-/// position does not enter).
-pub fn exercise_1(theta: f64, thetad: f64, force: f64, torque: f64) -> [f64; 2] {
+/// Exercise 1, a row of table 8.1: the cylindrical loop joint (Featherstone's example 8.1) in
+/// the library's convention. `x_sp = S X P = rot(E) xlt(r)` is the transform from the loop
+/// joint's predecessor frame P to its successor frame S; the joint turns about and slides along
+/// z. Return the constraint-force subspace `T` (6 x 4, angular rows first) and the position error
+/// (4 numbers), whose first-order change under a small displacement `d` of S (expressed with P's
+/// axes at S's origin) must be `T^T d`, and which vanishes for every allowed transform.
+pub fn exercise_1(x_sp: &Xform) -> (DMatrix<f64>, DVector<f64>) {
     todo!()
 }
 
-/// Exercise 2, articulated inertia is a Schur complement: the articulated-body inertia of body 1
-/// when body 2 hangs from it on a 1-dof joint (Featherstone 7.1-7.2),
-/// `I^A_1 = I_1 + X^T I^a_2 X` with `I^a_2 = I_2 - I_2 s (s^T I_2 s)^-1 s^T I_2`, where `X = 2_X_1`
-/// is the motion transform from body 1 to body 2 coordinates and `s` joint 2's motion subspace,
-/// all as plain matrices.
-pub fn exercise_2(i1: &Mat6, i2: &Mat6, x21: &Mat6, s: &Vec6) -> Mat6 {
+/// Exercise 2, critical damping: the loop-closure error at time `t` of one component under
+/// Baumgarte stabilization with `alpha = beta = 1 / t_stab`, from its initial value `e0` and
+/// rate `edot0`.
+pub fn exercise_2(t: f64, t_stab: f64, e0: f64, edot0: f64) -> f64 {
     todo!()
 }
 
-/// Exercise 3, RK4 with ABA: one step of length `h` of the classical fourth-order Runge-Kutta
-/// method for an unactuated model with hinge joints (positions add like vectors), accelerations
-/// by `aba`. Returns the new `(q, qd)`.
-pub fn exercise_3(model: &Model, q: &[f64], qd: &[f64], h: f64) -> (Vec<f64>, Vec<f64>) {
+/// Exercise 3, the loop Jacobian by hand: for the planar four-bar `mechanisms::four_bar()`, whose
+/// tree is crank (hinge about y at the origin), coupler (hinge at (0.05, 0, 0.15) in crank
+/// coordinates), rocker (hinge at (0.3, 0, 0.15) in coupler coordinates), with the loop closing
+/// at the rocker's point (0.05, 0, -0.3): the x and z components of that point's velocity per
+/// unit rate of each joint, the 2 x 3 matrix `dp/dq` as `[[dx/dq1, dx/dq2, dx/dq3], [dz/dq1, ...]]`.
+pub fn exercise_3(q: [f64; 3]) -> [[f64; 3]; 2] {
     todo!()
 }
 
-/// Exercise 4, the inertia-matrix route: forward dynamics `qdd = H^-1 (tau - C)`, with `H` and
-/// `C` from `hand_c` and a Cholesky factorization.
-pub fn exercise_4(model: &Model, q: &[f64], qd: &[f64], tau: &[f64]) -> DVector<f64> {
+/// Exercise 4, moving the actuator: the figure 8.3 mechanism (link lengths `l1`, `l2`,
+/// independent variables `y = (q1, q4)`) with the actuators moved from joints 3 and 4 to joints
+/// 1 and 4. Return the actuator forces `(u1, u4)` from the tree's inverse dynamics `tau_id` at
+/// the configuration with `q1 = y1`.
+pub fn exercise_4(l1: f64, l2: f64, y1: f64, tau_id: [f64; 4]) -> [f64; 2] {
     todo!()
 }

@@ -1,42 +1,34 @@
-//! Exercises of the chapter "Closed-loop systems" (`book/src/loops.md`). Grade them with
-//! `cargo test -p exercises --test ch08`.
+//! Exercises of the chapter "Solving the constraint equations, sparsity and ladders"
+//! (`book/src/loops2.md`). Grade them with `cargo test -p exercises --test ch08`.
+//!
+//! Write each answer without the library routine the grader compares it with (`loop_clusters`,
+//! `least_squares_bias`).
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
-use mbd::spatial::Xform;
+use mbd::model::Model;
 use nalgebra::{DMatrix, DVector};
 
-/// Exercise 1, a row of table 8.1: the cylindrical loop joint (Featherstone's example 8.1) in
-/// the library's convention. `x_sp = S X P = rot(E) xlt(r)` is the transform from the loop
-/// joint's predecessor frame P to its successor frame S; the joint turns about and slides along
-/// z. Return the constraint-force subspace `T` (6 x 4, angular rows first) and the position error
-/// (4 numbers), whose first-order change under a small displacement `d` of S (expressed with P's
-/// axes at S's origin) must be `T^T d`, and which vanishes for every allowed transform.
-pub fn exercise_1(x_sp: &Xform) -> (DMatrix<f64>, DVector<f64>) {
+/// Exercise 1, clusters by hand: the loop clusters of `model` from its parent array
+/// (`model.lambda`) and its loop joints' predecessor and successor bodies
+/// (`model.loops[k].pred`, `model.loops[k].succ`) only. Two loops are coupled when a tree joint
+/// is on both of their paths (the path of a loop runs from its predecessor and successor up to
+/// their nearest common ancestor, which is not on it); a cluster is a set of loops connected by
+/// coupling. Return the clusters as sorted lists of loop indices, ordered by their first loop.
+pub fn exercise_1(model: &Model) -> Vec<Vec<usize>> {
     todo!()
 }
 
-/// Exercise 2, critical damping: the loop-closure error at time `t` of one component under
-/// Baumgarte stabilization with `alpha = beta = 1 / t_stab`, from its initial value `e0` and
-/// rate `edot0`.
-pub fn exercise_2(t: f64, t_stab: f64, e0: f64, edot0: f64) -> f64 {
+/// Exercise 2, the second derivative of gamma: `g = Gdot ydot` of the figure 8.3 mechanism with
+/// link lengths `l1`, `l2` at `y = (q1, q4)` moving with `yd`; 4 numbers, one per joint.
+pub fn exercise_2(l1: f64, l2: f64, y: [f64; 2], yd: [f64; 2]) -> DVector<f64> {
     todo!()
 }
 
-/// Exercise 3, the loop Jacobian by hand: for the planar four-bar `mechanisms::four_bar()`, whose
-/// tree is crank (hinge about y at the origin), coupler (hinge at (0.05, 0, 0.15) in crank
-/// coordinates), rocker (hinge at (0.3, 0, 0.15) in coupler coordinates), with the loop closing
-/// at the rocker's point (0.05, 0, -0.3): the x and z components of that point's velocity per
-/// unit rate of each joint, the 2 x 3 matrix `dp/dq` as `[[dx/dq1, dx/dq2, dx/dq3], [dz/dq1, ...]]`.
-pub fn exercise_3(q: [f64; 3]) -> [[f64; 3]; 2] {
-    todo!()
-}
-
-/// Exercise 4, moving the actuator: the figure 8.3 mechanism (link lengths `l1`, `l2`,
-/// independent variables `y = (q1, q4)`) with the actuators moved from joints 3 and 4 to joints
-/// 1 and 4. Return the actuator forces `(u1, u4)` from the tree's inverse dynamics `tau_id` at
-/// the configuration with `q1 = y1`.
-pub fn exercise_4(l1: f64, l2: f64, y1: f64, tau_id: [f64; 4]) -> [f64; 2] {
+/// Exercise 3, least squares: given `K`, a slightly inconsistent `k` and the dependent columns,
+/// return the `g` (zero in the independent variables) that minimizes `|K g - k|`, by the normal
+/// equations on the dependent columns.
+pub fn exercise_3(kmat: &DMatrix<f64>, k: &DVector<f64>, dependent: &[usize]) -> DVector<f64> {
     todo!()
 }

@@ -5,36 +5,36 @@
 //! grade the chapter:
 //!
 //! ```text
-//! cargo test -p exercises --test ch02
+//! cargo test -p exercises --test ch01
 //! ```
 //!
-//! The grader (`tests/ch02.rs`) calls your function on seeded random inputs, compares it with
+//! The grader (`tests/ch01.rs`) calls your function on seeded random inputs, compares it with
 //! the library's own routine or with an independent check (a finite difference, a conservation
 //! law), and prints one line per exercise: `pass`, `FAIL` with what broke and a hint, or
 //! `not attempted`. It never prints the numbers it expected.
 //!
 //! | module | chapter (`book/src/`) | grader |
 //! |---|---|---|
-//! | [`ch02`] | Spatial vectors (`spatial.md`) | `tests/ch02.rs` |
-//! | [`ch04`] | Joint models and kinematic trees (`joints.md`) | `tests/ch04.rs` |
-//! | [`ch05`] | The recursive Newton-Euler algorithm (`rnea.md`) | `tests/ch05.rs` |
-//! | [`ch06`] | The composite-rigid-body algorithm (`crba.md`) | `tests/ch06.rs` |
-//! | [`ch07`] | The articulated-body algorithm (`aba.md`) | `tests/ch07.rs` |
-//! | [`sparse`] | Sparse factorization of the joint-space inertia (`sparse.md`) | `tests/sparse.rs` |
-//! | [`com`] | MuJoCo's com-based quantities (`com.md`) | `tests/com.rs` |
-//! | [`ch08`] | Closed-loop systems (`loops.md`) | `tests/ch08.rs` |
-//! | [`loops2`] | Solving the constraint equations, sparsity and ladders (`loops2.md`) | `tests/loops2.rs` |
+//! | [`ch01`] | Spatial vectors (`spatial.md`) | `tests/ch01.rs` |
+//! | [`ch02`] | Joint models and kinematic trees (`joints.md`) | `tests/ch02.rs` |
+//! | [`ch03`] | The recursive Newton-Euler algorithm (`rnea.md`) | `tests/ch03.rs` |
+//! | [`ch04`] | The composite-rigid-body algorithm (`crba.md`) | `tests/ch04.rs` |
+//! | [`ch05`] | The articulated-body algorithm (`aba.md`) | `tests/ch05.rs` |
+//! | [`ch06`] | Sparse factorization of the joint-space inertia (`sparse.md`) | `tests/ch06.rs` |
+//! | [`ch07`] | Closed-loop systems (`loops.md`) | `tests/ch07.rs` |
+//! | [`ch08`] | Solving the constraint equations, sparsity and ladders (`loops2.md`) | `tests/ch08.rs` |
+//! | [`ch09`] | MuJoCo's com-based quantities (`com.md`) | `tests/ch09.rs` |
 //! | [`ch10`] | Collision detection (`collision.md`) | `tests/ch10.rs` |
 //! | [`ch11`] | The constraint model (`constraints.md`) | `tests/ch11.rs` |
 //! | [`ch12`] | Soft constraints (`soft_constraints.md`) | `tests/ch12.rs` |
 //! | [`ch13`] | Solvers (`solvers.md`) | `tests/ch13.rs` |
 //! | [`ch14`] | The constrained pipeline (`constrained_forward.md`) | `tests/ch14.rs` |
 //! | [`ch15`] | Integrators and the simulation loop (`integrators.md`) | `tests/ch15.rs` |
-//! | [`spook`] | SPOOK: a variational stepper (`spook.md`) | `tests/spook.rs` |
+//! | [`ch16`] | SPOOK: a variational stepper (`spook.md`) | `tests/ch16.rs` |
 //! | [`ch17`] | Sparse direct solves for SPOOK (`spook_sparse.md`) | `tests/ch17.rs` |
 //!
-//! The newer chapters' modules carry the chapter's number in the book (`ch10` is chapter 10,
-//! "Collision detection"); the first ones keep the names they were given when the crate began.
+//! Every module carries its chapter's number in the book's sidebar (`ch10` is chapter 10,
+//! "Collision detection"), the same number as the chapter's example (`examples/ch10_collision.rs`).
 //! The graders of chapters 10 to 17 end with tests that feed their checks deliberately wrong
 //! answers, run by `cargo test -p exercises --test wrong_answers`.
 //!
@@ -50,12 +50,16 @@ pub mod types;
 /// The chapters with graded exercises, in the book's order: each is a module here, a stub file
 /// `src/NAME.rs`, a worked answer `solutions/NAME.rs` and a grader `tests/NAME.rs`.
 pub const CHAPTERS: [&str; 17] = [
-    "ch02", "ch04", "ch05", "ch06", "ch07", "sparse", "com", "ch08", "loops2", "ch10", "ch11", "ch12", "ch13", "ch14",
-    "ch15", "spook", "ch17",
+    "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "ch11", "ch12", "ch13", "ch14",
+    "ch15", "ch16", "ch17",
 ];
 
+#[cfg_attr(feature = "solutions", path = "../solutions/ch01.rs")]
+pub mod ch01;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch02.rs")]
 pub mod ch02;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch03.rs")]
+pub mod ch03;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch04.rs")]
 pub mod ch04;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch05.rs")]
@@ -66,6 +70,8 @@ pub mod ch06;
 pub mod ch07;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch08.rs")]
 pub mod ch08;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch09.rs")]
+pub mod ch09;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch10.rs")]
 pub mod ch10;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch11.rs")]
@@ -78,13 +84,7 @@ pub mod ch13;
 pub mod ch14;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch15.rs")]
 pub mod ch15;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch16.rs")]
+pub mod ch16;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch17.rs")]
 pub mod ch17;
-#[cfg_attr(feature = "solutions", path = "../solutions/com.rs")]
-pub mod com;
-#[cfg_attr(feature = "solutions", path = "../solutions/loops2.rs")]
-pub mod loops2;
-#[cfg_attr(feature = "solutions", path = "../solutions/sparse.rs")]
-pub mod sparse;
-#[cfg_attr(feature = "solutions", path = "../solutions/spook.rs")]
-pub mod spook;

@@ -4,7 +4,7 @@
 use mbd::spatial::{Mat6, Vec6};
 use nalgebra::Matrix6x2;
 
-/// What `ch04::exercise_1` returns: `jcalc`'s four outputs for a universal joint, as plain
+/// What `ch02::exercise_1` returns: `jcalc`'s four outputs for a universal joint, as plain
 /// matrices (Featherstone table 4.1's columns).
 #[derive(Clone, Debug)]
 pub struct UniversalJoint {

@@ -1,142 +1,241 @@
-//! Grader of the exercises of "Spatial vectors" (`src/ch02.rs`): `cargo test -p exercises --test ch02`.
+//! Grader of the exercises of "Joint models and kinematic trees" (`src/ch02.rs`):
+//! `cargo test -p exercises --test ch02`.
 
 use exercises::ch02;
-use exercises::grade::{close, close_mat, ensure, run, Check, Exercise, Rng};
-use mbd::spatial::{axis_angle_mat, xlt, Force, Mat3, Motion, SpatialInertia, Vec3, Vec6, Xform};
+use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
+use mbd::dynamics::{crba, rnea_with, Workspace};
+use mbd::kinematics::{body_velocities, forward_kinematics, point_jacobian};
+use mbd::model::{canned, Joint, JointType, Model, ModelBuilder};
+use mbd::spatial::{skew, xlt, Mat3, SpatialInertia, Vec3, Xform};
 
-fn random_motion(rng: &mut Rng) -> Motion {
-    Motion::new(rng.vec3(2.0), rng.vec3(2.0))
+/// The universal joint as MuJoCo would model it: two hinges (z, then y) on a massless
+/// intermediate body.
+fn two_hinge_model() -> Model {
+    let mut b = ModelBuilder::new("universal as two hinges");
+    b.opt.gravity = Vec3::zeros();
+    let mid = b.add_body(
+        "cross",
+        0,
+        Joint::revolute(Vec3::z()),
+        Xform::identity(),
+        SpatialInertia::zero(),
+    );
+    b.add_body(
+        "yoke",
+        mid,
+        Joint::revolute(Vec3::y()),
+        Xform::identity(),
+        canned::rod(1.0, 0.3, Vec3::x()),
+    );
+    b.build().expect("valid model")
 }
 
-fn random_force(rng: &mut Rng) -> Force {
-    Force::new(rng.vec3(2.0), rng.vec3(2.0))
-}
-
-fn plucker(rng: &mut Rng) -> Check {
+fn universal(rng: &mut Rng) -> Check {
+    let model = two_hinge_model();
+    let mut ws = Workspace::new(&model);
     for s in 0..8 {
-        let (e, r) = (rng.rotation(), rng.vec3(1.5));
-        let (m, f) = (random_motion(rng), random_force(rng));
-        let x = ch02::exercise_1(&e, &r);
-        let lib = Xform::new(e, r);
+        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
+        let qd = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+        let ans = ch02::exercise_1(q, qd);
+        let kin = forward_kinematics(&model, &q).expect("valid state");
         close_mat(
-            &(x * m.to_vec6()),
-            &lib.apply_motion(&m).to_vec6(),
+            &ans.x_j,
+            &kin.x_0[2].to_motion_matrix(),
             1e-12,
-            format_args!("sample {s}: X m (against Xform::apply_motion)"),
+            format_args!("sample {s}: X_J against the two-hinge chain's pose"),
         )?;
-        let inv = x.try_inverse();
-        ensure(inv.is_some(), format_args!("sample {s}: your matrix is not invertible"))?;
-        let x_star = inv.unwrap().transpose();
+        let v = body_velocities(&model, &q, &qd).expect("valid state")[2].to_vec6();
         close_mat(
-            &(x_star * f.to_vec6()),
-            &lib.apply_force(&f).to_vec6(),
+            &ans.v_j,
+            &v,
             1e-12,
-            format_args!("sample {s}: X^-T f (against Xform::apply_force)"),
+            format_args!("sample {s}: v_J against the chain's body velocity"),
         )?;
-        close(
-            (x * m.to_vec6()).dot(&(x_star * f.to_vec6())),
-            m.dot(&f),
+        let s_qd = ans.s * nalgebra::Vector2::new(qd[0], qd[1]);
+        close_mat(&ans.v_j, &s_qd, 1e-14, format_args!("sample {s}: v_J = S qdot"))?;
+        let mut tau = [0.0; 2];
+        rnea_with(&model, &mut ws, &q, &qd, &[0.0; 2], None, &mut tau);
+        close_mat(
+            &ans.c_j,
+            &ws.a[2].to_vec6(),
             1e-12,
-            format_args!("sample {s}: power m . f after the transform"),
+            format_args!("sample {s}: c_J against the chain's acceleration at qddot = 0"),
+        )?;
+        let h = 1e-6;
+        let qp = [q[0] + h * qd[0], q[1] + h * qd[1]];
+        let qm = [q[0] - h * qd[0], q[1] - h * qd[1]];
+        let fd = (ch02::exercise_1(qp, qd).v_j - ch02::exercise_1(qm, qd).v_j) / (2.0 * h);
+        close_mat(
+            &ans.c_j,
+            &fd,
+            1e-7,
+            format_args!("sample {s}: c_J = d(S qdot)/dt (finite difference)"),
         )?;
     }
     Ok(())
 }
 
-fn screw(rng: &mut Rng) -> Check {
-    for s in 0..8 {
-        let dir = rng.unit3();
-        let through = rng.vec3(1.5);
-        let pitch = rng.uniform(-1.0, 1.0);
-        let rate = rng.uniform(0.5, 3.0) * if rng.uniform(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 };
-        // A screw motion about the axis through `through` along `dir`.
-        let w = dir * rate;
-        let m = Motion::new(w, w * pitch - w.cross(&through));
-        let (h, p) = ch02::exercise_2(&m);
-        close(h, pitch, 1e-12, format_args!("sample {s}: the pitch"))?;
-        let nearest = through - dir * dir.dot(&through);
-        close_mat(&p, &nearest, 1e-12, format_args!("sample {s}: the axis point"))?;
-        let on_axis = xlt(p).apply_motion(&m);
-        close_mat(
-            &on_axis.v,
-            &(w * h),
-            1e-12,
-            format_args!("sample {s}: seen from your point the body should only slide (v = h w)"),
-        )?;
+/// A random tree of `nb` bodies with joints of every kind, welded bodies among them.
+fn random_tree(rng: &mut Rng, nb: usize) -> Model {
+    let mut b = ModelBuilder::new("random tree");
+    let r = canned::rod(1.0, 0.4, -Vec3::z());
+    for i in 1..=nb {
+        let parent = rng.int(0, i - 1);
+        let jtype = match rng.int(0, 5) {
+            0 => JointType::Fixed,
+            1 => JointType::Spherical,
+            2 => JointType::Planar,
+            3 => JointType::Prismatic { axis: rng.unit3() },
+            _ => JointType::Revolute { axis: rng.unit3() },
+        };
+        let joint = if i == 1 && rng.int(0, 1) == 0 {
+            Joint::new(JointType::Free)
+        } else {
+            Joint::new(jtype)
+        };
+        b.add_body(&format!("b{i}"), parent, joint, xlt(rng.vec3(0.5)), r);
     }
-    Ok(())
+    b.build().expect("valid model")
 }
 
-fn point_cloud(rng: &mut Rng) -> Check {
-    for s in 0..4 {
-        let pts: Vec<(f64, Vec3)> = (0..8).map(|_| (rng.uniform(0.2, 1.5), rng.vec3(1.0))).collect();
-        let m: f64 = pts.iter().map(|(mk, _)| mk).sum();
-        let c = pts.iter().map(|(mk, p)| p * *mk).sum::<Vec3>() / m;
-        let ic = pts.iter().fold(Mat3::zeros(), |acc, (mk, p)| {
-            let d = p - c;
-            acc + (Mat3::identity() * d.norm_squared() - d * d.transpose()) * *mk
-        });
-        let inertia = ch02::exercise_3(m, &c, &ic);
-        for k in 0..4 {
-            let v = random_motion(rng);
-            let (mut lin, mut ang, mut ke) = (Vec3::zeros(), Vec3::zeros(), 0.0);
-            for (mk, p) in &pts {
-                let vp = v.v + v.w.cross(p);
-                lin += vp * *mk;
-                ang += p.cross(&(vp * *mk));
-                ke += 0.5 * mk * vp.norm_squared();
+fn dof_parents(rng: &mut Rng) -> Check {
+    let mut models = vec![
+        canned::floating_base_ball_arms(),
+        canned::binary_tree(4),
+        canned::figure_8_3_tree(1.0, 0.6).expect("valid"),
+    ];
+    for _ in 0..5 {
+        let nb = rng.int(3, 9);
+        models.push(random_tree(rng, nb));
+    }
+    for (s, model) in models.iter().enumerate() {
+        let ndof: Vec<usize> = model.joints.iter().map(|j| j.jtype.nv()).collect();
+        let ans = ch02::exercise_2(&model.lambda, &ndof);
+        ensure(
+            ans == model.dof_parent,
+            format_args!(
+                "model {s} ('{}'): the dof parent array differs from Model::dof_parent",
+                model.name
+            ),
+        )?;
+        // H(i, j) vanishes unless one dof is an ancestor of the other (Featherstone 6.5).
+        let h = crba(model, model.qpos0.as_slice()).expect("valid state");
+        let is_ancestor = |mut i: usize, j: usize| loop {
+            if i == j {
+                return true;
             }
-            let h: Vec6 = inertia * v.to_vec6();
+            match ans[i] {
+                Some(p) => i = p,
+                None => return false,
+            }
+        };
+        for i in 0..model.nv {
+            for j in 0..model.nv {
+                if !is_ancestor(i, j) && !is_ancestor(j, i) {
+                    ensure(h[(i, j)] == 0.0, format_args!("model {s}: H({i}, {j}) should vanish"))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+const TIP: Vec3 = Vec3::new(0.0, 0.0, -0.48);
+
+fn tip(rng: &mut Rng) -> Check {
+    let model = canned::chain(3, false);
+    for s in 0..10 {
+        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
+        let kin = forward_kinematics(&model, &q).expect("valid state");
+        close_mat(
+            &ch02::exercise_3(q),
+            &kin.point(3, &TIP),
+            1e-12,
+            format_args!("configuration {s}: the tip against forward_kinematics"),
+        )?;
+    }
+    Ok(())
+}
+
+fn tip_jacobian(rng: &mut Rng) -> Check {
+    let model = canned::chain(3, false);
+    let point = |q: &[f64; 3]| forward_kinematics(&model, q).expect("valid").point(3, &TIP);
+    for s in 0..10 {
+        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
+        let ans = ch02::exercise_4(q);
+        let jac = point_jacobian(&model, &q, 3, &TIP).expect("valid state");
+        let jac3 = Mat3::from_fn(|r, c| jac[(r, c)]);
+        close_mat(
+            &ans,
+            &jac3,
+            1e-12,
+            format_args!("configuration {s}: against point_jacobian"),
+        )?;
+        let h = 1e-6;
+        for k in 0..3 {
+            let (mut qp, mut qm) = (q, q);
+            qp[k] += h;
+            qm[k] -= h;
+            let fd = (point(&qp) - point(&qm)) / (2.0 * h);
             close_mat(
-                &h,
-                &Force::new(ang, lin).to_vec6(),
-                1e-12,
-                format_args!("cloud {s}, velocity {k}: I v against the points' momentum"),
-            )?;
-            close(
-                0.5 * v.to_vec6().dot(&h),
-                ke,
-                1e-12,
-                format_args!("cloud {s}, velocity {k}: kinetic energy"),
+                &ans.column(k),
+                &fd,
+                1e-8,
+                format_args!("configuration {s}: column {k} against finite differences"),
             )?;
         }
-        let lib = SpatialInertia::from_mass_com_inertia(m, c, ic).to_matrix();
-        close_mat(&inertia, &lib, 1e-12, format_args!("cloud {s}: against SpatialInertia"))?;
     }
     Ok(())
 }
 
-fn force_cross(rng: &mut Rng) -> Check {
-    let dt = 1e-5;
+fn free_velocity(rng: &mut Rng) -> Check {
+    let mut b = ModelBuilder::new("one free body");
+    b.add_body(
+        "box",
+        0,
+        Joint::new(JointType::Free),
+        Xform::identity(),
+        canned::rod(2.0, 0.5, Vec3::x()),
+    );
+    let model = b.build().expect("valid model");
     for s in 0..8 {
-        let (v, f) = (random_motion(rng), random_force(rng));
-        let crf = ch02::exercise_4(&v);
-        // A frame B moving with the body coincides with A at t = 0; a force fixed in B, seen from
-        // A, changes at the rate v x* f.
-        let f_a = |t: f64| {
-            let rot = axis_angle_mat(&v.w.normalize(), t * v.w.norm());
-            let b_x_a = Xform::new(rot.transpose(), v.v * t);
-            b_x_a.inv_apply_force(&f).to_vec6()
-        };
-        let rate = (f_a(dt) - f_a(-dt)) / (2.0 * dt);
+        let p = rng.vec3(2.0);
+        let quat = rng.quat();
+        let qpos = [p.x, p.y, p.z, quat[0], quat[1], quat[2], quat[3]];
+        let v = rng.vec(6, 2.0);
+        let qvel = [v[0], v[1], v[2], v[3], v[4], v[5]];
+        let ans = ch02::exercise_5(qpos, qvel);
+        let v_body = body_velocities(&model, &qpos, &qvel).expect("valid state")[1];
+        let kin = forward_kinematics(&model, &qpos).expect("valid state");
         close_mat(
-            &(crf * f.to_vec6()),
-            &rate,
-            1e-8,
-            format_args!("sample {s}: crf(v) f against the finite-difference rate"),
-        )?;
-        close_mat(
-            &(crf * f.to_vec6()),
-            &v.cross_force(&f).to_vec6(),
+            &ans.to_vec6(),
+            &kin.x_0[1].inv_apply_motion(&v_body).to_vec6(),
             1e-12,
-            format_args!("sample {s}: crf(v) f against Motion::cross_force"),
+            format_args!("sample {s}: against the library's body velocity carried to the base"),
+        )?;
+        let h = 1e-6;
+        let pose = |dt: f64| {
+            let mut q = qpos;
+            model.integrate(&mut q, &qvel, dt).expect("valid");
+            let kin = forward_kinematics(&model, &q).expect("valid state");
+            (kin.rotation(1), kin.position(1))
+        };
+        let ((rp, pp), (rm, pm), (r0, p0)) = (pose(h), pose(-h), pose(0.0));
+        let w_hat = (rp - rm) / (2.0 * h) * r0.transpose(); // [w]x = Rdot R^T
+        let w = Vec3::new(w_hat[(2, 1)], w_hat[(0, 2)], w_hat[(1, 0)]);
+        close_mat(
+            &ans.w,
+            &w,
+            1e-7,
+            format_args!("sample {s}: the angular velocity (finite differences)"),
         )?;
         close_mat(
-            &crf,
-            &(-v.crm().transpose()),
-            1e-14,
-            format_args!("sample {s}: crf(v) = -crm(v)^T"),
+            &(ans.v + ans.w.cross(&p0)),
+            &((pp - pm) / (2.0 * h)),
+            1e-7,
+            format_args!("sample {s}: v_O + w x p should be the body origin's velocity"),
         )?;
+        close_mat(&skew(&ans.w), &w_hat, 1e-7, format_args!("sample {s}: [w]x = Rdot R^T"))?;
     }
     Ok(())
 }
@@ -144,32 +243,38 @@ fn force_cross(rng: &mut Rng) -> Check {
 fn main() {
     run(
         "ch02",
-        "Spatial vectors",
-        2,
+        "Joint models and kinematic trees",
+        4,
         &[
             Exercise {
                 number: 1,
-                title: "The Plücker matrix",
-                hint: "rot(E) puts E on both diagonal blocks; xlt(r) has -[r]x in the lower-left block; multiply in that order",
-                check: plucker,
+                title: "A universal joint",
+                hint: "E = roty(q2) rotz(q1); S's first column is the z axis seen in successor coordinates; c_J = (dS/dt) qdot, and only the first column of S depends on q",
+                check: universal,
             },
             Exercise {
                 number: 2,
-                title: "Find the screw",
-                hint: "split v_O into a part along w and a part across it; the axis point p satisfies v_O + w x p = h w",
-                check: screw,
+                title: "Dof parents",
+                hint: "keep, per body, the last dof at or above it; a welded body passes its parent's on",
+                check: dof_parents,
             },
             Exercise {
                 number: 3,
-                title: "Inertia of a point cloud",
-                hint: "the upper-left block is the rotational inertia about the origin (parallel-axis theorem); the off-diagonal blocks are m [c]x and its transpose",
-                check: point_cloud,
+                title: "Forward kinematics by hand",
+                hint: "a link at absolute angle theta points along (-sin theta, 0, -cos theta)",
+                check: tip,
             },
             Exercise {
                 number: 4,
-                title: "The force cross product",
-                hint: "crf(v) = -crm(v)^T: write crm(v) = [[w]x, 0; [v_O]x, [w]x] first",
-                check: force_cross,
+                title: "The tip Jacobian",
+                hint: "q[k] enters the absolute angle of link k and of every link after it",
+                check: tip_jacobian,
+            },
+            Exercise {
+                number: 5,
+                title: "The free joint's velocity in world terms",
+                hint: "rotate the body-frame angular velocity to the world; then move the reference point from the body origin p to the world origin",
+                check: free_velocity,
             },
         ],
     )

@@ -1,138 +1,102 @@
-//! Grader of the exercises of "Joint models and kinematic trees" (`src/ch04.rs`):
+//! Grader of the exercises of "The composite-rigid-body algorithm" (`src/ch04.rs`):
 //! `cargo test -p exercises --test ch04`.
 
 use exercises::ch04;
-use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
-use mbd::dynamics::{crba, rnea_with, Workspace};
-use mbd::kinematics::{body_velocities, forward_kinematics, point_jacobian};
-use mbd::model::{canned, Joint, JointType, Model, ModelBuilder};
-use mbd::spatial::{skew, xlt, Mat3, SpatialInertia, Vec3, Xform};
+use exercises::grade::{close, close_mat, ensure, run, Check, Exercise, Rng};
+use mbd::dynamics::crba;
+use mbd::kinematics::supports;
+use mbd::model::{canned, Joint, Model, ModelBuilder};
+use mbd::spatial::{xlt, Mat3, SpatialInertia, Vec3};
 
-/// The universal joint as MuJoCo would model it: two hinges (z, then y) on a massless
-/// intermediate body.
-fn two_hinge_model() -> Model {
-    let mut b = ModelBuilder::new("universal as two hinges");
-    b.opt.gravity = Vec3::zeros();
-    let mid = b.add_body(
-        "cross",
-        0,
-        Joint::revolute(Vec3::z()),
-        Xform::identity(),
-        SpatialInertia::zero(),
-    );
-    b.add_body(
-        "yoke",
-        mid,
-        Joint::revolute(Vec3::y()),
-        Xform::identity(),
-        canned::rod(1.0, 0.3, Vec3::x()),
-    );
+/// A random tree with generic geometry (no symmetry, so every allowed entry of H is nonzero).
+fn generic_tree(rng: &mut Rng, nb: usize) -> Model {
+    let mut b = ModelBuilder::new("generic tree");
+    for i in 1..=nb {
+        let parent = if i == 1 { 0 } else { rng.int(0, i - 1) };
+        let (x, y, z) = (rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.3));
+        let m = rng.uniform(0.5, 2.0);
+        let d = Mat3::from_diagonal(&Vec3::new(y * y + z * z, x * x + z * z, x * x + y * y)) * (m / 12.0);
+        let r = rng.rotation();
+        b.add_body(
+            &format!("b{i}"),
+            parent,
+            Joint::revolute(rng.unit3()),
+            xlt(rng.vec3(0.3)),
+            SpatialInertia::from_mass_com_inertia(m, rng.vec3(0.2), r * d * r.transpose()),
+        );
+    }
     b.build().expect("valid model")
 }
 
-fn universal(rng: &mut Rng) -> Check {
-    let model = two_hinge_model();
-    let mut ws = Workspace::new(&model);
-    for s in 0..8 {
-        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
-        let qd = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
-        let ans = ch04::exercise_1(q, qd);
-        let kin = forward_kinematics(&model, &q).expect("valid state");
-        close_mat(
-            &ans.x_j,
-            &kin.x_0[2].to_motion_matrix(),
+fn random_q(rng: &mut Rng, model: &Model) -> Vec<f64> {
+    let mut q = model.qpos0.as_slice().to_vec();
+    let v = rng.vec(model.nv, 1.5);
+    model.integrate(&mut q, &v, 1.0).expect("valid");
+    q
+}
+
+fn h_by_columns(rng: &mut Rng) -> Check {
+    let mut floating = canned::floating_base_ball_arms();
+    for j in floating.joints.iter_mut() {
+        j.armature = 0.05;
+    }
+    let nb = rng.int(5, 10);
+    for model in [canned::chain(7, true), generic_tree(rng, nb), floating] {
+        for s in 0..2 {
+            let q = random_q(rng, &model);
+            let expected = crba(&model, &q).expect("valid state");
+            close_mat(
+                &ch04::exercise_1(&model, &q),
+                &expected,
+                1e-12 * expected.amax().max(1.0),
+                format_args!("model '{}', configuration {s}: against CRBA", model.name),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn parallel_axis(rng: &mut Rng) -> Check {
+    let model = canned::chain(3, false);
+    for s in 0..10 {
+        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
+        let h = crba(&model, &q).expect("valid state");
+        close(
+            ch04::exercise_2(q),
+            h[(0, 0)],
             1e-12,
-            format_args!("sample {s}: X_J against the two-hinge chain's pose"),
-        )?;
-        let v = body_velocities(&model, &q, &qd).expect("valid state")[2].to_vec6();
-        close_mat(
-            &ans.v_j,
-            &v,
-            1e-12,
-            format_args!("sample {s}: v_J against the chain's body velocity"),
-        )?;
-        let s_qd = ans.s * nalgebra::Vector2::new(qd[0], qd[1]);
-        close_mat(&ans.v_j, &s_qd, 1e-14, format_args!("sample {s}: v_J = S qdot"))?;
-        let mut tau = [0.0; 2];
-        rnea_with(&model, &mut ws, &q, &qd, &[0.0; 2], None, &mut tau);
-        close_mat(
-            &ans.c_j,
-            &ws.a[2].to_vec6(),
-            1e-12,
-            format_args!("sample {s}: c_J against the chain's acceleration at qddot = 0"),
-        )?;
-        let h = 1e-6;
-        let qp = [q[0] + h * qd[0], q[1] + h * qd[1]];
-        let qm = [q[0] - h * qd[0], q[1] - h * qd[1]];
-        let fd = (ch04::exercise_1(qp, qd).v_j - ch04::exercise_1(qm, qd).v_j) / (2.0 * h);
-        close_mat(
-            &ans.c_j,
-            &fd,
-            1e-7,
-            format_args!("sample {s}: c_J = d(S qdot)/dt (finite difference)"),
+            format_args!("configuration {s}: against CRBA's H_11"),
         )?;
     }
     Ok(())
 }
 
-/// A random tree of `nb` bodies with joints of every kind, welded bodies among them.
-fn random_tree(rng: &mut Rng, nb: usize) -> Model {
-    let mut b = ModelBuilder::new("random tree");
-    let r = canned::rod(1.0, 0.4, -Vec3::z());
-    for i in 1..=nb {
-        let parent = rng.int(0, i - 1);
-        let jtype = match rng.int(0, 5) {
-            0 => JointType::Fixed,
-            1 => JointType::Spherical,
-            2 => JointType::Planar,
-            3 => JointType::Prismatic { axis: rng.unit3() },
-            _ => JointType::Revolute { axis: rng.unit3() },
-        };
-        let joint = if i == 1 && rng.int(0, 1) == 0 {
-            Joint::new(JointType::Free)
-        } else {
-            Joint::new(jtype)
-        };
-        b.add_body(&format!("b{i}"), parent, joint, xlt(rng.vec3(0.5)), r);
-    }
-    b.build().expect("valid model")
-}
-
-fn dof_parents(rng: &mut Rng) -> Check {
-    let mut models = vec![
-        canned::floating_base_ball_arms(),
-        canned::binary_tree(4),
-        canned::figure_8_3_tree(1.0, 0.6).expect("valid"),
-    ];
-    for _ in 0..5 {
-        let nb = rng.int(3, 9);
-        models.push(random_tree(rng, nb));
+fn sparsity(rng: &mut Rng) -> Check {
+    let mut models = vec![canned::chain(6, true)];
+    for _ in 0..4 {
+        let nb = rng.int(4, 12);
+        models.push(generic_tree(rng, nb));
     }
     for (s, model) in models.iter().enumerate() {
-        let ndof: Vec<usize> = model.joints.iter().map(|j| j.jtype.nv()).collect();
-        let ans = ch04::exercise_2(&model.lambda, &ndof);
+        let q = random_q(rng, model);
+        let h = crba(model, &q).expect("valid state");
+        let pattern = ch04::exercise_3(&model.lambda);
         ensure(
-            ans == model.dof_parent,
-            format_args!(
-                "model {s} ('{}'): the dof parent array differs from Model::dof_parent",
-                model.name
-            ),
+            pattern.len() == model.nb && pattern.iter().all(|r| r.len() == model.nb),
+            format_args!("model {s}: the pattern should be {} x {}", model.nb, model.nb),
         )?;
-        // H(i, j) vanishes unless one dof is an ancestor of the other (Featherstone 6.5).
-        let h = crba(model, model.qpos0.as_slice()).expect("valid state");
-        let is_ancestor = |mut i: usize, j: usize| loop {
-            if i == j {
-                return true;
-            }
-            match ans[i] {
-                Some(p) => i = p,
-                None => return false,
-            }
-        };
-        for i in 0..model.nv {
-            for j in 0..model.nv {
-                if !is_ancestor(i, j) && !is_ancestor(j, i) {
-                    ensure(h[(i, j)] == 0.0, format_args!("model {s}: H({i}, {j}) should vanish"))?;
+        for i in 0..model.nb {
+            for j in 0..model.nb {
+                if pattern[i][j] {
+                    ensure(
+                        h[(i, j)].abs() > 1e-9 * h.amax(),
+                        format_args!("model {s}: your pattern allows H[{i}][{j}], which is zero"),
+                    )?;
+                } else {
+                    ensure(
+                        h[(i, j)] == 0.0,
+                        format_args!("model {s}: your pattern forbids H[{i}][{j}], which is nonzero"),
+                    )?;
                 }
             }
         }
@@ -140,102 +104,21 @@ fn dof_parents(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-const TIP: Vec3 = Vec3::new(0.0, 0.0, -0.48);
-
-fn tip(rng: &mut Rng) -> Check {
-    let model = canned::chain(3, false);
-    for s in 0..10 {
-        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
-        let kin = forward_kinematics(&model, &q).expect("valid state");
-        close_mat(
-            &ch04::exercise_3(q),
-            &kin.point(3, &TIP),
-            1e-12,
-            format_args!("configuration {s}: the tip against forward_kinematics"),
-        )?;
-    }
-    Ok(())
-}
-
-fn tip_jacobian(rng: &mut Rng) -> Check {
-    let model = canned::chain(3, false);
-    let point = |q: &[f64; 3]| forward_kinematics(&model, q).expect("valid").point(3, &TIP);
-    for s in 0..10 {
-        let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
-        let ans = ch04::exercise_4(q);
-        let jac = point_jacobian(&model, &q, 3, &TIP).expect("valid state");
-        let jac3 = Mat3::from_fn(|r, c| jac[(r, c)]);
-        close_mat(
-            &ans,
-            &jac3,
-            1e-12,
-            format_args!("configuration {s}: against point_jacobian"),
-        )?;
-        let h = 1e-6;
-        for k in 0..3 {
-            let (mut qp, mut qm) = (q, q);
-            qp[k] += h;
-            qm[k] -= h;
-            let fd = (point(&qp) - point(&qm)) / (2.0 * h);
-            close_mat(
-                &ans.column(k),
-                &fd,
-                1e-8,
-                format_args!("configuration {s}: column {k} against finite differences"),
-            )?;
+fn counting(_rng: &mut Rng) -> Check {
+    for depth in 1..=8u32 {
+        let model = canned::binary_tree(depth as usize);
+        let mut count = 0;
+        for i in 1..=model.nb {
+            for j in 1..=model.nb {
+                if supports(&model, i, j) || supports(&model, j, i) {
+                    count += 1;
+                }
+            }
         }
-    }
-    Ok(())
-}
-
-fn free_velocity(rng: &mut Rng) -> Check {
-    let mut b = ModelBuilder::new("one free body");
-    b.add_body(
-        "box",
-        0,
-        Joint::new(JointType::Free),
-        Xform::identity(),
-        canned::rod(2.0, 0.5, Vec3::x()),
-    );
-    let model = b.build().expect("valid model");
-    for s in 0..8 {
-        let p = rng.vec3(2.0);
-        let quat = rng.quat();
-        let qpos = [p.x, p.y, p.z, quat[0], quat[1], quat[2], quat[3]];
-        let v = rng.vec(6, 2.0);
-        let qvel = [v[0], v[1], v[2], v[3], v[4], v[5]];
-        let ans = ch04::exercise_5(qpos, qvel);
-        let v_body = body_velocities(&model, &qpos, &qvel).expect("valid state")[1];
-        let kin = forward_kinematics(&model, &qpos).expect("valid state");
-        close_mat(
-            &ans.to_vec6(),
-            &kin.x_0[1].inv_apply_motion(&v_body).to_vec6(),
-            1e-12,
-            format_args!("sample {s}: against the library's body velocity carried to the base"),
+        ensure(
+            ch04::exercise_4(depth) == count,
+            format_args!("depth {depth}: the count differs from the supporting pairs of binary_tree({depth})"),
         )?;
-        let h = 1e-6;
-        let pose = |dt: f64| {
-            let mut q = qpos;
-            model.integrate(&mut q, &qvel, dt).expect("valid");
-            let kin = forward_kinematics(&model, &q).expect("valid state");
-            (kin.rotation(1), kin.position(1))
-        };
-        let ((rp, pp), (rm, pm), (r0, p0)) = (pose(h), pose(-h), pose(0.0));
-        let w_hat = (rp - rm) / (2.0 * h) * r0.transpose(); // [w]x = Rdot R^T
-        let w = Vec3::new(w_hat[(2, 1)], w_hat[(0, 2)], w_hat[(1, 0)]);
-        close_mat(
-            &ans.w,
-            &w,
-            1e-7,
-            format_args!("sample {s}: the angular velocity (finite differences)"),
-        )?;
-        close_mat(
-            &(ans.v + ans.w.cross(&p0)),
-            &((pp - pm) / (2.0 * h)),
-            1e-7,
-            format_args!("sample {s}: v_O + w x p should be the body origin's velocity"),
-        )?;
-        close_mat(&skew(&ans.w), &w_hat, 1e-7, format_args!("sample {s}: [w]x = Rdot R^T"))?;
     }
     Ok(())
 }
@@ -243,38 +126,32 @@ fn free_velocity(rng: &mut Rng) -> Check {
 fn main() {
     run(
         "ch04",
-        "Joint models and kinematic trees",
-        4,
+        "The composite-rigid-body algorithm",
+        6,
         &[
             Exercise {
                 number: 1,
-                title: "A universal joint",
-                hint: "E = roty(q2) rotz(q1); S's first column is the z axis seen in successor coordinates; c_J = (dS/dt) qdot, and only the first column of S depends on q",
-                check: universal,
+                title: "H by inverse dynamics",
+                hint: "with gravity off and qdot = 0, rnea(q, 0, e_j) is column j of H",
+                check: h_by_columns,
             },
             Exercise {
                 number: 2,
-                title: "Dof parents",
-                hint: "keep, per body, the last dof at or above it; a welded body passes its parent's on",
-                check: dof_parents,
+                title: "The parallel-axis theorem",
+                hint: "sum m l^2/12 + m d^2 over the links, d the distance of each centre of mass from joint 1's axis",
+                check: parallel_axis,
             },
             Exercise {
                 number: 3,
-                title: "Forward kinematics by hand",
-                hint: "a link at absolute angle theta points along (-sin theta, 0, -cos theta)",
-                check: tip,
+                title: "Sparsity from the parent array",
+                hint: "walk from every body to the base with lambda; mark each pair (body, ancestor) and its transpose",
+                check: sparsity,
             },
             Exercise {
                 number: 4,
-                title: "The tip Jacobian",
-                hint: "q[k] enters the absolute angle of link k and of every link after it",
-                check: tip_jacobian,
-            },
-            Exercise {
-                number: 5,
-                title: "The free joint's velocity in world terms",
-                hint: "rotate the body-frame angular velocity to the world; then move the reference point from the body origin p to the world origin",
-                check: free_velocity,
+                title: "Counting",
+                hint: "level k has 2^(k-1) bodies; a body at depth d gives 2d - 1 entries",
+                check: counting,
             },
         ],
     )

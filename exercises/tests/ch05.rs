@@ -1,111 +1,165 @@
-//! Grader of the exercises of "The recursive Newton-Euler algorithm" (`src/ch05.rs`):
+//! Grader of the exercises of "The articulated-body algorithm" (`src/ch05.rs`):
 //! `cargo test -p exercises --test ch05`.
 
 use exercises::ch05;
-use exercises::grade::{close, close_all, run, Check, Exercise, Rng};
-use mbd::dynamics::{bias_forces, rnea};
-use mbd::kinematics::{forward_kinematics, point_jacobian, world_force_at_point};
-use mbd::model::{canned, Joint, JointType, ModelBuilder};
-use mbd::spatial::{Force, Mat3, SpatialInertia, Vec3, Xform};
+use exercises::grade::{close_all, close_mat, ensure, run, Check, Exercise, Rng};
+use mbd::dynamics::{aba, crba, kinetic_energy, potential_energy};
+use mbd::integrate::{rk4_step, StepScratch};
+use mbd::model::canned::{self, rod};
+use mbd::model::{jcalc, Joint, JointType, Model, ModelBuilder};
+use mbd::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
+use nalgebra::DMatrix;
 
-fn gravity_torques(rng: &mut Rng) -> Check {
-    let model = canned::chain(2, false);
-    for s in 0..10 {
-        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
-        let expected = bias_forces(&model, &q, &[0.0, 0.0]).expect("valid state");
-        close_all(
-            &ch05::exercise_1(q),
-            expected.as_slice(),
-            1e-12,
-            format_args!("configuration {s}: gravity torques against bias_forces(q, 0)"),
-        )?;
-    }
-    Ok(())
+fn cart_pole() -> Model {
+    let mut b = ModelBuilder::new("cart-pole");
+    let cart = SpatialInertia::from_mass_com_inertia(2.0, Vec3::zeros(), Mat3::identity() * 0.05);
+    let c = b.add_body("cart", 0, Joint::prismatic(Vec3::x()), Xform::identity(), cart);
+    b.add_body(
+        "pole",
+        c,
+        Joint::revolute(Vec3::y()),
+        Xform::identity(),
+        rod(0.5, 0.8, -Vec3::z()),
+    );
+    b.build().expect("valid model")
 }
 
-fn free_body(rng: &mut Rng) -> Check {
-    for s in 0..6 {
-        let m = rng.uniform(0.5, 3.0);
-        let c = rng.vec3(0.3);
-        // a solid box of random size, turned by a random rotation
-        let (x, y, z) = (rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5));
-        let d = Mat3::from_diagonal(&Vec3::new(y * y + z * z, x * x + z * z, x * x + y * y)) * (m / 12.0);
-        let r = rng.rotation();
-        let ic = r * d * r.transpose();
-        let mut b = ModelBuilder::new("one body");
-        b.opt.gravity = Vec3::new(rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), -9.81);
-        b.add_body(
-            "body",
-            0,
-            Joint::new(JointType::Free),
-            Xform::identity(),
-            SpatialInertia::from_mass_com_inertia(m, c, ic),
-        );
-        let model = b.build().expect("valid model");
-        let p = rng.vec3(1.0);
-        let quat = rng.quat();
-        let q = [p.x, p.y, p.z, quat[0], quat[1], quat[2], quat[3]];
-        let (qd, qdd) = (rng.vec(6, 2.0), rng.vec(6, 2.0));
-        let expected = rnea(&model, &q, &qd, &qdd, None).expect("valid state");
-        let got = ch05::exercise_2(m, c, ic, &q, &qd, &qdd, model.opt.gravity);
+fn cart_pole_check(rng: &mut Rng) -> Check {
+    let model = cart_pole();
+    for s in 0..10 {
+        let (x, th) = (rng.uniform(-2.0, 2.0), rng.uniform(-3.2, 3.2));
+        let (xd, thd) = (rng.uniform(-2.0, 2.0), rng.uniform(-4.0, 4.0));
+        let (f, t) = (rng.uniform(-5.0, 5.0), rng.uniform(-1.0, 1.0));
+        let expected = aba(&model, &[x, th], &[xd, thd], &[f, t], None).expect("valid state");
         close_all(
-            &got,
+            &ch05::exercise_1(th, thd, f, t),
             expected.as_slice(),
             1e-12 * expected.amax().max(1.0),
-            format_args!("sample {s}: generalized force against RNEA"),
+            format_args!("state {s}: accelerations against ABA"),
         )?;
     }
     Ok(())
 }
 
-fn push_at_tip(rng: &mut Rng) -> Check {
-    let model = canned::chain(5, true);
-    let zeros = [0.0; 5];
-    for s in 0..6 {
-        let q = rng.vec(5, 2.0);
-        let free = rnea(&model, &q, &zeros, &zeros, None).expect("valid state");
-        let kin = forward_kinematics(&model, &q).expect("valid state");
-        let body = rng.int(1, 5);
-        let local = rng.vec3(0.3);
-        let p = kin.point(body, &local);
-        let force = rng.vec3(3.0);
-        let mut f_ext = vec![Force::zero(); model.nb + 1];
-        f_ext[body] = world_force_at_point(&force, &Vec3::zeros(), &p);
-        let pushed = rnea(&model, &q, &zeros, &zeros, Some(&f_ext)).expect("valid state");
-        let got = ch05::exercise_3(&model, &q, body, p, force);
-        let expected = &free - &pushed;
-        close_all(
-            &got,
-            expected.as_slice(),
-            1e-12 * (1.0 + expected.amax()),
-            format_args!("sample {s} (body {body}): against ID(q,0,0) - ID(q,0,0,f)"),
-        )?;
-        let jac = point_jacobian(&model, &q, body, &local).expect("valid state");
-        let jt_f = jac.transpose() * nalgebra::DVector::from_column_slice(force.as_slice());
-        close_all(
-            &got,
-            jt_f.as_slice(),
-            1e-12 * (1.0 + jt_f.amax()),
-            format_args!("sample {s} (body {body}): against J^T F with the point Jacobian"),
-        )?;
-    }
-    Ok(())
-}
-
-fn accelerating_base(rng: &mut Rng) -> Check {
-    let model = canned::chain(2, false);
-    for s in 0..8 {
-        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
-        let expected = bias_forces(&model, &q, &[0.0, 0.0]).expect("valid state");
-        let got = ch05::exercise_4(q);
-        for k in 0..2 {
-            close(
-                got[k],
-                expected[k],
-                1e-12,
-                format_args!("configuration {s}, joint {k}: the lifted torques should equal the gravity torques"),
-            )?;
+fn schur(rng: &mut Rng) -> Check {
+    // Body 1 on a free joint, body 2 on a hinge. At the identity orientation the free joint's S_1
+    // is the permutation P = [0 1; 1 0] (qvel = [linear; angular]), and eliminating the hinge from
+    // H gives S_1^T I^A_1 S_1 = H_11 - H_12 H_22^-1 H_21.
+    for s in 0..4 {
+        let mut b = ModelBuilder::new("free body + hinge");
+        let body1 = SpatialInertia::from_mass_com_inertia(
+            rng.uniform(1.0, 4.0),
+            rng.vec3(0.1),
+            Mat3::from_diagonal(&Vec3::new(0.1, 0.12, 0.08)),
+        );
+        let b1 = b.add_body("base", 0, Joint::new(JointType::Free), Xform::identity(), body1);
+        let x_tree = Xform::rot_axis(&rng.unit3(), rng.uniform(-3.0, 3.0)) * xlt(rng.vec3(0.3));
+        b.add_body(
+            "arm",
+            b1,
+            Joint::revolute(rng.unit3()),
+            x_tree,
+            rod(1.2, 0.6, rng.unit3()),
+        );
+        let model = b.build().expect("valid model");
+        let q2 = rng.uniform(-3.0, 3.0);
+        let q = [0.4, -0.3, 1.0, 1.0, 0.0, 0.0, 0.0, q2];
+        let i1 = model.inertia[1].to_matrix();
+        let i2 = model.inertia[2].to_matrix();
+        let jc = jcalc(&model.joints[2], &[q2], &[0.0]);
+        let x21 = jc.x_j.compose(&model.x_tree[2]).to_motion_matrix();
+        let sv = jc.s.cols[0].to_vec6();
+        let got = ch05::exercise_2(&i1, &i2, &x21, &sv);
+        let h = crba(&model, &q).expect("valid state");
+        let h11 = h.view((0, 0), (6, 6)).into_owned();
+        let h12 = h.view((0, 6), (6, 1)).into_owned();
+        let schur = h11 - &h12 * h12.transpose() / h[(6, 6)];
+        let mut p = DMatrix::zeros(6, 6);
+        for k in 0..3 {
+            p[(k, k + 3)] = 1.0;
+            p[(k + 3, k)] = 1.0;
         }
+        let expected = &p * schur * p.transpose();
+        let got = DMatrix::from_fn(6, 6, |r, c| got[(r, c)]);
+        close_mat(
+            &got,
+            &expected,
+            1e-12 * expected.amax(),
+            format_args!("sample {s}: I^A_1 against the Schur complement of CRBA's H"),
+        )?;
+    }
+    Ok(())
+}
+
+fn rk4(_rng: &mut Rng) -> Check {
+    let model = canned::chain(2, false);
+    let energy = |q: &[f64], v: &[f64]| {
+        kinetic_energy(&model, q, v).expect("valid") + potential_energy(&model, q).expect("valid")
+    };
+    // released at rest from a fixed state (the double pendulum is chaotic: the drift bound is
+    // for this swing)
+    let q0 = vec![1.5, -1.0];
+    let run = |h: f64, t: f64| {
+        let (mut q, mut v) = (q0.clone(), vec![0.0, 0.0]);
+        for _ in 0..(t / h).round() as usize {
+            let (q1, v1) = ch05::exercise_3(&model, &q, &v, h);
+            q = q1;
+            v = v1;
+        }
+        (q, v)
+    };
+    // (a) energy: after 2 s at h = 5 ms the total energy moves by less than 1e-5 J
+    let (q, v) = run(0.005, 2.0);
+    let drift = (energy(&q, &v) - energy(&q0, &[0.0, 0.0])).abs();
+    ensure(
+        drift.is_finite() && drift < 1e-5,
+        "the energy drifts by more than 1e-5 J over 2 s at h = 5 ms",
+    )?;
+    // (b) order: against the library's RK4 with h = 1e-4, the error at t = 0.5 s must shrink
+    // more than 12-fold when h halves from 5 ms to 2.5 ms (16-fold in the limit for order 4)
+    let (mut q_ref, mut v_ref) = (q0.clone(), vec![0.0, 0.0]);
+    let tau = [0.0; 2];
+    let mut acc = |q: &[f64], qd: &[f64], qdd: &mut [f64]| -> mbd::Result<()> {
+        qdd.copy_from_slice(aba(&model, q, qd, &tau, None)?.as_slice());
+        Ok(())
+    };
+    let mut scratch = StepScratch::new(&model);
+    for _ in 0..5000 {
+        rk4_step(&model, &mut scratch, &mut acc, &mut q_ref, &mut v_ref, 1e-4).expect("valid");
+    }
+    let err = |h: f64| {
+        let (q, v) = run(h, 0.5);
+        (0..2)
+            .map(|i| (q[i] - q_ref[i]).abs().max((v[i] - v_ref[i]).abs()))
+            .fold(0.0, f64::max)
+    };
+    let (e1, e2) = (err(0.005), err(0.0025));
+    ensure(e2.is_finite() && e2 < 1e-6, "the error at h = 2.5 ms is above 1e-6")?;
+    ensure(
+        e1 / e2 > 12.0,
+        "the error shrinks less than 12-fold when h halves: not a fourth-order method",
+    )
+}
+
+fn crba_route(rng: &mut Rng) -> Check {
+    let mut model = canned::floating_base_ball_arms();
+    for (k, j) in model.joints.iter_mut().enumerate() {
+        j.armature = 0.02 * k as f64;
+    }
+    for s in 0..4 {
+        let mut q = model.qpos0.clone();
+        let v = rng.vec(model.nv, 1.0);
+        model.integrate(q.as_mut_slice(), &v, 1.0).expect("valid");
+        let qd = rng.vec(model.nv, 1.0);
+        let tau = rng.vec(model.nv, 1.0);
+        let expected = aba(&model, q.as_slice(), &qd, &tau, None).expect("valid state");
+        let got = ch05::exercise_4(&model, q.as_slice(), &qd, &tau);
+        close_mat(
+            &got,
+            &expected,
+            1e-10 * expected.amax().max(1.0),
+            format_args!("state {s}: qdd against ABA"),
+        )?;
     }
     Ok(())
 }
@@ -113,32 +167,32 @@ fn accelerating_base(rng: &mut Rng) -> Check {
 fn main() {
     run(
         "ch05",
-        "The recursive Newton-Euler algorithm",
-        5,
+        "The articulated-body algorithm",
+        7,
         &[
             Exercise {
                 number: 1,
-                title: "Gravity torques by hand",
-                hint: "write the heights of the two centres of mass as functions of q1 and q1 + q2, then differentiate U = g (m1 z1 + m2 z2)",
-                check: gravity_torques,
+                title: "The cart-pole",
+                hint: "write T and U with the pole's centre of mass at (x - a sin th, -a cos th), a = L/2; Lagrange gives a 2x2 linear system in (x'', th'')",
+                check: cart_pole_check,
             },
             Exercise {
                 number: 2,
-                title: "Newton and Euler for one free body",
-                hint: "the centre of mass accelerates with a_O + wd x c + w x (w x c) (body axes); the force is m (a_c - g); carry the moment n_c to the origin with + c x f",
-                check: free_body,
+                title: "Articulated inertia is a Schur complement",
+                hint: "U = I_2 s, D = s^T U, I^a_2 = I_2 - U U^T / D; then X^T I^a_2 X",
+                check: schur,
             },
             Exercise {
                 number: 3,
-                title: "A push at the tip",
-                hint: "only the joints between the body and the base feel the force; each feels a_j . ((p - o_j) x F) with world axis a_j through world point o_j",
-                check: push_at_tip,
+                title: "RK4 with ABA",
+                hint: "four stages k1..k4 on the pair (q, qd); the position stages are the stage velocities; weights 1/6, 2/6, 2/6, 1/6",
+                check: rk4,
             },
             Exercise {
                 number: 4,
-                title: "Gravity is an accelerating base",
-                hint: "the lift is dof 0 of a three-dof model; accelerate it with qdd = [9.81, 0, 0] and read the pendulum's torques",
-                check: accelerating_base,
+                title: "The inertia-matrix route",
+                hint: "hand_c gives H and C; solve H qdd = tau - C with H.cholesky()",
+                check: crba_route,
             },
         ],
     )

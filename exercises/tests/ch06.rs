@@ -1,123 +1,164 @@
-//! Grader of the exercises of "The composite-rigid-body algorithm" (`src/ch06.rs`):
-//! `cargo test -p exercises --test ch06`.
+//! Grader of the exercises of "Sparse factorization of the joint-space inertia"
+//! (`src/ch06.rs`): `cargo test -p exercises --test ch06`.
 
 use exercises::ch06;
-use exercises::grade::{close, close_mat, ensure, run, Check, Exercise, Rng};
+use exercises::grade::{close_mat, ensure, repo_root, run, Check, Exercise, Rng};
 use mbd::dynamics::crba;
-use mbd::kinematics::supports;
-use mbd::model::{canned, Joint, Model, ModelBuilder};
-use mbd::spatial::{xlt, Mat3, SpatialInertia, Vec3};
-
-/// A random tree with generic geometry (no symmetry, so every allowed entry of H is nonzero).
-fn generic_tree(rng: &mut Rng, nb: usize) -> Model {
-    let mut b = ModelBuilder::new("generic tree");
-    for i in 1..=nb {
-        let parent = if i == 1 { 0 } else { rng.int(0, i - 1) };
-        let (x, y, z) = (rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.3));
-        let m = rng.uniform(0.5, 2.0);
-        let d = Mat3::from_diagonal(&Vec3::new(y * y + z * z, x * x + z * z, x * x + y * y)) * (m / 12.0);
-        let r = rng.rotation();
-        b.add_body(
-            &format!("b{i}"),
-            parent,
-            Joint::revolute(rng.unit3()),
-            xlt(rng.vec3(0.3)),
-            SpatialInertia::from_mass_com_inertia(m, rng.vec3(0.2), r * d * r.transpose()),
-        );
-    }
-    b.build().expect("valid model")
-}
+use mbd::model::{canned, Model};
+use mbd::sparse::{llt_fill_in, ltdl, split_ltdl, MjLayout, OpCount};
+use nalgebra::DMatrix;
+use serde::Deserialize;
 
 fn random_q(rng: &mut Rng, model: &Model) -> Vec<f64> {
     let mut q = model.qpos0.as_slice().to_vec();
-    let v = rng.vec(model.nv, 1.5);
+    let v = rng.vec(model.nv, 1.0);
     model.integrate(&mut q, &v, 1.0).expect("valid");
     q
 }
 
-fn h_by_columns(rng: &mut Rng) -> Check {
-    let mut floating = canned::floating_base_ball_arms();
-    for j in floating.joints.iter_mut() {
-        j.armature = 0.05;
-    }
-    let nb = rng.int(5, 10);
-    for model in [canned::chain(7, true), generic_tree(rng, nb), floating] {
-        for s in 0..2 {
-            let q = random_q(rng, &model);
-            let expected = crba(&model, &q).expect("valid state");
-            close_mat(
-                &ch06::exercise_1(&model, &q),
-                &expected,
-                1e-12 * expected.amax().max(1.0),
-                format_args!("model '{}', configuration {s}: against CRBA", model.name),
-            )?;
-        }
-    }
-    Ok(())
-}
-
-fn parallel_axis(rng: &mut Rng) -> Check {
-    let model = canned::chain(3, false);
-    for s in 0..10 {
-        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
-        let h = crba(&model, &q).expect("valid state");
-        close(
-            ch06::exercise_2(q),
-            h[(0, 0)],
-            1e-12,
-            format_args!("configuration {s}: against CRBA's H_11"),
-        )?;
-    }
-    Ok(())
-}
-
-fn sparsity(rng: &mut Rng) -> Check {
-    let mut models = vec![canned::chain(6, true)];
-    for _ in 0..4 {
-        let nb = rng.int(4, 12);
-        models.push(generic_tree(rng, nb));
-    }
-    for (s, model) in models.iter().enumerate() {
-        let q = random_q(rng, model);
-        let h = crba(model, &q).expect("valid state");
-        let pattern = ch06::exercise_3(&model.lambda);
+fn dense_ltdl(rng: &mut Rng) -> Check {
+    for model in [
+        canned::chain(8, true),
+        canned::binary_tree(4),
+        canned::floating_base_ball_arms(),
+    ] {
+        let h = crba(&model, &random_q(rng, &model)).expect("valid state");
+        let (l, d) = ch06::exercise_1(&h);
         ensure(
-            pattern.len() == model.nb && pattern.iter().all(|r| r.len() == model.nb),
-            format_args!("model {s}: the pattern should be {} x {}", model.nb, model.nb),
+            l.shape() == h.shape() && d.len() == h.nrows(),
+            format_args!("'{}': L must be n x n and D hold n numbers", model.name),
         )?;
-        for i in 0..model.nb {
-            for j in 0..model.nb {
-                if pattern[i][j] {
-                    ensure(
-                        h[(i, j)].abs() > 1e-9 * h.amax(),
-                        format_args!("model {s}: your pattern allows H[{i}][{j}], which is zero"),
-                    )?;
-                } else {
-                    ensure(
-                        h[(i, j)] == 0.0,
-                        format_args!("model {s}: your pattern forbids H[{i}][{j}], which is nonzero"),
-                    )?;
-                }
-            }
-        }
+        let rebuilt = l.transpose() * DMatrix::from_diagonal(&d) * &l;
+        close_mat(
+            &rebuilt,
+            &h,
+            1e-12 * h.amax(),
+            format_args!("'{}': L^T D L = H", model.name),
+        )?;
+        let mut ld = h.clone();
+        ltdl(&mut ld, &model.dof_parent, &mut OpCount::default()).expect("positive definite");
+        let (l_ref, d_ref) = split_ltdl(&ld, &model.dof_parent);
+        close_mat(
+            &l,
+            &l_ref,
+            1e-10 * l_ref.amax(),
+            format_args!("'{}': L against ltdl", model.name),
+        )?;
+        close_mat(
+            &d,
+            &d_ref,
+            1e-10 * d_ref.amax(),
+            format_args!("'{}': D against ltdl", model.name),
+        )?;
     }
     Ok(())
 }
 
-fn counting(_rng: &mut Rng) -> Check {
+fn fill_in(_rng: &mut Rng) -> Check {
     for depth in 1..=8u32 {
         let model = canned::binary_tree(depth as usize);
-        let mut count = 0;
-        for i in 1..=model.nb {
-            for j in 1..=model.nb {
-                if supports(&model, i, j) || supports(&model, j, i) {
-                    count += 1;
-                }
+        ensure(
+            ch06::exercise_2(depth) == llt_fill_in(&model.dof_parent),
+            format_args!("depth {depth}: the count differs from symbolic elimination (llt_fill_in)"),
+        )?;
+    }
+    // and against the nonzeros a numerical root-first Cholesky creates off the pattern
+    let model = canned::binary_tree(4);
+    let parent = &model.dof_parent;
+    let n = model.nv;
+    let mut h = DMatrix::zeros(n, n);
+    for i in 0..n {
+        let mut j = parent[i];
+        while let Some(jj) = j {
+            h[(i, jj)] = 0.3 + 0.01 * (i + 2 * jj) as f64;
+            h[(jj, i)] = h[(i, jj)];
+            j = parent[jj];
+        }
+    }
+    for i in 0..n {
+        h[(i, i)] = 1.0 + h.row(i).iter().map(|x| x.abs()).sum::<f64>();
+    }
+    let l = nalgebra::Cholesky::new(h.clone()).expect("diagonally dominant").l();
+    let mut fill = 0;
+    for i in 0..n {
+        for j in 0..i {
+            if h[(i, j)] == 0.0 && l[(i, j)] != 0.0 {
+                fill += 1;
             }
         }
+    }
+    ensure(
+        ch06::exercise_2(4) == fill,
+        "depth 4: the count differs from the fill of a numerical Cholesky",
+    )
+}
+
+fn legged(rng: &mut Rng) -> Check {
+    let mut robots = vec![(4usize, 6usize), (0, 0)];
+    for _ in 0..4 {
+        robots.push((rng.int(1, 6), rng.int(1, 7)));
+    }
+    for (legs, leg_dofs) in robots {
+        let mut parent: Vec<Option<usize>> = (0..6).map(|i: usize| i.checked_sub(1)).collect();
+        for _ in 0..legs {
+            for k in 0..leg_dofs {
+                parent.push(Some(if k == 0 { 5 } else { parent.len() - 1 }));
+            }
+        }
+        let n = parent.len();
+        let mut h = DMatrix::from_fn(n, n, |i, j| if i == j { 10.0 * n as f64 } else { 0.1 });
+        let mut ops = OpCount::default();
+        ltdl(&mut h, &parent, &mut ops).expect("positive definite");
         ensure(
-            ch06::exercise_4(depth) == count,
-            format_args!("depth {depth}: the count differs from the supporting pairs of binary_tree({depth})"),
+            ch06::exercise_3(legs, leg_dofs) == ops.madd,
+            format_args!("{legs} legs of {leg_dofs} dofs: the count differs from ltdl's operation counter"),
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[allow(non_snake_case)]
+struct Structure {
+    dof_parentid: Vec<i64>,
+    dof_Madr: Vec<usize>,
+    mapM2M: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+#[allow(non_snake_case)]
+struct Sizes {
+    nM: usize,
+}
+
+#[derive(Deserialize)]
+struct Fixture {
+    sizes: Sizes,
+    structure: Structure,
+}
+
+fn mujoco_layout(_rng: &mut Rng) -> Check {
+    for name in ["chain_7_spatial", "tree_5", "floating", "panda"] {
+        let path = repo_root().join(format!("tests/fixtures/peers/{name}.json"));
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("grader: {}: {e}", path.display()))?;
+        let fx: Fixture = serde_json::from_str(&text).map_err(|e| format!("grader: {}: {e}", path.display()))?;
+        let (madr, nm, map) = ch06::exercise_4(&fx.structure.dof_parentid);
+        ensure(
+            madr == fx.structure.dof_Madr,
+            format_args!("{name}: dof_Madr differs from MuJoCo's"),
+        )?;
+        ensure(nm == fx.sizes.nM, format_args!("{name}: nM differs from MuJoCo's"))?;
+        ensure(
+            map == fx.structure.mapM2M,
+            format_args!("{name}: mapM2M differs from MuJoCo's"),
+        )?;
+    }
+    for model in [canned::binary_tree(5), canned::floating_base_ball_arms()] {
+        let ids: Vec<i64> = model.dof_parent.iter().map(|p| p.map_or(-1, |p| p as i64)).collect();
+        let lay = MjLayout::new(&model.dof_parent).expect("valid tree");
+        ensure(
+            ch06::exercise_4(&ids) == (lay.dof_madr, lay.nm, lay.map_m2m),
+            format_args!("'{}': the layout differs from MjLayout", model.name),
         )?;
     }
     Ok(())
@@ -126,32 +167,32 @@ fn counting(_rng: &mut Rng) -> Check {
 fn main() {
     run(
         "ch06",
-        "The composite-rigid-body algorithm",
-        6,
+        "Sparse factorization of the joint-space inertia",
+        11,
         &[
             Exercise {
                 number: 1,
-                title: "H by inverse dynamics",
-                hint: "with gravity off and qdot = 0, rnea(q, 0, e_j) is column j of H",
-                check: h_by_columns,
+                title: "L^T D L from the element formulas",
+                hint: "go from the last row to the first; d_i first, then l_ij for j < i, each sum over every k > i",
+                check: dense_ltdl,
             },
             Exercise {
                 number: 2,
-                title: "The parallel-axis theorem",
-                hint: "sum m l^2/12 + m d^2 over the links, d the distance of each centre of mass from joint 1's axis",
-                check: parallel_axis,
+                title: "Total fill-in",
+                hint: "after the root is eliminated the rest is full; subtract the entries H's pattern already holds",
+                check: fill_in,
             },
             Exercise {
                 number: 3,
-                title: "Sparsity from the parent array",
-                hint: "walk from every body to the base with lambda; mark each pair (body, ancestor) and its transpose",
-                check: sparsity,
+                title: "A legged robot",
+                hint: "a dof at depth d (counting itself) costs d (d - 1) / 2 multiply-adds",
+                check: legged,
             },
             Exercise {
                 number: 4,
-                title: "Counting",
-                hint: "level k has 2^(k-1) bodies; a body at depth d gives 2d - 1 entries",
-                check: counting,
+                title: "MuJoCo's addresses",
+                hint: "row i holds depth(i) + 1 entries; dof_Madr is the running sum; a CSR row is the legacy row backwards",
+                check: mujoco_layout,
             },
         ],
     )

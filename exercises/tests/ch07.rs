@@ -1,164 +1,218 @@
-//! Grader of the exercises of "The articulated-body algorithm" (`src/ch07.rs`):
+//! Grader of the exercises of "Closed-loop systems" (`src/ch07.rs`):
 //! `cargo test -p exercises --test ch07`.
 
 use exercises::ch07;
-use exercises::grade::{close_all, close_mat, ensure, run, Check, Exercise, Rng};
-use mbd::dynamics::{aba, crba, kinetic_energy, potential_energy};
-use mbd::integrate::{rk4_step, StepScratch};
-use mbd::model::canned::{self, rod};
-use mbd::model::{jcalc, Joint, JointType, Model, ModelBuilder};
-use mbd::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
-use nalgebra::DMatrix;
+use exercises::grade::{close, close_mat, ensure, run, Check, Exercise, Rng};
+use mbd::kinematics::forward_kinematics;
+use mbd::loops::{
+    assemble_with, forward_dynamics, inverse_dynamics, loop_constraints, null_space, null_space_with, simulate, Method,
+    PivotTol, SimulateOptions,
+};
+use mbd::model::mechanisms::{self, figure_8_3_gamma};
+use mbd::model::{Integrator, Model};
+use mbd::spatial::{rotx, roty, rotz, xlt, Vec3, Xform};
+use nalgebra::{DMatrix, DVector};
 
-fn cart_pole() -> Model {
-    let mut b = ModelBuilder::new("cart-pole");
-    let cart = SpatialInertia::from_mass_com_inertia(2.0, Vec3::zeros(), Mat3::identity() * 0.05);
-    let c = b.add_body("cart", 0, Joint::prismatic(Vec3::x()), Xform::identity(), cart);
-    b.add_body(
-        "pole",
-        c,
-        Joint::revolute(Vec3::y()),
-        Xform::identity(),
-        rod(0.5, 0.8, -Vec3::z()),
-    );
-    b.build().expect("valid model")
+/// A rotation by the small angles `th` (about x, then y, then z) and a translation `v`: to first
+/// order the transform `1 - d x` of the displacement `d = [th; v]`.
+fn small_displacement(th: [f64; 3], v: [f64; 3]) -> Xform {
+    rotx(th[0]) * roty(th[1]) * rotz(th[2]) * xlt(Vec3::new(v[0], v[1], v[2]))
 }
 
-fn cart_pole_check(rng: &mut Rng) -> Check {
-    let model = cart_pole();
-    for s in 0..10 {
-        let (x, th) = (rng.uniform(-2.0, 2.0), rng.uniform(-3.2, 3.2));
-        let (xd, thd) = (rng.uniform(-2.0, 2.0), rng.uniform(-4.0, 4.0));
-        let (f, t) = (rng.uniform(-5.0, 5.0), rng.uniform(-1.0, 1.0));
-        let expected = aba(&model, &[x, th], &[xd, thd], &[f, t], None).expect("valid state");
-        close_all(
-            &ch07::exercise_1(th, thd, f, t),
-            expected.as_slice(),
-            1e-12 * expected.amax().max(1.0),
-            format_args!("state {s}: accelerations against ABA"),
+fn cylindrical(rng: &mut Rng) -> Check {
+    let mut psi = DMatrix::zeros(6, 2);
+    psi[(2, 0)] = 1.0;
+    psi[(5, 1)] = 1.0;
+    for s in 0..6 {
+        let (q, z) = (rng.uniform(-3.2, 3.2), rng.uniform(-2.0, 2.0));
+        let (t, err) = ch07::exercise_1(&(rotz(q) * xlt(Vec3::new(0.0, 0.0, z))));
+        ensure(
+            (t.nrows(), t.ncols(), err.len()) == (6, 4, 4),
+            "T must be 6 x 4 and the error hold 4 numbers",
+        )?;
+        ensure(
+            (t.transpose() * &psi).amax() < 1e-15,
+            "T^T Psi should vanish: T must do no work on the allowed motions",
+        )?;
+        let sv = t.clone().svd(false, false).singular_values;
+        ensure(sv.min() > 1e-3 * sv.max(), "T should have rank 4")?;
+        ensure(
+            err.amax() < 1e-14,
+            format_args!("sample {s}: an allowed transform should have no position error"),
+        )?;
+        for k in 0..4 {
+            let d = DVector::from_vec(rng.vec(6, 1.0)) * 1e-6;
+            let x = rotz(q) * small_displacement([d[0], d[1], d[2]], [d[3], d[4], d[5]]) * xlt(Vec3::new(0.0, 0.0, z));
+            let (_, err_d) = ch07::exercise_1(&x);
+            let first_order = t.transpose() * &d;
+            close_mat(
+                &err_d,
+                &first_order,
+                1e-4 * d.amax(),
+                format_args!("sample {s}, displacement {k}: the error should change by T^T d to first order"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn critical_damping(rng: &mut Rng) -> Check {
+    // The four-bar without gravity, opened at the rocker joint and released; every component of
+    // the simulated loop-closure error (RK4, h = 1 ms) must follow the answer over 0.6 s.
+    let mut m = mechanisms::four_bar();
+    m.opt.gravity = Vec3::zeros();
+    for (ts, qd0) in [
+        (rng.uniform(0.05, 0.15), [0.0, 0.0, 0.0]),
+        (0.05, [0.0, 0.0, rng.uniform(0.01, 0.03)]),
+    ] {
+        let mut q = m.qpos0.as_slice().to_vec();
+        q[2] += rng.uniform(0.002, 0.004);
+        let s0 = loop_constraints(&m, &q, &qd0, None).expect("valid state");
+        let e0 = s0.err.clone();
+        let edot0 = &s0.kmat * DVector::from_column_slice(&qd0);
+        let scale = e0.amax().max(ts * edot0.amax());
+        let opts = SimulateOptions {
+            method: Method::Kkt,
+            integrator: Integrator::Rk4,
+            h: 1e-3,
+            steps: 600,
+            t_stab: Some(ts),
+        };
+        let tr = simulate(&m, &q, &qd0, &opts).expect("valid simulation");
+        for (i, t) in tr.time.iter().enumerate().step_by(20) {
+            let e = loop_constraints(&m, tr.qpos[i].as_slice(), &qd0, None)
+                .expect("valid")
+                .err;
+            for c in 0..e.len() {
+                close(
+                    ch07::exercise_2(*t, ts, e0[c], edot0[c]),
+                    e[c],
+                    1e-3 * scale,
+                    format_args!("T_stab = {ts:.3} s, t = {t:.3} s, component {c}: against the simulated error"),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+const ROCKER_TIP: [f64; 3] = [0.05, 0.0, -0.3];
+
+fn loop_jacobian(rng: &mut Rng) -> Check {
+    let m = mechanisms::four_bar();
+    let tip = Vec3::from(ROCKER_TIP);
+    let point = |q: &[f64]| forward_kinematics(&m, q).expect("valid").point(3, &tip);
+    for _ in 0..5 {
+        let crank = rng.uniform(-3.0, 3.0);
+        let closed = assemble_with(&m, &[crank, 0.0, 0.0], Some(&[0])).expect("the four-bar assembles");
+        let open = [
+            closed[0] + rng.uniform(-0.2, 0.2),
+            closed[1] + rng.uniform(-0.2, 0.2),
+            closed[2] + rng.uniform(-0.2, 0.2),
+        ];
+        for q in [[closed[0], closed[1], closed[2]], open] {
+            let jac = ch07::exercise_3(q);
+            let h = 1e-6;
+            for j in 0..3 {
+                let (mut qp, mut qm) = (q, q);
+                qp[j] += h;
+                qm[j] -= h;
+                let v = (point(&qp) - point(&qm)) / (2.0 * h);
+                close(
+                    jac[0][j],
+                    v.x,
+                    1e-8,
+                    format_args!("crank {crank:.2}: dx/dq{} against finite differences", j + 1),
+                )?;
+                close(
+                    jac[1][j],
+                    v.z,
+                    1e-8,
+                    format_args!("crank {crank:.2}: dz/dq{} against finite differences", j + 1),
+                )?;
+            }
+        }
+        // at the closed configuration the rows span the row space of the library's K
+        let q = [closed[0], closed[1], closed[2]];
+        let jac = ch07::exercise_3(q);
+        let mine = DMatrix::from_row_slice(2, 3, &[jac[0], jac[1]].concat());
+        let sys = loop_constraints(&m, &q, &[0.0; 3], None).expect("valid");
+        let ns = null_space(&sys.kmat, &DVector::zeros(sys.nc())).expect("valid");
+        ensure(
+            (&mine * &ns.g_null).amax() < 1e-12,
+            "your rows should annihilate the null space G of K",
+        )?;
+        let mut both = DMatrix::zeros(7, 3);
+        both.rows_mut(0, 5).copy_from(&sys.kmat);
+        both.rows_mut(5, 2).copy_from(&mine);
+        let mut sv: Vec<f64> = both.svd(false, false).singular_values.iter().cloned().collect();
+        sv.sort_by(|a, b| b.total_cmp(a));
+        ensure(
+            sv[1] > 1e-3 * sv[0] && sv[2] < 1e-12 * sv[0],
+            "your two rows and K together should have rank 2",
         )?;
     }
     Ok(())
 }
 
-fn schur(rng: &mut Rng) -> Check {
-    // Body 1 on a free joint, body 2 on a hinge. At the identity orientation the free joint's S_1
-    // is the permutation P = [0 1; 1 0] (qvel = [linear; angular]), and eliminating the hinge from
-    // H gives S_1^T I^A_1 S_1 = H_11 - H_12 H_22^-1 H_21.
-    for s in 0..4 {
-        let mut b = ModelBuilder::new("free body + hinge");
-        let body1 = SpatialInertia::from_mass_com_inertia(
-            rng.uniform(1.0, 4.0),
-            rng.vec3(0.1),
-            Mat3::from_diagonal(&Vec3::new(0.1, 0.12, 0.08)),
-        );
-        let b1 = b.add_body("base", 0, Joint::new(JointType::Free), Xform::identity(), body1);
-        let x_tree = Xform::rot_axis(&rng.unit3(), rng.uniform(-3.0, 3.0)) * xlt(rng.vec3(0.3));
-        b.add_body(
-            "arm",
-            b1,
-            Joint::revolute(rng.unit3()),
-            x_tree,
-            rod(1.2, 0.6, rng.unit3()),
-        );
-        let model = b.build().expect("valid model");
-        let q2 = rng.uniform(-3.0, 3.0);
-        let q = [0.4, -0.3, 1.0, 1.0, 0.0, 0.0, 0.0, q2];
-        let i1 = model.inertia[1].to_matrix();
-        let i2 = model.inertia[2].to_matrix();
-        let jc = jcalc(&model.joints[2], &[q2], &[0.0]);
-        let x21 = jc.x_j.compose(&model.x_tree[2]).to_motion_matrix();
-        let sv = jc.s.cols[0].to_vec6();
-        let got = ch07::exercise_2(&i1, &i2, &x21, &sv);
-        let h = crba(&model, &q).expect("valid state");
-        let h11 = h.view((0, 0), (6, 6)).into_owned();
-        let h12 = h.view((0, 6), (6, 1)).into_owned();
-        let schur = h11 - &h12 * h12.transpose() / h[(6, 6)];
-        let mut p = DMatrix::zeros(6, 6);
-        for k in 0..3 {
-            p[(k, k + 3)] = 1.0;
-            p[(k + 3, k)] = 1.0;
-        }
-        let expected = &p * schur * p.transpose();
-        let got = DMatrix::from_fn(6, 6, |r, c| got[(r, c)]);
-        close_mat(
-            &got,
-            &expected,
-            1e-12 * expected.amax(),
-            format_args!("sample {s}: I^A_1 against the Schur complement of CRBA's H"),
+/// A state of the figure 8.3 mechanism that satisfies the loop constraints, from y, ydot, yddot.
+fn figure_8_3_state(
+    m: &Model,
+    l1: f64,
+    l2: f64,
+    y: [f64; 2],
+    yd: [f64; 2],
+    ydd: [f64; 2],
+) -> ([f64; 4], DVector<f64>, DVector<f64>) {
+    let q = figure_8_3_gamma(l1, l2, y).expect("valid");
+    let ind = [0, 3];
+    let s0 = loop_constraints(m, &q, &[0.0; 4], None).expect("valid");
+    let g0 = null_space_with(&s0.kmat, &DVector::zeros(5), &PivotTol::default(), Some(&ind)).expect("valid");
+    let qd = &g0.g_null * DVector::from_column_slice(&yd);
+    let s1 = loop_constraints(m, &q, qd.as_slice(), None).expect("valid");
+    let g1 = null_space_with(&s1.kmat, &s1.k, &PivotTol::default(), Some(&ind)).expect("valid");
+    let qdd = &g1.g_null * DVector::from_column_slice(&ydd) + &g1.g_bias;
+    (q, qd, qdd)
+}
+
+fn moving_actuator(rng: &mut Rng) -> Check {
+    let (l1, l2) = (1.0, 0.6);
+    let m = mechanisms::figure_8_3(l1, l2).expect("valid");
+    let mut ys = vec![(0.0, rng.uniform(-1.0, 1.0))];
+    for _ in 0..5 {
+        ys.push((rng.uniform(-2.5, 2.5), rng.uniform(-1.0, 1.0)));
+    }
+    for (y1, y2) in ys {
+        let yd = [rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5)];
+        let ydd = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+        let (q, qd, qdd) = figure_8_3_state(&m, l1, l2, [y1, y2], yd, ydd);
+        let inv = inverse_dynamics(&m, &q, qd.as_slice(), qdd.as_slice(), None, &[0, 3]).expect("valid");
+        let t = &inv.tau_id;
+        let u = ch07::exercise_4(l1, l2, y1, [t[0], t[1], t[2], t[3]]);
+        let scale = inv.u.amax().max(1.0);
+        close(
+            u[0],
+            inv.u[0],
+            1e-9 * scale,
+            format_args!("y1 = {y1:.3}: u1 against closed-loop inverse dynamics"),
         )?;
-    }
-    Ok(())
-}
-
-fn rk4(_rng: &mut Rng) -> Check {
-    let model = canned::chain(2, false);
-    let energy = |q: &[f64], v: &[f64]| {
-        kinetic_energy(&model, q, v).expect("valid") + potential_energy(&model, q).expect("valid")
-    };
-    // released at rest from a fixed state (the double pendulum is chaotic: the drift bound is
-    // for this swing)
-    let q0 = vec![1.5, -1.0];
-    let run = |h: f64, t: f64| {
-        let (mut q, mut v) = (q0.clone(), vec![0.0, 0.0]);
-        for _ in 0..(t / h).round() as usize {
-            let (q1, v1) = ch07::exercise_3(&model, &q, &v, h);
-            q = q1;
-            v = v1;
-        }
-        (q, v)
-    };
-    // (a) energy: after 2 s at h = 5 ms the total energy moves by less than 1e-5 J
-    let (q, v) = run(0.005, 2.0);
-    let drift = (energy(&q, &v) - energy(&q0, &[0.0, 0.0])).abs();
-    ensure(
-        drift.is_finite() && drift < 1e-5,
-        "the energy drifts by more than 1e-5 J over 2 s at h = 5 ms",
-    )?;
-    // (b) order: against the library's RK4 with h = 1e-4, the error at t = 0.5 s must shrink
-    // more than 12-fold when h halves from 5 ms to 2.5 ms (16-fold in the limit for order 4)
-    let (mut q_ref, mut v_ref) = (q0.clone(), vec![0.0, 0.0]);
-    let tau = [0.0; 2];
-    let mut acc = |q: &[f64], qd: &[f64], qdd: &mut [f64]| -> mbd::Result<()> {
-        qdd.copy_from_slice(aba(&model, q, qd, &tau, None)?.as_slice());
-        Ok(())
-    };
-    let mut scratch = StepScratch::new(&model);
-    for _ in 0..5000 {
-        rk4_step(&model, &mut scratch, &mut acc, &mut q_ref, &mut v_ref, 1e-4).expect("valid");
-    }
-    let err = |h: f64| {
-        let (q, v) = run(h, 0.5);
-        (0..2)
-            .map(|i| (q[i] - q_ref[i]).abs().max((v[i] - v_ref[i]).abs()))
-            .fold(0.0, f64::max)
-    };
-    let (e1, e2) = (err(0.005), err(0.0025));
-    ensure(e2.is_finite() && e2 < 1e-6, "the error at h = 2.5 ms is above 1e-6")?;
-    ensure(
-        e1 / e2 > 12.0,
-        "the error shrinks less than 12-fold when h halves: not a fourth-order method",
-    )
-}
-
-fn crba_route(rng: &mut Rng) -> Check {
-    let mut model = canned::floating_base_ball_arms();
-    for (k, j) in model.joints.iter_mut().enumerate() {
-        j.armature = 0.02 * k as f64;
-    }
-    for s in 0..4 {
-        let mut q = model.qpos0.clone();
-        let v = rng.vec(model.nv, 1.0);
-        model.integrate(q.as_mut_slice(), &v, 1.0).expect("valid");
-        let qd = rng.vec(model.nv, 1.0);
-        let tau = rng.vec(model.nv, 1.0);
-        let expected = aba(&model, q.as_slice(), &qd, &tau, None).expect("valid state");
-        let got = ch07::exercise_4(&model, q.as_slice(), &qd, &tau);
-        close_mat(
-            &got,
-            &expected,
-            1e-10 * expected.amax().max(1.0),
-            format_args!("state {s}: qdd against ABA"),
+        close(
+            u[1],
+            inv.u[1],
+            1e-9 * scale,
+            format_args!("y1 = {y1:.3}: u4 against closed-loop inverse dynamics"),
+        )?;
+        let tau = [u[0], 0.0, 0.0, u[1]];
+        let fd = forward_dynamics(&m, &q, qd.as_slice(), &tau, None, Method::NullSpace, None).expect("valid");
+        ensure(
+            (&fd.qdd - &qdd).amax() < 1e-8 * qdd.amax().max(1.0),
+            format_args!("y1 = {y1:.3}: your forces should produce the prescribed motion (forward dynamics)"),
+        )?;
+        // the premise of the exercise: the book's actuation (joints 3 and 4) fails exactly at y1 = 0
+        let book = inverse_dynamics(&m, &q, qd.as_slice(), qdd.as_slice(), None, &[2, 3]);
+        ensure(
+            book.is_err() == (y1 == 0.0),
+            "grader: the library's actuation at joints 3 and 4 should fail exactly at y1 = 0",
         )?;
     }
     Ok(())
@@ -167,32 +221,32 @@ fn crba_route(rng: &mut Rng) -> Check {
 fn main() {
     run(
         "ch07",
-        "The articulated-body algorithm",
-        7,
+        "Closed-loop systems",
+        8,
         &[
             Exercise {
                 number: 1,
-                title: "The cart-pole",
-                hint: "write T and U with the pole's centre of mass at (x - a sin th, -a cos th), a = L/2; Lagrange gives a 2x2 linear system in (x'', th'')",
-                check: cart_pole_check,
+                title: "A row of table 8.1",
+                hint: "T's columns are the unit forces the joint can transmit (moments about x and y, forces along x and y); the error is read from row 3 of E and from r",
+                check: cylindrical,
             },
             Exercise {
                 number: 2,
-                title: "Articulated inertia is a Schur complement",
-                hint: "U = I_2 s, D = s^T U, I^a_2 = I_2 - U U^T / D; then X^T I^a_2 X",
-                check: schur,
+                title: "Critical damping",
+                hint: "e'' + (2/T) e' + e/T^2 = 0 has a double root at -1/T",
+                check: critical_damping,
             },
             Exercise {
                 number: 3,
-                title: "RK4 with ABA",
-                hint: "four stages k1..k4 on the pair (q, qd); the position stages are the stage velocities; weights 1/6, 2/6, 2/6, 1/6",
-                check: rk4,
+                title: "The loop Jacobian by hand",
+                hint: "turning about y through hinge o at unit rate moves p with y x (p - o) = (p_z - o_z, 0, -(p_x - o_x))",
+                check: loop_jacobian,
             },
             Exercise {
                 number: 4,
-                title: "The inertia-matrix route",
-                hint: "hand_c gives H and C; solve H qdd = tau - C with H.cholesky()",
-                check: crba_route,
+                title: "Moving the actuator",
+                hint: "with joints 1 and 4 actuated, G_u is the identity and u = G^T tau_ID; G's middle rows are theta2'(y1) and d'(y1)",
+                check: moving_actuator,
             },
         ],
     )

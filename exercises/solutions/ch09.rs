@@ -1,5 +1,5 @@
 //! Worked answers to the exercises of "MuJoCo's com-based quantities" (statements in
-//! `src/com.rs`).
+//! `src/ch09.rs`).
 
 use mbd::kinematics::{body_jacobian, forward_kinematics, point_jacobian};
 use mbd::model::Model;

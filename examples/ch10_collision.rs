@@ -5,8 +5,8 @@
 //! and this model's contacts seen along y into `mujoco_collision_example.svg` there.
 //!
 //! ```sh
-//! cargo run --release --example mujoco_collision
-//! cargo run --release --example mujoco_collision -- tests/fixtures/models/public/gymnasium/humanoid.xml
+//! cargo run --release --example ch10_collision
+//! cargo run --release --example ch10_collision -- tests/fixtures/models/public/gymnasium/humanoid.xml
 //! ```
 
 use mbd::figures::collision::{run, scene_figure};

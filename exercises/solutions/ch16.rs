@@ -1,5 +1,5 @@
 //! Worked answers to the exercises of "SPOOK: a variational stepper" (statements in
-//! `src/spook.rs`).
+//! `src/ch16.rs`).
 
 use nalgebra::Matrix2;
 

@@ -3,7 +3,7 @@
 //! chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example ch08_loops
+//! cargo run --release --example ch07_loops
 //! ```
 
 use mbd::figures::loops::{drift_table, four_bar_state, t_stab_label};

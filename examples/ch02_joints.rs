@@ -1,7 +1,7 @@
 //! Chapter "Joint models and kinematic trees": prints the structure of the canned models, writes
 //! the chapter's figures into book/src/figures, and builds a small tree by hand.
 //!
-//! Run with `cargo run --release --example ch04_models`.
+//! Run with `cargo run --release --example ch02_joints`.
 
 use mbd::kinematics::{body_jacobian, forward_kinematics};
 use mbd::model::{canned, Joint, JointType, ModelBuilder};

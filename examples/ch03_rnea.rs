@@ -2,7 +2,7 @@
 //! bias force MuJoCo calls `qfrc_bias`, an external force, and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example ch05_rnea
+//! cargo run --release --example ch03_rnea
 //! ```
 
 use mbd::dynamics::{bias_forces, rnea};

@@ -1,4 +1,4 @@
-//! Worked answers to the exercises of "Spatial vectors" (statements in `src/ch02.rs`).
+//! Worked answers to the exercises of "Spatial vectors" (statements in `src/ch01.rs`).
 
 use mbd::spatial::{skew, Mat3, Mat6, Motion, Vec3};
 

@@ -3,7 +3,7 @@
 //! figures.
 //!
 //! ```text
-//! cargo run --release --example ch06_crba
+//! cargo run --release --example ch04_crba
 //! ```
 
 use mbd::dynamics::{crba, hand_c, rnea};

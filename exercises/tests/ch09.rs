@@ -1,7 +1,7 @@
-//! Grader of the exercises of "MuJoCo's com-based quantities" (`src/com.rs`):
-//! `cargo test -p exercises --test com`.
+//! Grader of the exercises of "MuJoCo's com-based quantities" (`src/ch09.rs`):
+//! `cargo test -p exercises --test ch09`.
 
-use exercises::com;
+use exercises::ch09;
 use exercises::grade::{close, close_all, close_mat, repo_root, run, Check, Exercise, Rng};
 use mbd::dynamics::{crba, kinetic_energy};
 use mbd::kinematics::forward_kinematics;
@@ -32,7 +32,7 @@ fn cinert(rng: &mut Rng) -> Check {
         for b in 1..=model.nb {
             let inertia = &model.inertia[b];
             let c = d.subtree_com_fb[d.rootid_fb[b]];
-            let got = com::exercise_1(
+            let got = ch09::exercise_1(
                 inertia.m,
                 inertia.com(),
                 inertia.inertia_at_com(),
@@ -58,7 +58,7 @@ fn cdof(rng: &mut Rng) -> Check {
         let (q, v) = state(rng, &model);
         let d = forward_smooth(&model, &q, &v).expect("valid state");
         let c = d.subtree_com_fb[d.rootid_fb[1]];
-        let got = com::exercise_2(&model, &q, c);
+        let got = ch09::exercise_2(&model, &q, c);
         let scale = d.cdof.iter().map(|m| m.to_vec6().amax()).fold(1.0, f64::max);
         close(
             got.len() as f64,
@@ -88,7 +88,7 @@ fn sum_over_bodies(rng: &mut Rng) -> Check {
         let d = forward_smooth(&model, &q, &v).expect("valid state");
         let h = crba(&model, &q).expect("valid state");
         close_mat(
-            &com::exercise_3(&model, &d),
+            &ch09::exercise_3(&model, &d),
             &h,
             1e-12 * h.amax(),
             format_args!("'{}': M against body-frame CRBA", model.name),
@@ -109,7 +109,7 @@ fn energy(rng: &mut Rng) -> Check {
             t_h -= 0.5 * model.joints[model.dof_body[k]].armature * v[k] * v[k];
         }
         let t_lib = kinetic_energy(&model, &q, &v).expect("valid state");
-        let got = com::exercise_4(&model, &d);
+        let got = ch09::exercise_4(&model, &d);
         close(
             got,
             t_h,
@@ -156,7 +156,7 @@ fn cdof_dot(rng: &mut Rng) -> Check {
             } else {
                 d.cvel_fb[parent].to_vec6().into()
             };
-            let got = com::exercise_5(cvel, d.cdof[k].to_vec6().into());
+            let got = ch09::exercise_5(cvel, d.cdof[k].to_vec6().into());
             close_all(
                 &got,
                 d.cdof_dot[k].to_vec6().as_slice(),
@@ -180,7 +180,7 @@ fn cdof_dot(rng: &mut Rng) -> Check {
 
 fn main() {
     run(
-        "com",
+        "ch09",
         "MuJoCo's com-based quantities",
         12,
         &[

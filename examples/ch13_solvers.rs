@@ -3,7 +3,7 @@
 //! and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example mujoco_solvers
+//! cargo run --release --example ch13_solvers
 //! ```
 
 use mbd::figures::solver::{fixture_problem, run_three, BOX_STACK_JSON};

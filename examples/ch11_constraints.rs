@@ -4,7 +4,7 @@
 //! chapters' figures.
 //!
 //! ```text
-//! cargo run --release --example mujoco_constraint
+//! cargo run --release --example ch11_constraints
 //! ```
 
 use mbd::mjcf;

@@ -3,7 +3,7 @@
 //! (`mj_factorI`), a solve, the fill-in of the other order, and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example sparse_factorization
+//! cargo run --release --example ch06_sparse
 //! ```
 
 use mbd::dynamics::crba;

@@ -3,7 +3,7 @@
 //! chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example ch07_aba
+//! cargo run --release --example ch05_aba
 //! ```
 
 use mbd::dynamics::{aba, hand_c, kinetic_energy, potential_energy};

@@ -3,7 +3,7 @@
 //! and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example mujoco_com
+//! cargo run --release --example ch09_com
 //! ```
 
 use mbd::dynamics::{bias_forces, crba};

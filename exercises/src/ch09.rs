@@ -1,5 +1,5 @@
 //! Exercises of the chapter "MuJoCo's com-based quantities" (`book/src/com.md`). Grade them with
-//! `cargo test -p exercises --test com`.
+//! `cargo test -p exercises --test ch09`.
 //!
 //! Write each answer without the library routine the grader compares it with (`mj_comPos`'s
 //! `cinert` and `cdof`, `crba`, `kinetic_energy`, `mj_comVel`'s `cdof_dot`).

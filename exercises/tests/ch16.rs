@@ -1,8 +1,8 @@
-//! Grader of the exercises of "SPOOK: a variational stepper" (`src/spook.rs`):
-//! `cargo test -p exercises --test spook`.
+//! Grader of the exercises of "SPOOK: a variational stepper" (`src/ch16.rs`):
+//! `cargo test -p exercises --test ch16`.
 
+use exercises::ch16;
 use exercises::grade::{close, ensure, run, Check, Exercise, Rng};
-use exercises::spook;
 use mbd::integrate::Trajectory;
 use mbd::spatial::Vec3;
 use mbd::spook::{
@@ -13,7 +13,7 @@ use mbd::spook::{
 fn gamma_check(rng: &mut Rng) -> Check {
     for s in 0..8 {
         let rho = rng.quat();
-        let ours = spook::exercise_1(rho);
+        let ours = ch16::exercise_1(rho);
         let lib = gamma(&rho);
         for i in 0..4 {
             for j in 0..3 {
@@ -50,7 +50,7 @@ fn gamma_check(rng: &mut Rng) -> Check {
 fn cannon(rng: &mut Rng) -> Check {
     let h = 1.0 / 60.0;
     let (k, d) = (10f64.powf(rng.uniform(4.0, 8.0)), rng.uniform(0.5, 5.0));
-    let (a, b, eps) = spook::exercise_2(h, k, d);
+    let (a, b, eps) = ch16::exercise_2(h, k, d);
     let (upsilon, sigma) = spook_parameters(h, 1.0 / k, d * h);
     close(eps, sigma, 1e-12 * sigma, "eps should be SPOOK's Sigma")?;
     close(1.0 - b, upsilon, 1e-15, "1 - b should be SPOOK's Upsilon")?;
@@ -83,7 +83,7 @@ fn decay(rng: &mut Rng) -> Check {
     let h = 0.01;
     for d in [0.0, 0.5, 1.0, 2.0, 3.0, 8.0, rng.uniform(0.1, 10.0)] {
         close(
-            spook::exercise_3(h, d * h),
+            ch16::exercise_3(h, d * h),
             violation_decay_factor(h, d * h),
             1e-7,
             format_args!("tau = {d:.2} h: against the library's decay factor"),
@@ -103,7 +103,7 @@ fn decay(rng: &mut Rng) -> Check {
     spook_run(&mut sys, &mut st, 60, &mut tr).expect("valid");
     let v = tr.signal("violation").expect("recorded");
     close(
-        spook::exercise_3(h, d * h),
+        ch16::exercise_3(h, d * h),
         v[50] / v[49],
         0.01,
         "tau = 6 h: against the ratio of successive violations measured in a simulation",
@@ -119,7 +119,7 @@ fn soft_rod(rng: &mut Rng) -> Check {
     spook_run(&mut sys, &mut st, 120, &mut tr).expect("valid");
     let stretch = sys.bodies[0].x.norm() - 1.0;
     let g = -sys.gravity.z;
-    let ours = spook::exercise_4(eps, 1.0, g);
+    let ours = ch16::exercise_4(eps, 1.0, g);
     close(
         ours,
         stretch,
@@ -130,7 +130,7 @@ fn soft_rod(rng: &mut Rng) -> Check {
 
 fn main() {
     run(
-        "spook",
+        "ch16",
         "SPOOK: a variational stepper",
         14,
         &[

@@ -3,7 +3,7 @@
 //! the step time of chains from 10 to 100,000 bodies, and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example spook_sparse
+//! cargo run --release --example ch17_spook_sparse
 //! ```
 
 use mbd::sparse::ordering::{fill, order, BlockOrdering};

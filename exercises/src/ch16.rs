@@ -1,5 +1,5 @@
 //! Exercises of the chapter "SPOOK: a variational stepper" (`book/src/spook.md`). Grade them with
-//! `cargo test -p exercises --test spook`.
+//! `cargo test -p exercises --test ch16`.
 
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]

@@ -2,7 +2,7 @@
 //! the heavy-end chain, a chain falling onto the floor, and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example spook
+//! cargo run --release --example ch16_spook
 //! ```
 
 use mbd::integrate::Trajectory;

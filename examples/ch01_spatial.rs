@@ -1,7 +1,7 @@
 //! Chapter "Spatial vectors": writes the chapter's figures into book/src/figures and shows the
 //! spatial-vector API at work.
 //!
-//! Run with `cargo run --release --example ch02_spatial`.
+//! Run with `cargo run --release --example ch01_spatial`.
 
 use mbd::spatial::{rotz, xlt, Force, Mat3, Motion, SpatialInertia, Vec3};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! result, and the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example constrained_forward
+//! cargo run --release --example ch14_constrained_forward
 //! ```
 
 use mbd::mjcf;

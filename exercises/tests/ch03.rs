@@ -1,0 +1,145 @@
+//! Grader of the exercises of "The recursive Newton-Euler algorithm" (`src/ch03.rs`):
+//! `cargo test -p exercises --test ch03`.
+
+use exercises::ch03;
+use exercises::grade::{close, close_all, run, Check, Exercise, Rng};
+use mbd::dynamics::{bias_forces, rnea};
+use mbd::kinematics::{forward_kinematics, point_jacobian, world_force_at_point};
+use mbd::model::{canned, Joint, JointType, ModelBuilder};
+use mbd::spatial::{Force, Mat3, SpatialInertia, Vec3, Xform};
+
+fn gravity_torques(rng: &mut Rng) -> Check {
+    let model = canned::chain(2, false);
+    for s in 0..10 {
+        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
+        let expected = bias_forces(&model, &q, &[0.0, 0.0]).expect("valid state");
+        close_all(
+            &ch03::exercise_1(q),
+            expected.as_slice(),
+            1e-12,
+            format_args!("configuration {s}: gravity torques against bias_forces(q, 0)"),
+        )?;
+    }
+    Ok(())
+}
+
+fn free_body(rng: &mut Rng) -> Check {
+    for s in 0..6 {
+        let m = rng.uniform(0.5, 3.0);
+        let c = rng.vec3(0.3);
+        // a solid box of random size, turned by a random rotation
+        let (x, y, z) = (rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5));
+        let d = Mat3::from_diagonal(&Vec3::new(y * y + z * z, x * x + z * z, x * x + y * y)) * (m / 12.0);
+        let r = rng.rotation();
+        let ic = r * d * r.transpose();
+        let mut b = ModelBuilder::new("one body");
+        b.opt.gravity = Vec3::new(rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), -9.81);
+        b.add_body(
+            "body",
+            0,
+            Joint::new(JointType::Free),
+            Xform::identity(),
+            SpatialInertia::from_mass_com_inertia(m, c, ic),
+        );
+        let model = b.build().expect("valid model");
+        let p = rng.vec3(1.0);
+        let quat = rng.quat();
+        let q = [p.x, p.y, p.z, quat[0], quat[1], quat[2], quat[3]];
+        let (qd, qdd) = (rng.vec(6, 2.0), rng.vec(6, 2.0));
+        let expected = rnea(&model, &q, &qd, &qdd, None).expect("valid state");
+        let got = ch03::exercise_2(m, c, ic, &q, &qd, &qdd, model.opt.gravity);
+        close_all(
+            &got,
+            expected.as_slice(),
+            1e-12 * expected.amax().max(1.0),
+            format_args!("sample {s}: generalized force against RNEA"),
+        )?;
+    }
+    Ok(())
+}
+
+fn push_at_tip(rng: &mut Rng) -> Check {
+    let model = canned::chain(5, true);
+    let zeros = [0.0; 5];
+    for s in 0..6 {
+        let q = rng.vec(5, 2.0);
+        let free = rnea(&model, &q, &zeros, &zeros, None).expect("valid state");
+        let kin = forward_kinematics(&model, &q).expect("valid state");
+        let body = rng.int(1, 5);
+        let local = rng.vec3(0.3);
+        let p = kin.point(body, &local);
+        let force = rng.vec3(3.0);
+        let mut f_ext = vec![Force::zero(); model.nb + 1];
+        f_ext[body] = world_force_at_point(&force, &Vec3::zeros(), &p);
+        let pushed = rnea(&model, &q, &zeros, &zeros, Some(&f_ext)).expect("valid state");
+        let got = ch03::exercise_3(&model, &q, body, p, force);
+        let expected = &free - &pushed;
+        close_all(
+            &got,
+            expected.as_slice(),
+            1e-12 * (1.0 + expected.amax()),
+            format_args!("sample {s} (body {body}): against ID(q,0,0) - ID(q,0,0,f)"),
+        )?;
+        let jac = point_jacobian(&model, &q, body, &local).expect("valid state");
+        let jt_f = jac.transpose() * nalgebra::DVector::from_column_slice(force.as_slice());
+        close_all(
+            &got,
+            jt_f.as_slice(),
+            1e-12 * (1.0 + jt_f.amax()),
+            format_args!("sample {s} (body {body}): against J^T F with the point Jacobian"),
+        )?;
+    }
+    Ok(())
+}
+
+fn accelerating_base(rng: &mut Rng) -> Check {
+    let model = canned::chain(2, false);
+    for s in 0..8 {
+        let q = [rng.uniform(-3.2, 3.2), rng.uniform(-3.2, 3.2)];
+        let expected = bias_forces(&model, &q, &[0.0, 0.0]).expect("valid state");
+        let got = ch03::exercise_4(q);
+        for k in 0..2 {
+            close(
+                got[k],
+                expected[k],
+                1e-12,
+                format_args!("configuration {s}, joint {k}: the lifted torques should equal the gravity torques"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    run(
+        "ch03",
+        "The recursive Newton-Euler algorithm",
+        5,
+        &[
+            Exercise {
+                number: 1,
+                title: "Gravity torques by hand",
+                hint: "write the heights of the two centres of mass as functions of q1 and q1 + q2, then differentiate U = g (m1 z1 + m2 z2)",
+                check: gravity_torques,
+            },
+            Exercise {
+                number: 2,
+                title: "Newton and Euler for one free body",
+                hint: "the centre of mass accelerates with a_O + wd x c + w x (w x c) (body axes); the force is m (a_c - g); carry the moment n_c to the origin with + c x f",
+                check: free_body,
+            },
+            Exercise {
+                number: 3,
+                title: "A push at the tip",
+                hint: "only the joints between the body and the base feel the force; each feels a_j . ((p - o_j) x F) with world axis a_j through world point o_j",
+                check: push_at_tip,
+            },
+            Exercise {
+                number: 4,
+                title: "Gravity is an accelerating base",
+                hint: "the lift is dof 0 of a three-dof model; accelerate it with qdd = [9.81, 0, 0] and read the pendulum's torques",
+                check: accelerating_base,
+            },
+        ],
+    )
+}
