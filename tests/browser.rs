@@ -490,6 +490,8 @@ fn chapters_render_legibly_offline_in_chromium() {
     }
 
     let (mut math, mut dots, mut fences, mut images, mut sliders) = (0, 0, 0, 0, 0);
+    // the chapters whose interactive figures the book must have, each exercised below
+    let mut slider_pages = Vec::new();
     let (mut dot_min, mut fence_min) = (f64::INFINITY, f64::INFINITY);
     for chapter in &report.chapters {
         let page = out.join(chapter.with_extension("html"));
@@ -504,6 +506,9 @@ fn chapters_render_legibly_offline_in_chromium() {
             .fold(fence_min, |m, x| m.min(x.1));
         fences += l.probe["fences"].as_array().map_or(0, Vec::len);
         sliders += l.probe["sliders"].as_array().map_or(0, Vec::len);
+        if l.probe["sliders"].as_array().is_some_and(|a| !a.is_empty()) {
+            slider_pages.push(tag.clone());
+        }
         images += l.probe["images"]
             .as_array()
             .into_iter()
@@ -525,6 +530,13 @@ fn chapters_render_legibly_offline_in_chromium() {
         "too little math measured: {math} {dots} {fences}"
     );
     assert!(sliders >= 1, "no interactive figure was measured");
+    // Baumgarte's T_stab (loops.md) and solimp's impedance (soft_constraints.md)
+    for page in ["loops", "soft_constraints"] {
+        assert!(
+            slider_pages.iter().any(|p| p == page),
+            "no interactive figure measured on {page}.html (pages with one: {slider_pages:?})"
+        );
+    }
     assert!(
         images >= report.figures.len(),
         "{images} images for {} figures",

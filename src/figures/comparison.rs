@@ -633,6 +633,13 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             &f.label(),
             pts.iter().map(|&(h, e)| (h, e.max(1e-14))).collect(),
         ));
+        // a reference slope through the 1 ms point: 4 for RK4, 1 for a first-order step
+        let (h1, e1) = pts[pts.len() - 1];
+        if f == Formulation::Tree(Method::Kkt) {
+            chart = chart.with(slope_line("slope 4", &CONVERGENCE_STEPS, h1, e1, 4.0));
+        } else if matches!(f, Formulation::MuJoCo { .. }) {
+            chart = chart.with(slope_line("slope 1", &CONVERGENCE_STEPS, h1, e1, 1.0));
+        }
     }
     let p = dir.join("comparison_convergence.svg");
     chart.save_svg(&p)?;
