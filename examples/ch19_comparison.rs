@@ -2,7 +2,7 @@
 //! function, the spanning tree with a loop joint (three methods), MuJoCo's soft `connect`
 //! (three solvers, two integrators, three softnesses) and SPOOK's maximal coordinates (three
 //! linear solvers), and the Gymnasium humanoid through ABA, CRBA and MuJoCo's com-based
-//! pipeline. Prints the agreement and cost tables and writes the chapter's figures.
+//! pipeline, and hanging from its torso through SPOOK. Prints the agreement and cost tables and writes the chapter's figures.
 //!
 //! ```text
 //! cargo run --release --example ch19_comparison

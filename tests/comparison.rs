@@ -9,7 +9,8 @@
 //! | MuJoCo's soft `connect` | the impedance `d < 1` gives `O(1 - d)` | acceleration error proportional to `1 - d` (at a state and along a run) |
 //! | SPOOK | first order in `h` by construction | error ratio between 4 and 10 when `h` halves (measured ~6.5) |
 //!
-//! and the humanoid (a tree) by ABA, CRBA and MuJoCo's com-based pipeline to 1e-10.
+//! and the humanoid (a tree) by ABA, CRBA and MuJoCo's com-based pipeline to 1e-10, and hanging
+//! from its torso by SPOOK against the tree, first order in `h`.
 #![cfg(feature = "plot")]
 
 use mbd::figures::comparison::*;
@@ -140,4 +141,20 @@ fn humanoid_routes_agree() {
         let d = (qacc - aba).amax();
         assert!(d < 1e-10 * (1.0 + aba.amax()), "{label}: {d}");
     }
+}
+
+#[test]
+fn hanging_humanoid_spook_converges_to_the_tree_at_first_order() {
+    // SPOOK's step is first order; the artificial masses of the massless links (1e-3 of the
+    // lightest body) set a floor far below these distances
+    let d: Vec<f64> = HUMANOID_SPOOK_STEPS
+        .iter()
+        .map(|&h| humanoid_spook_distance(h, 2.5e-4, 0.5).unwrap())
+        .collect();
+    println!("hanging humanoid, SPOOK vs tree: {d:?}");
+    for w in d.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!((1.6..2.4).contains(&ratio), "halving h: ratio {ratio} (2 expected)");
+    }
+    assert!(d[1] < 2e-3, "SPOOK at 1 ms is {} m from the tree", d[1]);
 }

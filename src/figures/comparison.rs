@@ -1,7 +1,7 @@
 //! Figures and tables of the chapter "One mechanism, every formulation": the planar four-bar
 //! ([`mechanisms::four_bar`], and the same linkage as MJCF with a `connect` equality,
 //! [`FOURBAR_XML`]) through every formulation of the library, and the Gymnasium humanoid (a tree)
-//! through the tree algorithms and MuJoCo's com-based pipeline.
+//! through the tree algorithms, MuJoCo's com-based pipeline and, hanging from its torso, SPOOK.
 //!
 //! | formulation | chapter | here |
 //! |---|---|---|
@@ -19,7 +19,8 @@
 //! - `comparison_softness.svg`: MuJoCo's distance from the reference against `1 - d`, the
 //!   softness of its `solimp`: proportional;
 //! - `comparison_acceleration.md`, `comparison_trajectory.md`, `comparison_cost.md`,
-//!   `comparison_humanoid.md`: the agreement and cost tables the chapter includes.
+//!   `comparison_humanoid.md`, `comparison_humanoid_spook.md`: the agreement and cost tables the
+//!   chapter includes.
 //!
 //! Timings are measured while the figures are made, on the machine that builds the book.
 
@@ -495,6 +496,67 @@ pub fn humanoid_accelerations() -> Result<Vec<(String, DVector<f64>, f64)>> {
     Ok(out)
 }
 
+/// The free joint of [`HUMANOID_XML`], removed to hang the humanoid from its torso.
+const HUMANOID_ROOT: &str =
+    r#"<joint armature="0" damping="0" limited="false" name="root" pos="0 0 0" stiffness="0" type="free"/>"#;
+
+/// The humanoid hanging from its torso (the free joint removed, so the torso is fixed to the
+/// world) without what SPOOK's joint rows do not model: joint damping, springs, armature,
+/// friction loss and limits are removed, and contacts are switched off. Its limbs fall from the
+/// standing pose under gravity.
+pub fn hanging_humanoid() -> Result<Model> {
+    if !HUMANOID_XML.contains(HUMANOID_ROOT) {
+        return Err(Error::Unsupported {
+            what: "humanoid model".into(),
+            why: "its free joint is not where the comparison expects it".into(),
+        });
+    }
+    let mut m = mjcf::load_str(&HUMANOID_XML.replace(HUMANOID_ROOT, ""))?.model;
+    for j in m.joints.iter_mut() {
+        j.damping = 0.0;
+        j.stiffness = 0.0;
+        j.armature = 0.0;
+        j.frictionloss = 0.0;
+        j.limited = false;
+    }
+    m.opt.flags.push(("contact".into(), false));
+    Ok(m)
+}
+
+// ANCHOR: humanoid_spook
+/// The hanging humanoid ([`hanging_humanoid`]) released at rest, `t_end` seconds by SPOOK (step
+/// `h`, `epsilon` = [`SPOOK_EPSILON`], `tau = 2 h`, geoms dropped) and by the tree (RK4 with step
+/// `h_tree`): the largest distance (m) between a body's centre of mass in the two at `t_end`,
+/// over the bodies with mass (SPOOK gives the massless links between MuJoCo's multi-joint
+/// bodies an artificial mass, [`crate::spook::MASSLESS_FRACTION`] of the lightest).
+pub fn humanoid_spook_distance(h: f64, h_tree: f64, t_end: f64) -> Result<f64> {
+    let model = hanging_humanoid()?;
+    let q0 = model.qpos0.clone();
+    let qd0 = vec![0.0; model.nv];
+    let mut sys = SpookSystem::from_model(&model, q0.as_slice(), &qd0, SPOOK_EPSILON, 2.0 * h)?;
+    sys.geoms.clear();
+    let mut stepper = Stepper::new(&sys, h, StepSettings::default())?;
+    for _ in 0..(t_end / h).round() as usize {
+        stepper.step(&mut sys)?;
+    }
+    let mut tree_model = model.clone();
+    tree_model.opt.timestep = h_tree;
+    let mut sim = Simulator::new(&tree_model, State::reference(&tree_model), Integrator::Rk4)?;
+    for _ in 0..(t_end / h_tree).round() as usize {
+        sim.step()?;
+    }
+    let kin = crate::kinematics::forward_kinematics(&model, &sim.state.qpos)?;
+    let mut worst: f64 = 0.0;
+    for (body, &i) in sys.bodies.iter().zip(&sys.featherstone) {
+        if model.inertia[i].m > 0.0 {
+            let x_tree = kin.point(i, &model.inertia[i].com());
+            worst = worst.max((body.x - x_tree).norm());
+        }
+    }
+    Ok(worst)
+}
+// ANCHOR_END: humanoid_spook
+
 /// The convergence study of `comparison_convergence.svg`: for each step of `hs`, the crank's
 /// largest distance from `reference` over [`T_END`].
 pub fn convergence(f: Formulation, hs: &[f64], reference: &Run) -> Result<Vec<(f64, f64)>> {
@@ -518,6 +580,9 @@ pub fn softness(softness: &[f64], h: f64, reference: &Run) -> Result<Vec<(f64, f
         })
         .collect()
 }
+
+/// The SPOOK steps of the hanging humanoid's table (s).
+pub const HUMANOID_SPOOK_STEPS: [f64; 3] = [2e-3, 1e-3, 5e-4];
 
 /// The steps of the convergence figure (s).
 pub const CONVERGENCE_STEPS: [f64; 5] = [1e-2, 5e-3, 2.5e-3, 2e-3, 1e-3];
@@ -684,5 +749,14 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     print!("{t4}");
     write_snippet(dir, "comparison_humanoid.md", &t4)?;
+    let mut t5 = String::from(
+        "| SPOOK step h | largest distance of a body's centre of mass from the tree's after 0.5 s (m) |\n|---|---|\n",
+    );
+    for h in HUMANOID_SPOOK_STEPS {
+        let d = humanoid_spook_distance(h, 2.5e-4, 0.5)?;
+        let _ = writeln!(t5, "| {} ms | {} |", h * 1e3, sci(d));
+    }
+    print!("{t5}");
+    write_snippet(dir, "comparison_humanoid_spook.md", &t5)?;
     Ok(out)
 }
