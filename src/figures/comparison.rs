@@ -632,7 +632,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "|crank angle - reference| (rad)",
     )
     .log(false, true)
-    .ranges(Some((0.0, T_END)), Some((1e-14, 1.0)));
+    .ranges(Some((0.0, T_END)), Some((1e-12, 10.0)));
     for &f in &forms {
         let h = if f == Formulation::Gamma { H_REF } else { table_step(f) };
         let r = if f == Formulation::Gamma {
@@ -656,6 +656,12 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
                 | Formulation::Spook(SpookSolver::Sparse)
                 | Formulation::MuJoCo {
                     solver: Solver::Newton,
+                    integrator: Integrator::Euler,
+                    d: None,
+                }
+                | Formulation::MuJoCo {
+                    solver: Solver::Newton,
+                    integrator: Integrator::Rk4,
                     ..
                 }
         );
@@ -664,7 +670,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
                 .crank_errors(&reference)
                 .into_iter()
                 .skip(1)
-                .map(|(t, e)| (t, e.max(1e-14)))
+                .map(|(t, e)| (t, e.max(1e-12)))
                 .collect();
             chart = chart.with(Series::line(&f.label(), pts));
         }
