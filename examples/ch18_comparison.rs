@@ -5,7 +5,7 @@
 //! pipeline, and hanging from its torso through SPOOK. Prints the agreement and cost tables and writes the chapter's figures.
 //!
 //! ```text
-//! cargo run --release --example ch19_comparison
+//! cargo run --release --example ch18_comparison
 //! ```
 
 use std::path::Path;
