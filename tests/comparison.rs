@@ -158,3 +158,14 @@ fn hanging_humanoid_spook_converges_to_the_tree_at_first_order() {
     }
     assert!(d[1] < 2e-3, "SPOOK at 1 ms is {} m from the tree", d[1]);
 }
+
+#[test]
+fn sparse_spook_counts_fewer_operations_than_a_dense_factorization() {
+    let (tree, q, qd) = start_state().unwrap();
+    let sys = mbd::spook::SpookSystem::from_model(&tree, q.as_slice(), qd.as_slice(), SPOOK_EPSILON, 2e-3).unwrap();
+    let ops = spook_sparse_ops(&sys, 1e-3).unwrap();
+    // a dense L D L^T of the whole (18 + 20) x (18 + 20) system costs about n^3 / 6 multiply-adds
+    let n = (6 * sys.bodies.len() + sys.nrows()) as f64;
+    println!("sparse SPOOK step: {ops:?}, dense n^3/6 = {:.0}", n.powi(3) / 6.0);
+    assert!(ops.madd > 0 && (ops.madd as f64) < n.powi(3) / 6.0, "{ops:?}");
+}

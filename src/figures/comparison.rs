@@ -37,7 +37,8 @@ use crate::model::{Integrator, Model, Solver};
 use crate::mujoco::forward::Forward;
 use crate::mujoco::integrator::{Simulator, State};
 use crate::plot::{Chart, Series};
-use crate::spook::{joint_coordinate, violation, SpookSolver, SpookSystem, StepSettings, Stepper};
+use crate::sparse::OpCount;
+use crate::spook::{joint_coordinate, violation, SpookSolver, SpookSparse, SpookSystem, StepSettings, Stepper};
 use nalgebra::DVector;
 use std::f64::consts::TAU;
 use std::fmt::Write as _;
@@ -404,11 +405,39 @@ pub fn problem_size(f: Formulation) -> Result<String> {
             let out = fwd.forward(q.as_slice(), qd.as_slice(), &[0.0; 3])?;
             format!("nv = 3, nefc = {}, {} iterations", out.efc.nefc(), out.solver_niter)
         }
-        Formulation::Spook(_) => {
+        Formulation::Spook(solver) => {
             let sys = SpookSystem::from_model(&tree, q.as_slice(), qd.as_slice(), SPOOK_EPSILON, 2e-3)?;
-            format!("{} velocities + {} rows", 6 * sys.bodies.len(), sys.nrows())
+            let size = format!("{} velocities + {} rows", 6 * sys.bodies.len(), sys.nrows());
+            if solver == SpookSolver::Sparse {
+                let ops = spook_sparse_ops(&sys, 1e-3)?;
+                format!("{size}; counted: {} multiply-adds, {} divisions", ops.madd, ops.div)
+            } else {
+                size
+            }
         }
     })
+}
+
+/// The operations of one sparse SPOOK solve of `sys` with step `h` (factor and solve of the
+/// quasi-definite system, minimum-degree order, as [`Stepper::solve_sparse`] does it), counted by
+/// the multifrontal factorization.
+pub fn spook_sparse_ops(sys: &SpookSystem, h: f64) -> Result<OpCount> {
+    let settings = StepSettings::default();
+    let mut stepper = Stepper::new(sys, h, settings.clone())?;
+    stepper.assemble(sys);
+    let n = stepper.nbody();
+    let mut sp = SpookSparse::new(n, &stepper.rows, settings.ordering)?;
+    sp.assemble(
+        &stepper.mass,
+        stepper.v.as_slice(),
+        stepper.f.as_slice(),
+        h,
+        &stepper.rows,
+    );
+    let (mut v, mut lambda) = (vec![0.0; 6 * n], vec![0.0; stepper.rows.len()]);
+    let mut ops = OpCount::default();
+    sp.solve(&mut v, &mut lambda, &|c| format!("{c}"), &mut ops)?;
+    Ok(ops)
 }
 
 /// Microseconds per evaluation (an acceleration; for SPOOK, one step at 1 ms) of formulation `f`
