@@ -78,7 +78,7 @@
 //! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises_integrators`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
 //! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises_spook_sparse`, `spook_sparse` |
-//! | One mechanism, every formulation (`comparison.md`) | [`loops`], [`mujoco`], [`spook`], `figures::comparison` | `ch18_comparison` | `exercises_comparison`, `comparison` |
+//! | One mechanism, every formulation (`comparison.md`) | [`loops`], [`mujoco`], [`spook`], `figures::comparison` | `ch18_comparison` | `exercises/ch18`, `comparison`, `soft_constraints` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |

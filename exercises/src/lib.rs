@@ -25,6 +25,7 @@
 //! | [`ch08`] | Closed-loop systems (`loops.md`) | `tests/ch08.rs` |
 //! | [`loops2`] | Solving the constraint equations, sparsity and ladders (`loops2.md`) | `tests/loops2.rs` |
 //! | [`spook`] | SPOOK: a variational stepper (`spook.md`) | `tests/spook.rs` |
+//! | [`ch18`] | One mechanism, every formulation (`comparison.md`) | `tests/ch18.rs` |
 //!
 //! Worked answers live in `solutions/`, outside `src/`: with the cargo feature `solutions` each
 //! module is compiled from `solutions/NAME.rs` instead of `src/NAME.rs`
@@ -37,8 +38,8 @@ pub mod types;
 
 /// The chapters with graded exercises, in the book's order: each is a module here, a stub file
 /// `src/NAME.rs`, a worked answer `solutions/NAME.rs` and a grader `tests/NAME.rs`.
-pub const CHAPTERS: [&str; 10] = [
-    "ch02", "ch04", "ch05", "ch06", "ch07", "sparse", "com", "ch08", "loops2", "spook",
+pub const CHAPTERS: [&str; 11] = [
+    "ch02", "ch04", "ch05", "ch06", "ch07", "sparse", "com", "ch08", "loops2", "spook", "ch18",
 ];
 
 #[cfg_attr(feature = "solutions", path = "../solutions/ch02.rs")]
@@ -53,6 +54,8 @@ pub mod ch06;
 pub mod ch07;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch08.rs")]
 pub mod ch08;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch18.rs")]
+pub mod ch18;
 #[cfg_attr(feature = "solutions", path = "../solutions/com.rs")]
 pub mod com;
 #[cfg_attr(feature = "solutions", path = "../solutions/loops2.rs")]
