@@ -70,14 +70,14 @@
 //! | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch08_loops` | `exercises/ch08`, `loops` |
 //! | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/loops2`, `loops2` |
 //! | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `mujoco_com` | `exercises/com`, `mujoco_com` |
-//! | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `mujoco_collision` | `exercises_collision`, `collision` |
-//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
-//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises_constraint`, `constraint` |
-//! | Solvers (`solvers.md`) | [`mujoco::solver`] | `mujoco_solvers` | `exercises_solver`, `solver` |
-//! | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `constrained_forward` | `exercises_forward`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
-//! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises_integrators`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
+//! | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `mujoco_collision` | `exercises/ch10`, `collision` |
+//! | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises/ch11`, `constraint` |
+//! | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `mujoco_constraint` | `exercises/ch12`, `constraint` |
+//! | Solvers (`solvers.md`) | [`mujoco::solver`] | `mujoco_solvers` | `exercises/ch13`, `solver` |
+//! | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
+//! | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `mujoco_lqr` | `exercises/ch15`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
 //! | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `spook` | `exercises/spook`, `spook` |
-//! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises_spook_sparse`, `spook_sparse` |
+//! | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `spook_sparse` | `exercises/ch17`, `spook_sparse` |
 //! | One mechanism, every formulation (`comparison.md`) | [`loops`], [`mujoco`], [`spook`], `figures::comparison` | `ch18_comparison` | `exercises/ch18`, `comparison`, `soft_constraints` |
 //! | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
 //! | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |

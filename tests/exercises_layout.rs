@@ -1,26 +1,15 @@
 //! The graded exercises are wired together: every chapter listed in `exercises/src/lib.rs`'s
 //! `CHAPTERS` has its stub file, its worked answers, its grader declared as a `harness = false`
 //! test, a module line that swaps in the answers under `--features solutions`, a book chapter
-//! whose "Exercises" section names its grader command, and a row in the instructor appendix; and
-//! every book chapter with exercises names a grader that exists. (Whether the answers pass and the
-//! stubs fail is checked by `.ci/run`, which builds the exercises crate.)
+//! whose "Exercises" section names its grader command, and a row in the instructor appendix; every
+//! book chapter with an "Exercises" section names a grader of the crate (there is no other place
+//! for exercises: no `tests/exercises_*.rs` beside this file); and every grader that carries
+//! wrong-answer tests is included in `exercises/tests/wrong_answers.rs`, which runs them.
+//! (Whether the answers pass and the stubs fail is checked by `.ci/run`, which builds the
+//! exercises crate.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// Chapters whose exercises are still worked answers in `tests/exercises_*.rs` (they arrived
-/// after the exercises crate; moving them is the three-step procedure of
-/// `book/src/instructor.md`), with that test file. Any other chapter with exercises must have a
-/// grader in the crate.
-const NOT_YET_GRADED: [(&str, &str); 7] = [
-    ("collision.md", "exercises_collision"),
-    ("constraints.md", "exercises_constraint"),
-    ("soft_constraints.md", "exercises_constraint"),
-    ("solvers.md", "exercises_solver"),
-    ("constrained_forward.md", "exercises_forward"),
-    ("integrators.md", "exercises_integrators"),
-    ("spook_sparse.md", "exercises_spook_sparse"),
-];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -95,14 +84,6 @@ fn every_chapter_of_the_exercises_crate_is_complete() {
     for (p, t) in &book {
         let Some(at) = t.find("\n## Exercises") else { continue };
         let section = &t[at..];
-        let file = p.file_name().unwrap().to_string_lossy().to_string();
-        if let Some((_, test)) = NOT_YET_GRADED.iter().find(|(f, _)| *f == file) {
-            assert!(
-                root().join(format!("tests/{test}.rs")).is_file() && section.contains(test),
-                "{file}: its exercises should be in tests/{test}.rs until they move to the exercises crate"
-            );
-            continue;
-        }
         let i = section
             .find("cargo test -p exercises --test ")
             .unwrap_or_else(|| panic!("{}: its Exercises section names no grader", p.display()));
@@ -115,5 +96,30 @@ fn every_chapter_of_the_exercises_crate_is_complete() {
             "{}: grader {name:?} is not in CHAPTERS",
             p.display()
         );
+        let stub = format!("exercises/src/{name}.rs");
+        assert!(
+            section.contains(&stub),
+            "{}: its Exercises section should name the stub file {stub}",
+            p.display()
+        );
+    }
+    // exercises live in the crate only
+    for e in fs::read_dir(root().join("tests")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        assert!(
+            !name.starts_with("exercises_") || name == "exercises_layout.rs",
+            "tests/{name}: exercises belong in the exercises crate (book/src/instructor.md, \"Adding an exercise\")"
+        );
+    }
+    // the graders' wrong-answer tests are run
+    let wrong = read(&ex.join("tests/wrong_answers.rs"));
+    for name in &names {
+        if read(&ex.join(format!("tests/{name}.rs"))).contains("mod wrong_answers") {
+            let include = format!("#[path = \"{name}.rs\"]\nmod {name};");
+            assert!(
+                wrong.contains(&include),
+                "exercises/tests/wrong_answers.rs lacks:\n{include}"
+            );
+        }
     }
 }

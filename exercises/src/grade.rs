@@ -291,3 +291,17 @@ pub fn repo_root() -> std::path::PathBuf {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
 }
+
+/// For the graders' own tests (`tests/wrong_answers.rs`): true when `check` fails on the inputs
+/// of every seed in `seeds` because of the answer, so a deliberately wrong answer fed to a
+/// grader's check proves that the check can fail. A failure of the grader's own set-up (a
+/// message starting with `grader:`) does not count.
+pub fn fails_on(seeds: std::ops::Range<u64>, check: impl Fn(&mut Rng) -> Check) -> bool {
+    seeds.into_iter().all(|s| match check(&mut Rng::new(s)) {
+        Ok(()) => false,
+        Err(why) => {
+            println!("seed {s}: {why}");
+            !why.starts_with("grader")
+        }
+    })
+}

@@ -17,3 +17,20 @@ pub struct UniversalJoint {
     /// The velocity-product term `c_J = (dS/dt) qdot`.
     pub c_j: Vec6,
 }
+
+/// What `ch10::exercise_3` mixes: one geom's contact properties (MJCF `geom` attributes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactProps {
+    /// `priority`: the geom with the higher priority decides alone.
+    pub priority: i32,
+    /// `condim`: 1, 3, 4 or 6.
+    pub condim: usize,
+    /// `friction`: sliding, torsional, rolling.
+    pub friction: [f64; 3],
+    /// `solref`: `(timeconst, dampratio)` when positive, `(-stiffness, -damping)` when not.
+    pub solref: [f64; 2],
+    /// `solimp`: `(dmin, dmax, width, midpoint, power)`.
+    pub solimp: [f64; 5],
+    /// `solmix`: the weight of this geom's `solref` and `solimp` in the mix.
+    pub solmix: f64,
+}

@@ -1,0 +1,38 @@
+//! Exercises of the chapter "Integrators and the simulation loop" (`book/src/integrators.md`).
+//! Grade them with `cargo test -p exercises --test ch15`.
+
+// The parameters of a function still holding `todo!()` are unused until you write its body.
+#![allow(unused_variables)]
+
+use mbd::spatial::Vec3;
+
+/// Exercise 1, implicit damping by hand: one hinge with joint-space inertia `m`, damping `b`,
+/// bias force `c` and applied force `f`, at velocity `v`. Return the velocity after one
+/// semi-implicit Euler step of size `h`: with MuJoCo's implicit joint damping when `implicit`
+/// is true, with the damping force taken explicitly (`eulerdamp` disabled) when false.
+#[allow(clippy::too_many_arguments)]
+pub fn exercise_1(m: f64, b: f64, c: f64, f: f64, v: f64, h: f64, implicit: bool) -> f64 {
+    todo!()
+}
+
+/// Exercise 2, the exact filter: the activation of a first-order filter actuator of time
+/// constant `tau` after `n` steps of size `h` from activation `w0`, with the control held at `u`:
+/// the `filterexact` dynamics when `exact` is true, the `filter` dynamics (integrated by Euler)
+/// when false. A closed form, no loop over the steps.
+pub fn exercise_2(w0: f64, u: f64, tau: f64, h: f64, n: usize, exact: bool) -> f64 {
+    todo!()
+}
+
+/// Exercise 3, slider-crank length: the actuator length of a slider-crank transmission, given
+/// the slider's unit axis `axis`, the vector `d` from the slider site to the crank pin, and the
+/// rod length `rod` (MuJoCo's `cranklength`); when the rod cannot reach, MuJoCo's fallback.
+pub fn exercise_3(axis: Vec3, d: Vec3, rod: f64) -> f64 {
+    todo!()
+}
+
+/// Exercise 4, scalar LQR in closed form: the gain `K` of the infinite-horizon discrete LQR for
+/// `x_{k+1} = a x_k + b u_k` with cost `sum q x^2 + r u^2` (`q, r > 0`, `b != 0`), from the
+/// positive root `P` of the scalar Riccati equation. Do not call `lqr_gain`.
+pub fn exercise_4(a: f64, b: f64, q: f64, r: f64) -> f64 {
+    todo!()
+}

@@ -1,0 +1,23 @@
+//! The graders' own tests: every grader of the newer chapters keeps, in a `wrong_answers`
+//! module at its bottom, tests that feed its checks deliberately wrong implementations and
+//! expect them to fail. A grader is a `harness = false` program, so its tests cannot run in it;
+//! this ordinary test target includes each grader as a module and runs them:
+//! `cargo test -p exercises --test wrong_answers`. (That every worked answer passes and every stub
+//! is "not attempted" is checked by `.ci/run`.)
+
+#![allow(dead_code)]
+
+#[path = "ch10.rs"]
+mod ch10;
+#[path = "ch11.rs"]
+mod ch11;
+#[path = "ch12.rs"]
+mod ch12;
+#[path = "ch13.rs"]
+mod ch13;
+#[path = "ch14.rs"]
+mod ch14;
+#[path = "ch15.rs"]
+mod ch15;
+#[path = "ch17.rs"]
+mod ch17;
