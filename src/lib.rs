@@ -73,15 +73,16 @@
 //! | 10 | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `ch10_collision` | `exercises/ch10`, `collision` |
 //! | 11 | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `ch11_constraints` | `exercises/ch11`, `constraint` |
 //! | 12 | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `ch12_soft_constraints` | `exercises/ch12`, `constraint` |
-//! | 13 | Solvers (`solvers.md`) | [`mujoco::solver`] | `ch13_solvers` | `exercises/ch13`, `solver` |
+//! | 13 | Solvers (`solvers.md`) | [`mujoco::solver`] | `ch13_solvers` | `exercises/ch13`, `solver`, `solver_sparse` |
 //! | 14 | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `ch14_constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
-//! | 15 | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `ch15_integrators` | `exercises/ch15`, `integrators`, `derivatives`, `lqr`, `cli_simulate` |
-//! | 16 | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `ch16_spook` | `exercises/ch16`, `spook` |
+//! | 15 | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `ch15_integrators` | `exercises/ch15`, `integrators`, `derivatives`, `muscles`, `simulate_corpus`, `lqr`, `cli_simulate` |
+//! | 16 | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `ch16_spook` | `exercises/ch16`, `spook`, `spook_mujoco` |
 //! | 17 | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `ch17_spook_sparse` | `exercises/ch17`, `spook_sparse` |
-//! | 18 | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
+//! | 18 | One mechanism, every formulation (`comparison.md`) | [`loops`], [`mujoco`], [`spook`], `figures::comparison` | `ch18_comparison` | `exercises/ch18`, `comparison`, `soft_constraints` |
+//! | 19 | Performance (`performance.md`) | `benches/` | `cargo bench` |  |
 //! |  | the `mbd` command, MuJoCo's stepping | [`cli`], [`mujoco::integrator`], `src/main.rs` | | `cli`, `errors`, `fuzz` |
 //! |  | figures and drawings of every chapter | `figures`, `plot` (feature `plot`) | | `book`, `browser` |
-//! | 22 | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
+//! | 23 | graded exercises; For instructors (`instructor.md`) | the `exercises/` crate: stubs `src/`, answers `solutions/`, graders `tests/`, `grade-class` | | `exercises/*` (`.ci/run`) |
 
 pub mod cli;
 pub mod collision;

@@ -529,8 +529,9 @@ fn chapters_render_legibly_offline_in_chromium() {
     );
     assert!(sliders >= 1, "no interactive figure was measured");
     // Every interactive figure the book has was stepped through: Baumgarte's T_stab in the
-    // closed-loop chapter, SPOOK's tau and epsilon in the SPOOK chapter.
-    for (page, want) in [("loops", 1), ("spook", 2)] {
+    // closed-loop chapter, SPOOK's tau and epsilon in the SPOOK chapter, solimp's impedance in the
+    // soft-constraints chapter.
+    for (page, want) in [("loops", 1), ("spook", 2), ("soft_constraints", 1)] {
         let got = slider_pages.iter().find(|(p, _)| p == page).map_or(0, |(_, n)| *n);
         assert!(
             got >= want,

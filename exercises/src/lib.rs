@@ -32,6 +32,7 @@
 //! | [`ch15`] | Integrators and the simulation loop (`integrators.md`) | `tests/ch15.rs` |
 //! | [`ch16`] | SPOOK: a variational stepper (`spook.md`) | `tests/ch16.rs` |
 //! | [`ch17`] | Sparse direct solves for SPOOK (`spook_sparse.md`) | `tests/ch17.rs` |
+//! | [`ch18`] | One mechanism, every formulation (`comparison.md`) | `tests/ch18.rs` |
 //!
 //! Every module carries its chapter's number in the book's sidebar (`ch10` is chapter 10,
 //! "Collision detection"), the same number as the chapter's example (`examples/ch10_collision.rs`).
@@ -49,9 +50,9 @@ pub mod types;
 
 /// The chapters with graded exercises, in the book's order: each is a module here, a stub file
 /// `src/NAME.rs`, a worked answer `solutions/NAME.rs` and a grader `tests/NAME.rs`.
-pub const CHAPTERS: [&str; 17] = [
+pub const CHAPTERS: [&str; 18] = [
     "ch01", "ch02", "ch03", "ch04", "ch05", "ch06", "ch07", "ch08", "ch09", "ch10", "ch11", "ch12", "ch13", "ch14",
-    "ch15", "ch16", "ch17",
+    "ch15", "ch16", "ch17", "ch18",
 ];
 
 #[cfg_attr(feature = "solutions", path = "../solutions/ch01.rs")]
@@ -88,3 +89,5 @@ pub mod ch15;
 pub mod ch16;
 #[cfg_attr(feature = "solutions", path = "../solutions/ch17.rs")]
 pub mod ch17;
+#[cfg_attr(feature = "solutions", path = "../solutions/ch18.rs")]
+pub mod ch18;

@@ -8,6 +8,12 @@
 //!   soft `solimp`; checked against the closed form `x / (tc zeta)^2` beyond the width.
 //! - `constraint_box_incline.svg`: the contact rows of a box resting on a 20 degree incline:
 //!   contact points, normals and the edges of the pyramidal friction cones, seen from the side.
+//! - `constraint_solimp_0.svg` ... `constraint_solimp_6.svg`: the interactive figure of
+//!   "Soft constraints", one frame per impedance `d` of [`SLIDER_SOLIMP_D`]
+//!   (`solimp = (d, d, 1 mm, 0.5, 2)`, the chapter's slider switches between them): a sphere
+//!   released at rest touching a plane sinks into it and settles at the penetration
+//!   [`steady_penetration`] `= g (1 - d) (timeconst dampratio dwidth / d)^2`, where the soft
+//!   contact's reference acceleration `-K d r` balances the give `R f` of the weight.
 
 use super::draw::{canvas, colour, finish, Side, Sketch, GREY, INK};
 use crate::error::{Error, Result};
@@ -16,6 +22,7 @@ use crate::model::{Cone, Joint, JointType, Model, ModelBuilder, SolverParams};
 use crate::mujoco::collision::collide_all;
 use crate::mujoco::constraint::{impedance, make_constraint, Efc, Invweight};
 use crate::mujoco::forward_smooth;
+use crate::mujoco::integrator::{Simulator, State};
 use crate::plot::{Chart, Series};
 use crate::spatial::{Mat3, SpatialInertia, Vec3, Xform};
 use std::path::{Path, PathBuf};
@@ -159,8 +166,108 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
 
     // Figure 3: the rows of a box on an incline.
     out.push(box_incline(dir)?);
+
+    // Figure 4, interactive: one frame per solimp d, the same axes in every frame.
+    println!(
+        "  sphere on a plane, solimp (d, d, 1 mm, 0.5, 2), solref (0.02, 1), Euler h = {} ms:",
+        SPHERE_STEP * 1e3
+    );
+    for (i, &d) in SLIDER_SOLIMP_D.iter().enumerate() {
+        let run = sphere_settling(d, SLIDER_T_END)?;
+        let last = run.last().map_or(0.0, |p| p.1);
+        let predicted = steady_penetration(d, [0.02, 1.0], SPHERE_G);
+        println!(
+            "    d = {d:<5}: settles at {:.4} mm, predicted {:.4} mm",
+            last * 1e3,
+            predicted * 1e3
+        );
+        let path = dir.join(format!("constraint_solimp_{i}.svg"));
+        Chart::new(
+            &format!("Sphere resting on a plane, solimp d0 = dwidth = {d}, solref (0.02, 1)"),
+            "time t (s)",
+            "penetration (mm)",
+        )
+        .ranges(Some((0.0, SLIDER_T_END)), Some((0.0, 2.5)))
+        .with(Series::line(
+            &format!("simulated: settles at {:.3} mm", last * 1e3),
+            run.iter().map(|p| (p.0, p.1 * 1e3)).collect(),
+        ))
+        .with(Series::dashed(
+            &format!("g (1 - d) timeconst^2 = {:.3} mm", predicted * 1e3),
+            vec![(0.0, predicted * 1e3), (SLIDER_T_END, predicted * 1e3)],
+        ))
+        .save_svg(&path)?;
+        out.push(path);
+    }
     Ok(out)
 }
+
+/// The impedances `d` (`solimp = (d, d, 1 mm, 0.5, 2)`) of the interactive figure, one frame
+/// each, softest first.
+pub const SLIDER_SOLIMP_D: [f64; 7] = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999];
+/// The frame the slider shows first (`d` = 0.9, MuJoCo's default `d0`).
+pub const SLIDER_SOLIMP_DEFAULT: usize = 3;
+/// Length (s) of each frame's run.
+pub const SLIDER_T_END: f64 = 0.3;
+/// Time step (s) of the sphere's runs (MuJoCo's default).
+pub const SPHERE_STEP: f64 = 0.002;
+/// Gravity (m/s²) of the sphere's scene.
+pub const SPHERE_G: f64 = 9.81;
+/// Radius (m) of the sphere.
+pub const SPHERE_RADIUS: f64 = 0.1;
+
+/// The scene of the interactive figure: a sphere of mass 1 kg and radius [`SPHERE_RADIUS`] on a
+/// free joint, touching a plane, with one frictionless contact row (`condim` 1) whose
+/// `solimp = (d, d, 0.001, 0.5, 2)` and `solref = (0.02, 1)`.
+pub fn sphere_on_plane_xml(d: f64) -> String {
+    format!(
+        r#"<mujoco model="sphere_on_plane">
+  <option timestep="{SPHERE_STEP}" integrator="Euler" solver="Newton" gravity="0 0 -{SPHERE_G}"/>
+  <default>
+    <geom condim="1" solref="0.02 1" solimp="{d} {d} 0.001 0.5 2"/>
+  </default>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 {SPHERE_RADIUS}">
+      <joint name="free" type="free"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.004 0.004 0.004"/>
+      <geom name="ball" type="sphere" size="{SPHERE_RADIUS}"/>
+    </body>
+  </worldbody>
+</mujoco>"#
+    )
+}
+
+/// The sphere of [`sphere_on_plane_xml`] released at rest touching the plane, stepped by
+/// MuJoCo's semi-implicit Euler for `t_end` seconds: `(t, penetration)` at every step (m,
+/// positive into the plane).
+pub fn sphere_settling(d: f64, t_end: f64) -> Result<Vec<(f64, f64)>> {
+    let model = mjcf::load_str(&sphere_on_plane_xml(d))?.model;
+    let mut sim = Simulator::new(&model, State::reference(&model), crate::model::Integrator::Euler)?;
+    let steps = (t_end / SPHERE_STEP).round() as usize;
+    let mut out = Vec::with_capacity(steps + 1);
+    for k in 0..=steps {
+        out.push((k as f64 * SPHERE_STEP, SPHERE_RADIUS - sim.state.qpos[2]));
+        if k < steps {
+            sim.step()?;
+        }
+    }
+    Ok(out)
+}
+
+// ANCHOR: steady_penetration
+/// The penetration at which a body resting on one frictionless soft contact settles, for
+/// `solimp = (d, dwidth, ...)` with `d` constant over the penetration (`d0 = dwidth = d`),
+/// `solref = (timeconst, dampratio)` and gravity `g`. At rest `qacc = 0`, so the row's force
+/// carries the weight, `A f = g`; the soft model's force is `f = (aref - a0) / (A + R)` with
+/// `a0 = -g`, `R = A (1 - d) / d` and `aref = -K d r`, `K = 1 / (dwidth timeconst dampratio)^2`;
+/// together `aref = g (1 - d) / d`, so `-r = g (1 - d) / (K d^2)`.
+pub fn steady_penetration(d: f64, solref: [f64; 2], g: f64) -> f64 {
+    let [timeconst, dampratio] = solref;
+    let k = 1.0 / (d * timeconst * dampratio).powi(2);
+    g * (1.0 - d) / (k * d * d)
+}
+// ANCHOR_END: steady_penetration
 
 /// `constraint_box_incline.svg` and the table of its rows.
 fn box_incline(dir: &Path) -> Result<PathBuf> {

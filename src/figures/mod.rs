@@ -11,6 +11,7 @@ pub mod ch06;
 pub mod ch07;
 pub mod collision;
 pub mod com;
+pub mod comparison;
 pub mod constraint;
 pub mod draw;
 pub mod forward;
@@ -49,5 +50,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(muscle::run(dir)?);
     out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);
+    out.extend(comparison::run(dir)?);
     Ok(out)
 }
