@@ -117,6 +117,7 @@ impl Formulation {
                     SpookSolver::Schur => "Schur complement",
                     SpookSolver::Sparse => "sparse LDL^T",
                     SpookSolver::Pgs => "PGS",
+                    SpookSolver::ActiveSet => "active set",
                     SpookSolver::Auto => "auto",
                 }
             ),
