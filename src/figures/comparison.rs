@@ -118,6 +118,7 @@ impl Formulation {
                     SpookSolver::Sparse => "sparse LDL^T",
                     SpookSolver::Pgs => "PGS",
                     SpookSolver::Auto => "auto",
+                    SpookSolver::ActiveSet => "active set",
                 }
             ),
         }
