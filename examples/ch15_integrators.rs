@@ -14,7 +14,7 @@
 use mbd::figures::integrators::{lqr_balance, LQR_DURATION};
 use mbd::figures::muscle::{arm_bursts, ARM_XML};
 use mbd::model::Integrator;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn main() -> mbd::Result<()> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "all".to_string());
@@ -38,7 +38,7 @@ fn main() -> mbd::Result<()> {
 }
 
 /// The LQR balance controller, with and without the controller.
-fn lqr(dir: &PathBuf) -> mbd::Result<()> {
+fn lqr(dir: &Path) -> mbd::Result<()> {
     let model_path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/models/public/gymnasium/inverted_double_pendulum.xml");
     let run = lqr_balance(&model_path, true)?;
@@ -66,7 +66,7 @@ fn lqr(dir: &PathBuf) -> mbd::Result<()> {
 }
 
 /// The muscles' force scales and the arm moved by flexor and extensor bursts.
-fn muscles(dir: &PathBuf) -> mbd::Result<()> {
+fn muscles(dir: &Path) -> mbd::Result<()> {
     let model = mbd::mjcf::load_str(ARM_XML)?.model;
     let acc0 = mbd::dynamics::actuator_acc0(&model)?;
     println!("{:>16} {:>9} {:>9} {:>9}", "muscle", "F0 (N)", "acc0", "tau_act");

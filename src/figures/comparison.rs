@@ -119,6 +119,7 @@ impl Formulation {
                     SpookSolver::Pgs => "PGS",
                     SpookSolver::ActiveSet => "active set",
                     SpookSolver::Auto => "auto",
+                    SpookSolver::ActiveSet => "active set",
                 }
             ),
         }

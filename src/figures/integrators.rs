@@ -330,6 +330,7 @@ pub fn hopper_beside_mujoco() -> Result<Vec<HopperSample>> {
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     println!("Integrators and the simulation loop (mj_Euler, mj_implicit, mj_RungeKutta)");
+    out.push(step_drawing(dir)?);
 
     // Figure 1: energy of a conservative chain.
     let mut chain = canned::chain(5, true);
@@ -534,4 +535,232 @@ pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
     chart.save_svg(&path)?;
     out.push(path);
     Ok(out)
+}
+
+/// One box of the step drawing: what it computes, the library function that computes it, and
+/// the source file that defines that function (a test checks the function is defined there).
+pub type StepBox = (&'static str, &'static str, &'static str);
+
+/// The stages of the forward pass as [`forward_pass`] runs them on a model with constraints
+/// (`Constrained::forward_with`, MuJoCo's `mj_fwdPosition`, `mj_fwdVelocity`,
+/// `mj_fwdActuation`/`mj_fwdAcceleration`, `mj_fwdConstraint`), in order within each stage.
+pub const STEP_STAGES: [(&str, [StepBox; 4]); 3] = [
+    (
+        "position",
+        [
+            ("kinematics, com", "mj_com_pos", "src/mujoco/com.rs"),
+            ("composite inertia M", "mj_crb", "src/mujoco/com.rs"),
+            ("factor M = L^T D L", "factor_i_in_place", "src/sparse/layout.rs"),
+            ("collision", "collide_all", "src/mujoco/collision.rs"),
+        ],
+    ),
+    (
+        "velocity",
+        [
+            ("com velocity", "mj_com_vel", "src/mujoco/com.rs"),
+            ("passive forces", "passive_forces_with", "src/dynamics/mod.rs"),
+            ("constraint rows", "make_constraint", "src/mujoco/constraint/mod.rs"),
+            ("bias c(q, v)", "mj_rne", "src/mujoco/com.rs"),
+        ],
+    ),
+    (
+        "acceleration",
+        [
+            ("actuation", "actuator_forces", "src/dynamics/actuation.rs"),
+            ("qacc_smooth", "solve_ld", "src/sparse/layout.rs"),
+            ("constraint solver", "solve", "src/mujoco/solver/mod.rs"),
+            ("qacc, qfrc_constraint", "forward_with", "src/mujoco/forward.rs"),
+        ],
+    ),
+];
+
+/// Each integrator's update after the forward pass (`mj_Euler`, `mj_implicit`,
+/// `mj_RungeKutta`, then `mj_advance`), as [`Simulator::step`] runs it.
+pub const STEP_UPDATES: [(&str, [StepBox; 2]); 4] = [
+    (
+        "Euler (implicit damping if any dof is damped)",
+        [
+            (
+                "(M + h diag(b)) a = f",
+                "cholesky_dense_in_place",
+                "src/sparse/dense.rs",
+            ),
+            ("v += h a, q = q (+) h v", "integrate_with", "src/model/mod.rs"),
+        ],
+    ),
+    (
+        "implicit",
+        [
+            ("D = qDeriv incl. RNE", "rne_vel", "src/mujoco/implicit.rs"),
+            (
+                "(M - h D) a = f, reverse LU",
+                "lu_reverse_tree_in_place",
+                "src/mujoco/implicit.rs",
+            ),
+        ],
+    ),
+    (
+        "implicitfast",
+        [
+            ("D = qDeriv, no RNE", "qderiv", "src/mujoco/implicit.rs"),
+            ("M - h sym(D) = L^T D L", "factor_i_in_place", "src/sparse/layout.rs"),
+        ],
+    ),
+    (
+        "RK4",
+        [
+            ("4 stages k1..k4", "forward_pass", "src/mujoco/integrator.rs"),
+            ("tableau, dexp^-1 on quats", "rk4_step_aux", "src/integrate.rs"),
+        ],
+    ),
+];
+
+/// The short path of [`forward_pass`] on a model without constraints, in order, with the
+/// defining files; `next_activation` is `mj_advance`'s update of `act` after every integrator.
+pub const STEP_SHORT_PATH: [(&str, &str); 7] = [
+    ("tendon_kinematics", "src/dynamics/tendon.rs"),
+    ("transmission", "src/dynamics/actuation.rs"),
+    ("passive_forces_with", "src/dynamics/mod.rs"),
+    ("rnea_with", "src/dynamics/rnea.rs"),
+    ("actuation_with", "src/dynamics/actuation.rs"),
+    ("aba_with", "src/dynamics/aba.rs"),
+    ("next_activation", "src/dynamics/actuation.rs"),
+];
+
+/// Draws `integrators_step.svg`: the stages of the forward pass ([`STEP_STAGES`]) feeding each
+/// integrator's update ([`STEP_UPDATES`]), one box per library function.
+pub fn step_drawing(dir: &Path) -> Result<PathBuf> {
+    let path = dir.join("integrators_step.svg");
+    draw_step(&path)?;
+    Ok(path)
+}
+
+fn draw_step(path: &Path) -> Result<()> {
+    use super::draw::{canvas, colour, finish, Side, Sketch, GREY, INK};
+    let root = canvas(
+        path,
+        1280,
+        720,
+        "One step: the forward pass (forward_pass) and each integrator's update",
+    )?;
+    let s = Sketch::new(root.clone(), (0.0, 17.0), (0.0, 9.4), 6.0);
+    let (bw, bh) = (3.3, 1.2);
+    let draw_box = |x: f64, y: f64, w: f64, b: &StepBox, k: usize| -> Result<()> {
+        let c = colour(k);
+        let rect = [(x, y), (x + w, y), (x + w, y + bh), (x, y + bh), (x, y)];
+        s.fill(&rect[..4], c, 0.12)?;
+        s.line(&rect, c, 2)?;
+        s.label((x + 0.5 * w, y + 0.8 * bh), b.0, Side::Centre, 15, INK)?;
+        s.label((x + 0.5 * w, y + 0.32 * bh), b.1, Side::Centre, 14, c)?;
+        Ok(())
+    };
+    // the forward pass: three stage columns, each top to bottom
+    let frame = [(0.1, 0.9), (11.0, 0.9), (11.0, 9.3), (0.1, 9.3), (0.1, 0.9)];
+    s.line(&frame, GREY, 1)?;
+    s.label((5.55, 9.3), "forward_pass (mj_forward)", Side::Below, 17, INK)?;
+    let mut prev: Option<(f64, f64)> = None;
+    for (j, (stage, boxes)) in STEP_STAGES.iter().enumerate() {
+        let x = 0.4 + 3.6 * j as f64;
+        s.label((x + 0.5 * bw, 8.35), &format!("{stage} stage"), Side::Centre, 16, INK)?;
+        for (i, b) in boxes.iter().enumerate() {
+            let y = 6.5 - 1.7 * i as f64;
+            draw_box(x, y, bw, b, j)?;
+            let top = (x + 0.5 * bw, y + bh);
+            match prev {
+                Some(p) if i > 0 => s.arrow(p, top, INK, 1)?,
+                Some(p) => s.arrow(p, (x, y + 0.5 * bh), INK, 1)?,
+                None => {}
+            }
+            prev = Some(if i + 1 == boxes.len() {
+                (x + bw, y + 0.5 * bh)
+            } else {
+                (x + 0.5 * bw, y)
+            });
+        }
+        // the last box of a column feeds the top of the next
+        if let Some(p) = prev {
+            let next_top = 6.5 + 0.5 * bh;
+            if j + 1 < STEP_STAGES.len() {
+                let mid = x + bw + 0.15;
+                s.line(&[p, (mid, p.1), (mid, next_top)], INK, 1)?;
+                prev = Some((mid, next_top));
+            }
+        }
+    }
+    // the integrators: one row each, fed by qacc
+    let qacc = prev.unwrap_or((11.0, 1.5));
+    let (ux, uw) = (12.0, 2.4);
+    for (r, (name, boxes)) in STEP_UPDATES.iter().enumerate() {
+        let y = 7.2 - 2.05 * r as f64;
+        s.label((ux - 0.15, y + bh + 0.22), name, Side::Right, 15, INK)?;
+        s.arrow(qacc, (ux, y + 0.5 * bh), GREY, 1)?;
+        for (i, b) in boxes.iter().enumerate() {
+            draw_box(ux + i as f64 * (uw + 0.2), y, uw, b, 3 + r)?;
+        }
+        s.arrow((ux + uw, y + 0.5 * bh), (ux + uw + 0.2, y + 0.5 * bh), INK, 1)?;
+    }
+    // RK4 calls the forward pass at each of its four stages
+    let rk_y = 7.2 - 2.05 * 3.0;
+    s.dashed((ux + 0.5 * uw, rk_y), (ux + 0.5 * uw, 0.5), colour(6))?;
+    s.dashed((ux + 0.5 * uw, 0.5), (5.55, 0.5), colour(6))?;
+    s.arrow((5.55, 0.5), (5.55, 0.9), colour(6), 1)?;
+    s.label(
+        (8.8, 0.5),
+        "RK4: forward_pass at each of 4 stages",
+        Side::Above,
+        14,
+        colour(6),
+    )?;
+    let short: Vec<&str> = STEP_SHORT_PATH[..6].iter().map(|f| f.0).collect();
+    let note = format!(
+        "models without constraints take the short path {}; every update ends with {} for act",
+        short.join(", "),
+        STEP_SHORT_PATH[6].0
+    );
+    s.label((0.2, 0.25), &note, Side::Right, 13, GREY)?;
+    finish(&root)
+}
+
+#[cfg(test)]
+mod step_drawing_tests {
+    use super::*;
+
+    /// Whether `file` (relative to the crate root) defines a function named `name`.
+    fn defines(file: &str, name: &str) -> bool {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let src = std::fs::read_to_string(&path).unwrap_or_default();
+        src.contains(&format!("fn {name}(")) || src.contains(&format!("fn {name}<"))
+    }
+
+    #[test]
+    fn every_function_named_in_the_step_drawing_is_defined_where_it_says() {
+        let mut named: Vec<(&str, &str)> = Vec::new();
+        for (_, boxes) in STEP_STAGES.iter() {
+            named.extend(boxes.iter().map(|b| (b.1, b.2)));
+        }
+        for (_, boxes) in STEP_UPDATES.iter() {
+            named.extend(boxes.iter().map(|b| (b.1, b.2)));
+        }
+        named.extend(STEP_SHORT_PATH.iter().copied());
+        assert_eq!(named.len(), 12 + 8 + 7);
+        for (name, file) in named {
+            assert!(defines(file, name), "{file} defines no fn {name}");
+        }
+        // the test can fail: a name that is not defined is caught
+        assert!(!defines("src/mujoco/integrator.rs", "mj_no_such_function"));
+    }
+
+    #[test]
+    fn the_forward_pass_calls_the_short_path_in_the_drawn_order() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mujoco/integrator.rs");
+        let src = std::fs::read_to_string(path).unwrap_or_default();
+        let body = &src[src.find("pub fn forward_pass(").unwrap_or(0)..];
+        let body = &body[..body.find("ANCHOR_END: forward").unwrap_or(body.len())];
+        let mut at = 0;
+        for (name, _) in &STEP_SHORT_PATH[..6] {
+            let k = body[at..].find(&format!("{name}(")).map(|k| k + at);
+            assert!(k.is_some(), "forward_pass calls {name} after the previous stage");
+            at = k.unwrap_or(at);
+        }
+    }
 }
