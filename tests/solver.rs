@@ -9,7 +9,7 @@ use mbd::model::{canned, Model, Solver};
 use mbd::mujoco::constraint::{EfcState, EfcType};
 use mbd::mujoco::solver::cost::{cones, mu_from_r, Cone};
 use mbd::mujoco::solver::inverse::{compare_fwd_inv, inv_constraint, inverse_residual};
-use mbd::mujoco::solver::pgs::{dual_cost, make_dual, solve_pgs_with, PgsVariant};
+use mbd::mujoco::solver::pgs::{dual_cost, dual_state, make_dual, solve_pgs_with, PgsVariant};
 use mbd::mujoco::solver::primal::{primal_cost, solve_primal_with, Direction};
 use mbd::mujoco::solver::problem::{efc_type, floats, ints, Problem, RowCounts};
 use mbd::mujoco::solver::{mul_jt, solve, solve_m, SolverOptions, SolverResult};
@@ -177,6 +177,7 @@ fn pgs_and_cg_match_mujoco() {
 #[test]
 fn pgs_matches_mujoco_pgs_sweep_for_sweep() {
     let mut worst = (0.0f64, String::new());
+    let mut ties = 0;
     for (file, case) in fixture_cases() {
         let p = fixture_problem(&case);
         let r = solve(&p.smooth(), &p.efc, &options(Solver::Pgs, 1e-12, 1000)).unwrap();
@@ -185,12 +186,50 @@ fn pgs_matches_mujoco_pgs_sweep_for_sweep() {
         let qacc = floats(&case["pgs"], "qacc", p.layout.nv).unwrap();
         let e = rel(&r.efc_force, &force, 1e-6).max(rel(&r.qacc, &qacc, common::norm_inf(&p.qacc_smooth)));
         assert!(e < 1e-12, "{file}: {e:e}");
-        assert_eq!(r.efc_state, states(&case, "pgs"), "{file}: states");
+        // A state is read off its force (`dual_state`), so where a force lies on a boundary
+        // between states it is decided by rounding. Elliptic PGS projects onto the cone, so a
+        // sliding contact's force sits on the cone surface `mu N = T` where SATISFIED and CONE
+        // meet. First, `dual_state` on MuJoCo's own forces must give MuJoCo's states exactly;
+        // then a row of our solve may differ only inside an elliptic block whose force is on its
+        // cone surface to 1e-12 of its size (counted and printed).
+        let want = states(&case, "pgs");
+        let cs = cones(&p.efc).unwrap();
+        let mut theirs = vec![EfcState::Satisfied; p.efc.nefc()];
+        dual_state(&p.efc, &cs, &force, &mut theirs);
+        assert_eq!(theirs, want, "{file}: dual_state of MuJoCo's forces");
+        let on_surface = |i: usize| {
+            cs.iter().any(|c| {
+                let f = &r.efc_force[c.row..c.row + c.dim];
+                let t = (1..c.dim)
+                    .map(|j| (f[j] / c.friction[j - 1]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let size = f.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                (c.row..c.row + c.dim).contains(&i)
+                    && p.efc.efc_type[c.row] == EfcType::ContactElliptic
+                    && (f[0] - t).abs() <= 1e-12 * size
+            })
+        };
+        for (i, (a, b)) in r.efc_state.iter().zip(&want).enumerate() {
+            if a != b {
+                assert!(
+                    on_surface(i),
+                    "{file}: row {i} state {a:?}, MuJoCo {b:?}, force {:e} vs {:e}",
+                    r.efc_force[i],
+                    force[i]
+                );
+                ties += 1;
+            }
+        }
         if e > worst.0 {
             worst = (e, file);
         }
     }
-    println!("PGS (accelerated) vs MuJoCo PGS: worst {:.1e} ({})", worst.0, worst.1);
+    println!(
+        "PGS (accelerated) vs MuJoCo PGS: worst {:.1e} ({}); {ties} rows on an elliptic cone \
+         surface whose state rounding decides",
+        worst.0, worst.1
+    );
 }
 
 /// CG with the Hager-Zhang rule (MuJoCo's) follows MuJoCo's CG iteration for iteration: the
