@@ -119,7 +119,6 @@ impl Formulation {
                     SpookSolver::Pgs => "PGS",
                     SpookSolver::ActiveSet => "active set",
                     SpookSolver::Auto => "auto",
-                    SpookSolver::ActiveSet => "active set",
                 }
             ),
         }
