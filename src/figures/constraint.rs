@@ -8,6 +8,9 @@
 //!   soft `solimp`; checked against the closed form `x / (tc zeta)^2` beyond the width.
 //! - `constraint_box_incline.svg`: the contact rows of a box resting on a 20 degree incline:
 //!   contact points, normals and the edges of the pyramidal friction cones, seen from the side.
+//! - `constraint_soft_contact.svg`: one soft contact drawn as the spring-damper of its row: a 1 kg
+//!   sphere 0.5 mm into a plane with MuJoCo's default `solref`/`solimp`, labelled with the
+//!   `K`, `B`, `d`, `R`, `aref` and force the library computes (`Forward`, `efc.kbip`).
 //! - `constraint_solimp_0.svg` ... `constraint_solimp_6.svg`: the interactive figure of
 //!   "Soft constraints", one frame per impedance `d` of [`SLIDER_SOLIMP_D`]
 //!   (`solimp = (d, d, 1 mm, 0.5, 2)`, the chapter's slider switches between them): a sphere
@@ -166,6 +169,9 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
 
     // Figure 3: the rows of a box on an incline.
     out.push(box_incline(dir)?);
+
+    // Drawing of "Soft constraints": one soft contact with the library's numbers.
+    out.push(soft_contact(dir)?);
 
     // Figure 4, interactive: one frame per solimp d, the same axes in every frame.
     println!(
@@ -356,5 +362,167 @@ fn draw_box_incline(path: &Path, model: &Model, q: &[f64], efc: &Efc) -> Result<
     )?;
     s.arrow((0.22, 0.12), (0.22, 0.05), GREY, 2)?;
     s.label((0.22, 0.05), "gravity", Side::Below, 13, GREY)?;
+    finish(&root)
+}
+
+/// The scene of `constraint_soft_contact.svg`: a 1 kg sphere of radius 0.1 m on a plane, one
+/// frictionless contact (`condim` 1) with MuJoCo's default `solref` and `solimp`.
+pub const SOFT_CONTACT_XML: &str = r#"<mujoco model="soft contact">
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1" condim="1"/>
+    <body name="ball">
+      <freejoint/>
+      <geom type="sphere" size="0.1" mass="1" condim="1"/>
+    </body>
+  </worldbody>
+</mujoco>"#;
+
+/// Penetration (m) of the sphere of [`SOFT_CONTACT_XML`] in the drawing.
+pub const SOFT_CONTACT_PENETRATION: f64 = 0.0005;
+
+/// The row of [`SOFT_CONTACT_XML`] at rest, [`SOFT_CONTACT_PENETRATION`] deep, as the library's
+/// `mj_forward` computes it: `[K, B, d, R, aref, force, dist, margin - gap]` (`MjContact::includemargin`).
+pub fn soft_contact_row() -> Result<[f64; 8]> {
+    let model = mjcf::load_str(SOFT_CONTACT_XML)?.model;
+    let mut q = model.qpos0.as_slice().to_vec();
+    q[2] = 0.1 - SOFT_CONTACT_PENETRATION;
+    let v = vec![0.0; model.nv];
+    let mut fw = crate::mujoco::forward::Forward::new(&model)?;
+    let d = fw.forward(&q, &v, &v)?;
+    let efc = &d.efc;
+    if efc.nefc() != 1 || efc.contacts.len() != 1 {
+        return Err(mismatch("rows of the soft contact (expected 1)", efc.nefc() as f64));
+    }
+    let [k, b, imp, _] = efc.kbip[0];
+    let c = &efc.contacts[0];
+    Ok([
+        k,
+        b,
+        imp,
+        efc.r[0],
+        efc.aref[0],
+        d.efc_force[0],
+        c.dist,
+        c.includemargin(),
+    ])
+}
+
+/// `constraint_soft_contact.svg`: the sphere, its contact frame, the penetration `r`, the margin
+/// and the row drawn as a spring `K` and dashpot `B` in series with the impedance `d` (not to
+/// scale: the penetration is exaggerated).
+fn soft_contact(dir: &Path) -> Result<PathBuf> {
+    let [k, b, imp, r, aref, force, dist, margin] = soft_contact_row()?;
+    println!(
+        "  soft contact, 1 kg sphere 0.5 mm deep, default solref/solimp: K = {k:.1}, B = {b:.3}, d = {imp:.4}, \
+         R = {r:.4}, aref = {aref:.4}, f = {force:.4}"
+    );
+    let path = dir.join("constraint_soft_contact.svg");
+    draw_soft_contact(&path, [k, b, imp, r, aref, force, dist, margin])?;
+    Ok(path)
+}
+
+/// Draws [`soft_contact`] from its row `[K, B, d, R, aref, force, dist, margin - gap]`.
+fn draw_soft_contact(path: &Path, row: [f64; 8]) -> Result<()> {
+    let [k, b, imp, r, aref, force, dist, margin] = row;
+    let root = canvas(
+        path,
+        900,
+        600,
+        "One soft contact: a 1 kg sphere 0.5 mm into a plane, default solref / solimp",
+    )?;
+    let s = Sketch::new(root.clone(), (-1.3, 2.1), (-0.55, 1.15), 20.0);
+    // floor with hatching
+    s.line(&[(-1.25, 0.0), (2.05, 0.0)], INK, 3)?;
+    for i in 0..34 {
+        let x = -1.22 + 0.1 * i as f64;
+        s.line(&[(x, 0.0), (x - 0.07, -0.07)], GREY, 1)?;
+    }
+    // sphere, sunk by an exaggerated depth
+    let (rad, pen) = (0.6, 0.12);
+    let c = (0.0, rad - pen);
+    let circle: Vec<(f64, f64)> = (0..=72)
+        .map(|i| {
+            let t = std::f64::consts::TAU * i as f64 / 72.0;
+            (c.0 + rad * t.cos(), c.1 + rad * t.sin())
+        })
+        .collect();
+    s.fill(&circle, GREY, 0.2)?;
+    s.line(&circle, INK, 2)?;
+    s.com(c, 8, INK)?;
+    s.label(c, "m = 1 kg, radius 0.1 m", Side::Above, 15, INK)?;
+    // contact frame at the midpoint of the overlap
+    let p = (0.0, -pen / 2.0);
+    s.dot(p, 5, colour(0))?;
+    s.arrow(p, (0.0, 0.3), colour(1), 3)?;
+    s.label((0.0, 0.2), "normal n (row 0)", Side::Right, 14, colour(1))?;
+    s.arrow(p, (0.45, -pen / 2.0), colour(2), 2)?;
+    s.label((0.45, -pen / 2.0), "t1", Side::Below, 14, colour(2))?;
+    s.out_of_page((-0.12, -pen / 2.0), 7, colour(2))?;
+    s.label((-0.12, -pen / 2.0), "t2", Side::Left, 14, colour(2))?;
+    s.label((0.0, -pen - 0.02), "contact pos", Side::Below, 13, colour(0))?;
+    // penetration bracket on the left
+    let xb = -0.75;
+    s.line(&[(xb - 0.05, 0.0), (xb + 0.05, 0.0)], colour(3), 2)?;
+    s.line(&[(xb - 0.05, -pen), (xb + 0.05, -pen)], colour(3), 2)?;
+    s.line(&[(xb, 0.0), (xb, -pen)], colour(3), 2)?;
+    s.dashed((xb + 0.05, -pen), (-0.3, -pen), colour(3))?;
+    s.label(
+        (xb, -pen),
+        &format!("r − m = dist − margin = {:.4} mm", (dist - margin) * 1e3),
+        Side::Below,
+        14,
+        colour(3),
+    )?;
+    s.label(
+        (-1.25, -0.3),
+        &format!(
+            "margin − gap = {margin} m: a row is made while dist < margin − gap (dist = {:.4} mm, drawn exaggerated)",
+            dist * 1e3
+        ),
+        Side::Right,
+        14,
+        INK,
+    )?;
+    // spring and dashpot from the floor up to a bar carried by the sphere
+    let (xs, xd, y0, y1) = (1.2, 1.6, 0.0, 0.95);
+    let x_surface = c.0 + (rad * rad - 0.35f64 * 0.35).sqrt();
+    s.line(&[(x_surface, c.1 + 0.35), (xd + 0.15, c.1 + 0.35)], INK, 2)?;
+    s.line(&[(xs - 0.12, y1), (xd + 0.12, y1)], INK, 3)?;
+    s.line(&[((xs + xd) / 2.0, y1), ((xs + xd) / 2.0, c.1 + 0.35)], INK, 2)?;
+    // spring: zigzag
+    let mut zig = vec![(xs, y0), (xs, 0.15)];
+    for i in 0..8 {
+        let y = 0.15 + 0.075 * (i as f64 + 0.5);
+        zig.push((xs + if i % 2 == 0 { 0.08 } else { -0.08 }, y));
+    }
+    zig.extend([(xs, 0.75), (xs, y1)]);
+    s.line(&zig, colour(0), 2)?;
+    // dashpot: cylinder and piston
+    s.line(&[(xd, y0), (xd, 0.3)], colour(4), 2)?;
+    s.line(
+        &[(xd - 0.09, 0.6), (xd - 0.09, 0.3), (xd + 0.09, 0.3), (xd + 0.09, 0.6)],
+        colour(4),
+        2,
+    )?;
+    s.line(&[(xd - 0.06, 0.45), (xd + 0.06, 0.45)], colour(4), 3)?;
+    s.line(&[(xd, 0.45), (xd, y1)], colour(4), 2)?;
+    s.label((xs - 0.1, 0.45), &format!("K = {k:.1} 1/s²"), Side::Left, 15, colour(0))?;
+    s.label((xd + 0.1, 0.45), &format!("B = {b:.3} 1/s"), Side::Right, 15, colour(4))?;
+    s.label(
+        ((xs + xd) / 2.0, y1 + 0.03),
+        &format!("impedance d = {imp:.4}, R = (1 − d)/d · Â = {r:.4}"),
+        Side::Above,
+        15,
+        INK,
+    )?;
+    let lines = [
+        "solref = (0.02, 1): K = 1/(dwidth² tc² ζ²), B = 2/(dwidth tc)".to_string(),
+        "solimp = (0.9, 0.95, 1 mm, 0.5, 2): d(r) from mj_makeImpedance".to_string(),
+        format!("aref = −B v − K d r = {aref:.4} m/s², force f = {force:.4} N"),
+    ];
+    for (i, t) in lines.iter().enumerate() {
+        s.label((-1.25, -0.36 - 0.06 * (i + 1) as f64), t, Side::Right, 14, INK)?;
+    }
     finish(&root)
 }
