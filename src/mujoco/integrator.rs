@@ -709,31 +709,11 @@ impl<'m> Simulator<'m> {
                 h,
             )?;
             // the first stage's forward pass, for qacc and the recorded forces
-            let s = &self.state;
-            forward_pass(
-                model,
-                &s.qpos,
-                &s.qvel,
-                &s.act,
-                &s.ctrl,
-                &s.qfrc_applied,
-                &mut self.fwd,
-                self.constrained.as_mut(),
-            )?;
+            self.forward_at_state()?;
             self.qacc.copy_from_slice(&self.fwd.qacc);
         } else {
             if !fresh {
-                let s = &self.state;
-                forward_pass(
-                    model,
-                    &s.qpos,
-                    &s.qvel,
-                    &s.act,
-                    &s.ctrl,
-                    &s.qfrc_applied,
-                    &mut self.fwd,
-                    self.constrained.as_mut(),
-                )?;
+                self.forward_at_state()?;
             }
             self.qacc.copy_from_slice(&self.fwd.qacc);
             self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
@@ -775,9 +755,9 @@ impl<'m> Simulator<'m> {
         Ok(())
     }
 
-    /// MuJoCo's `mj_forward` at the current state without stepping: fills [`Simulator::fwd`]
-    /// (forces, actuator quantities) and [`Simulator::qacc`].
-    pub fn forward(&mut self) -> Result<()> {
+    /// One [`forward_pass`] at the current state (time, positions, velocities, activations,
+    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`].
+    fn forward_at_state(&mut self) -> Result<()> {
         let s = &self.state;
         forward_pass(
             self.model,
@@ -788,7 +768,13 @@ impl<'m> Simulator<'m> {
             &s.qfrc_applied,
             &mut self.fwd,
             self.constrained.as_mut(),
-        )?;
+        )
+    }
+
+    /// MuJoCo's `mj_forward` at the current state without stepping: fills [`Simulator::fwd`]
+    /// (forces, actuator quantities) and [`Simulator::qacc`].
+    pub fn forward(&mut self) -> Result<()> {
+        self.forward_at_state()?;
         self.qacc.copy_from_slice(&self.fwd.qacc);
         // remember the state evaluated: a step from it (Euler, implicit, implicitfast) reuses
         // this pass instead of repeating it
