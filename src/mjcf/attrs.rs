@@ -227,3 +227,20 @@ pub(crate) fn check_leaf(doc: &super::xml::Doc, e: &Elem) -> Result<()> {
     }
     Ok(())
 }
+
+/// MuJoCo's tri-state `limited` attributes.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Limited {
+    True,
+    False,
+    Auto,
+}
+
+/// A tri-state `limited` attribute (`true`, `false`, `auto`).
+pub(crate) fn limited_kw(a: &Attrs, key: &str) -> Result<Option<Limited>> {
+    Ok(a.keyword(key, &["true", "false", "auto"])?.map(|k| match k {
+        "true" => Limited::True,
+        "false" => Limited::False,
+        _ => Limited::Auto,
+    }))
+}

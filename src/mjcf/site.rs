@@ -1,0 +1,65 @@
+//! The `<site>` reader (MuJoCo's `xml_native_reader.cc`: `OneSite`): named points on bodies.
+
+use super::orientation::{orientation, z_to_quat};
+use super::reader::Reader;
+use super::xml::{esc, Elem};
+use crate::error::Result;
+use crate::model::constants::mjEPS;
+use crate::model::{Model, Site};
+use crate::spatial::Vec3;
+
+/// Attributes a `<site>` may have (besides `name`, `class`).
+pub(crate) const SITE_ATTRS: [&str; 11] = [
+    "type",
+    "size",
+    "pos",
+    "quat",
+    "axisangle",
+    "xyaxes",
+    "zaxis",
+    "euler",
+    "fromto",
+    "group",
+    "user",
+];
+
+impl<'d> Reader<'d> {
+    /// A `<site>` of MuJoCo body `body`; returns its pose in the body frame.
+    pub(crate) fn read_site(&mut self, e: &'d Elem, class: usize) -> Result<(String, Vec3, [f64; 4])> {
+        let mut list: Vec<&str> = SITE_ATTRS.to_vec();
+        list.extend(["name", "class"]);
+        self.check_attrs(e, &list)?;
+        let a = self.resolved(e, "site", class);
+        a.keyword("type", &["sphere", "capsule", "ellipsoid", "cylinder", "box"])?;
+        a.partial::<3>("size", [0.005; 3])?;
+        let name = a.string("name").unwrap_or_default();
+        let mut pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
+        let mut quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        if let Some(ft) = a.vec::<6>("fromto")? {
+            let v = Vec3::new(ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]);
+            if v.norm() < mjEPS {
+                return Err(a.err_key("fromto", "fromto points are too close"));
+            }
+            pos = Vec3::new(0.5 * (ft[0] + ft[3]), 0.5 * (ft[1] + ft[4]), 0.5 * (ft[2] + ft[5]));
+            quat = z_to_quat(&(v / v.norm()));
+        }
+        if !name.is_empty() && self.site_index.contains_key(&name) {
+            return Err(a.err(format!("repeated site name '{}'", esc(&name))));
+        }
+        Ok((name, pos, quat))
+    }
+
+    /// The sites with their Featherstone bodies (after emit).
+    pub(crate) fn emit_sites(&self, model: &mut Model) {
+        model.sites = self
+            .sites
+            .iter()
+            .map(|(b, name, pos, quat)| Site {
+                name: name.clone(),
+                body: model.mj_body_last[*b],
+                pos: *pos,
+                quat: *quat,
+            })
+            .collect();
+    }
+}
