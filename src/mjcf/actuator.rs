@@ -3,53 +3,13 @@
 //! default classes as MuJoCo's `mjs_setTo*` build them, and checked as `mjCActuator::Compile`
 //! checks them.
 
-use super::attrs::{check_leaf, limited_kw, Attrs, Limited};
+use super::attrs::{check_leaf, join, limited_kw, Attrs, Limited};
 use super::reader::Reader;
 use super::xml::{esc, Elem};
 use crate::error::Result;
 use crate::model::constants::mjMINVAL;
 use crate::model::{Actuator, BiasType, DynType, GainType, Model, Transmission};
 use std::collections::HashMap;
-
-/// Attributes of any actuator element (besides `name`, `class` and the transmission).
-pub(crate) const ACTUATOR_ATTRS: [&str; 32] = [
-    "group",
-    "ctrllimited",
-    "forcelimited",
-    "actlimited",
-    "ctrlrange",
-    "forcerange",
-    "actrange",
-    "gear",
-    "dyntype",
-    "gaintype",
-    "biastype",
-    "dynprm",
-    "gainprm",
-    "biasprm",
-    "kp",
-    "kv",
-    "actearly",
-    "actdim",
-    "lengthrange",
-    "cranklength",
-    "user",
-    "inheritrange",
-    "timeconst",
-    "tausmooth",
-    "range",
-    "force",
-    "scale",
-    "lmin",
-    "lmax",
-    "vmax",
-    "fpmax",
-    "fvmax",
-];
-
-/// The actuator kinds read here; the others (`intvelocity`, `damper`, `cylinder`, `adhesion`)
-/// are errors.
-pub(crate) const ACTUATOR_TAGS: [&str; 5] = ["general", "motor", "position", "velocity", "muscle"];
 
 /// The attributes only the `<muscle>` shortcut takes (MuJoCo's `mjs_setToMuscle` arguments).
 const MUSCLE_ONLY_ATTRS: [&str; 10] = [
@@ -64,6 +24,36 @@ const MUSCLE_ONLY_ATTRS: [&str; 10] = [
     "fpmax",
     "fvmax",
 ];
+
+/// Attributes of any actuator element (besides `name`, `class` and the transmission).
+pub(crate) const ACTUATOR_ATTRS: [&str; 32] = join(&[
+    &[
+        "group",
+        "gear",
+        "user",
+        "kp",
+        "kv",
+        "cranklength",
+        "lengthrange",
+        "inheritrange",
+    ],
+    &[
+        "ctrllimited",
+        "forcelimited",
+        "actlimited",
+        "ctrlrange",
+        "forcerange",
+        "actrange",
+    ],
+    &[
+        "dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actearly", "actdim",
+    ],
+    &MUSCLE_ONLY_ATTRS,
+]);
+
+/// The actuator kinds read here; the others (`intvelocity`, `damper`, `cylinder`, `adhesion`)
+/// are errors.
+pub(crate) const ACTUATOR_TAGS: [&str; 5] = ["general", "motor", "position", "velocity", "muscle"];
 
 /// An actuator while its layers (default classes, then the element) are applied.
 struct ActSpec {
@@ -103,20 +93,22 @@ impl<'d> Reader<'d> {
                     ),
                 ));
             }
-            let mut list: Vec<&str> = ACTUATOR_ATTRS.to_vec();
-            list.extend([
-                "name",
-                "class",
-                "joint",
-                "tendon",
-                "site",
-                "body",
-                "jointinparent",
-                "refsite",
-                "cranksite",
-                "slidersite",
-            ]);
-            self.check_attrs(ae, &list)?;
+            self.check_class_attrs(
+                ae,
+                &ACTUATOR_ATTRS,
+                &[
+                    "name",
+                    "class",
+                    "joint",
+                    "tendon",
+                    "site",
+                    "body",
+                    "jointinparent",
+                    "refsite",
+                    "cranksite",
+                    "slidersite",
+                ],
+            )?;
             let class = self.class_of(ae, 0)?;
             let mut spec = ActSpec {
                 act: Actuator {
@@ -317,35 +309,9 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
     }
     match tag {
         "general" => {
-            if let Some(k) = a.keyword(
-                "dyntype",
-                &["none", "integrator", "filter", "filterexact", "muscle", "user"],
-            )? {
-                s.act.dyntype = match k {
-                    "none" => DynType::None,
-                    "integrator" => DynType::Integrator,
-                    "filter" => DynType::Filter,
-                    "filterexact" => DynType::FilterExact,
-                    "muscle" => DynType::Muscle,
-                    _ => return Err(a.err_key("dyntype", "user dynamics are not supported")),
-                };
-            }
-            if let Some(k) = a.keyword("gaintype", &["fixed", "affine", "muscle", "user"])? {
-                s.act.gaintype = match k {
-                    "fixed" => GainType::Fixed,
-                    "affine" => GainType::Affine,
-                    "muscle" => GainType::Muscle,
-                    _ => return Err(a.err_key("gaintype", "user gains are not supported")),
-                };
-            }
-            if let Some(k) = a.keyword("biastype", &["none", "affine", "muscle", "user"])? {
-                s.act.biastype = match k {
-                    "none" => BiasType::None,
-                    "affine" => BiasType::Affine,
-                    "muscle" => BiasType::Muscle,
-                    _ => return Err(a.err_key("biastype", "user biases are not supported")),
-                };
-            }
+            s.act.dyntype = type_keyword(a, "dyntype", &DYN_TYPES, "dynamics")?.unwrap_or(s.act.dyntype);
+            s.act.gaintype = type_keyword(a, "gaintype", &GAIN_TYPES, "gains")?.unwrap_or(s.act.gaintype);
+            s.act.biastype = type_keyword(a, "biastype", &BIAS_TYPES, "biases")?.unwrap_or(s.act.biastype);
             s.act.dynprm = partial10(a, "dynprm", s.act.dynprm)?;
             s.act.gainprm = partial10(a, "gainprm", s.act.gainprm)?;
             s.act.biasprm = partial10(a, "biasprm", s.act.biasprm)?;
@@ -362,27 +328,14 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
             if kp < 0.0 {
                 return Err(a.err_key("kp", "must be >= 0"));
             }
-            s.act.gainprm = [0.0; 10];
-            s.act.gainprm[0] = kp;
-            s.act.biasprm = [0.0; 10];
-            s.act.biasprm[1] = -kp;
-            s.act.biasprm[2] = -kv;
-            s.act.dyntype = DynType::None;
-            s.act.gaintype = GainType::Fixed;
-            s.act.biastype = BiasType::Affine;
+            set_servo(&mut s.act, kp, -kp, -kv);
         }
         "velocity" => {
             let kv = a.real("kv")?.unwrap_or(s.act.gainprm[0]);
             if kv < 0.0 {
                 return Err(a.err_key("kv", "must be >= 0"));
             }
-            s.act.gainprm = [0.0; 10];
-            s.act.gainprm[0] = kv;
-            s.act.biasprm = [0.0; 10];
-            s.act.biasprm[2] = -kv;
-            s.act.dyntype = DynType::None;
-            s.act.gaintype = GainType::Fixed;
-            s.act.biastype = BiasType::Affine;
+            set_servo(&mut s.act, kv, 0.0, -kv);
         }
         "muscle" => apply_muscle(a, &mut s.act)?,
         _ => {}
@@ -405,6 +358,53 @@ fn apply_actuator_layer(tag: &str, a: &Attrs, s: &mut ActSpec) -> Result<()> {
         return Err(a.err_maybe("dynprm", "a filter needs a positive time constant dynprm[0]"));
     }
     Ok(())
+}
+
+/// The servo MuJoCo's `position` and `velocity` shortcuts make (`mjs_setToPosition`,
+/// `mjs_setToVelocity`): no activation dynamics, a fixed gain and an affine bias, so the force is
+/// `gain ctrl + b1 length + b2 velocity`.
+fn set_servo(act: &mut Actuator, gain: f64, b1: f64, b2: f64) {
+    act.gainprm = [0.0; 10];
+    act.gainprm[0] = gain;
+    act.biasprm = [0.0; 10];
+    act.biasprm[1] = b1;
+    act.biasprm[2] = b2;
+    act.dyntype = DynType::None;
+    act.gaintype = GainType::Fixed;
+    act.biastype = BiasType::Affine;
+}
+
+/// The keywords of `<general dyntype>` (MuJoCo's `mjtDyn`) but `user`.
+const DYN_TYPES: [(&str, DynType); 5] = [
+    ("none", DynType::None),
+    ("integrator", DynType::Integrator),
+    ("filter", DynType::Filter),
+    ("filterexact", DynType::FilterExact),
+    ("muscle", DynType::Muscle),
+];
+/// The keywords of `<general gaintype>` (MuJoCo's `mjtGain`) but `user`.
+const GAIN_TYPES: [(&str, GainType); 3] = [
+    ("fixed", GainType::Fixed),
+    ("affine", GainType::Affine),
+    ("muscle", GainType::Muscle),
+];
+/// The keywords of `<general biastype>` (MuJoCo's `mjtBias`) but `user`.
+const BIAS_TYPES: [(&str, BiasType); 3] = [
+    ("none", BiasType::None),
+    ("affine", BiasType::Affine),
+    ("muscle", BiasType::Muscle),
+];
+
+/// An actuator type attribute (`dyntype`, `gaintype`, `biastype`): one of the keywords of `table`
+/// or `user`, which is an error (MuJoCo's user callbacks, `mjcb_act_*`, are not supported).
+fn type_keyword<T: Copy>(a: &Attrs, key: &str, table: &[(&'static str, T)], what: &str) -> Result<Option<T>> {
+    let mut keywords: Vec<&'static str> = table.iter().map(|&(k, _)| k).collect();
+    keywords.push("user");
+    match a.keyword(key, &keywords)? {
+        None => Ok(None),
+        Some("user") => Err(a.err_key(key, format!("user {what} are not supported"))),
+        Some(k) => Ok(table.iter().find(|&&(name, _)| name == k).map(|&(_, t)| t)),
+    }
 }
 
 /// MuJoCo's `mjs_setToMuscle` for one layer: parameters still at the global defaults of

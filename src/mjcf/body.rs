@@ -2,13 +2,20 @@
 //! and `<frame>`s with their `<inertial>`s, read with an explicit stack (bodies are numbered
 //! depth-first in XML order, as MuJoCo numbers them), never by recursion.
 
-use super::attrs::{check_leaf, Attrs};
-use super::orientation::{normalized4, orientation, ORIENTATION};
+use super::attrs::{check_leaf, join, Attrs};
+use super::orientation::{normalized4, orientation, pose, ORIENTATION, POSE};
 use super::reader::{BodySpec, MassProps, Reader};
 use super::xml::{esc, Elem};
 use crate::error::Result;
 use crate::model::constants::mjEPS;
 use crate::spatial::{quat_to_mat, Mat3, Vec3};
+
+/// Attributes of a `<frame>`.
+const FRAME_ATTRS: [&str; 8] = join(&[&["name", "childclass"], &POSE]);
+/// Attributes of a `<body>`.
+const BODY_ATTRS: [&str; 10] = join(&[&FRAME_ATTRS, &["mocap", "gravcomp"]]);
+/// Attributes of an `<inertial>`.
+const INERTIAL_ATTRS: [&str; 9] = join(&[&POSE, &["mass", "diaginertia", "fullinertia"]]);
 
 impl<'d> Reader<'d> {
     /// Reads a `<worldbody>`: bodies depth-first in XML order (MuJoCo's numbering) with an
@@ -132,51 +139,31 @@ impl<'d> Reader<'d> {
 
     /// A `<frame>`: its pose and the childclass its contents use.
     fn read_frame(&mut self, e: &'d Elem, childclass: usize) -> Result<(Frame, usize)> {
-        self.check_attrs(
-            e,
-            &[
-                "name",
-                "childclass",
-                "pos",
-                "quat",
-                "axisangle",
-                "xyaxes",
-                "zaxis",
-                "euler",
-            ],
-        )?;
+        self.check_attrs(e, &FRAME_ATTRS)?;
         let a = Attrs::direct(&self.doc.files, e);
-        let childclass = match a.last("childclass") {
-            Some(src) => *self
+        let childclass = self.childclass(&a, childclass)?;
+        let (pos, quat) = pose(&a, &self.compiler)?;
+        Ok((Frame { pos, quat }, childclass))
+    }
+
+    /// The default class the contents of a `<body>` or `<frame>` use: its own `childclass`, else
+    /// the one it inherits.
+    fn childclass(&self, a: &Attrs, inherited: usize) -> Result<usize> {
+        match a.last("childclass") {
+            Some(src) => self
                 .class_index
                 .get(src.value.as_str())
-                .ok_or_else(|| a.err_attr("childclass", src, "unknown default class"))?,
-            None => childclass,
-        };
-        let pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
-        let quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
-        Ok((Frame { pos, quat }, childclass))
+                .copied()
+                .ok_or_else(|| a.err_attr("childclass", src, "unknown default class")),
+            None => Ok(inherited),
+        }
     }
 
     /// Creates MuJoCo body `self.bodies.len()` from a `<body>` element; returns its index and the
     /// childclass its children use.
     fn read_body(&mut self, p: &Pending<'d>) -> Result<(usize, usize)> {
         let e = p.elem;
-        self.check_attrs(
-            e,
-            &[
-                "name",
-                "childclass",
-                "pos",
-                "quat",
-                "axisangle",
-                "xyaxes",
-                "zaxis",
-                "euler",
-                "mocap",
-                "gravcomp",
-            ],
-        )?;
+        self.check_attrs(e, &BODY_ATTRS)?;
         let a = Attrs::direct(&self.doc.files, e);
         let name = a.string("name").unwrap_or_default();
         if !name.is_empty() {
@@ -193,15 +180,8 @@ impl<'d> Reader<'d> {
                 return Err(a.err_key("gravcomp", "gravity compensation is not supported"));
             }
         }
-        let childclass = match a.last("childclass") {
-            Some(src) => *self
-                .class_index
-                .get(src.value.as_str())
-                .ok_or_else(|| a.err_attr("childclass", src, "unknown default class"))?,
-            None => p.childclass,
-        };
-        let mut pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
-        let mut quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        let childclass = self.childclass(&a, p.childclass)?;
+        let (mut pos, mut quat) = pose(&a, &self.compiler)?;
         if let Some(f) = p.frame {
             (pos, quat) = f.apply(&pos, &quat);
         }
@@ -231,20 +211,7 @@ impl<'d> Reader<'d> {
     }
 
     fn read_inertial(&mut self, e: &'d Elem) -> Result<MassProps> {
-        self.check_attrs(
-            e,
-            &[
-                "pos",
-                "quat",
-                "axisangle",
-                "xyaxes",
-                "zaxis",
-                "euler",
-                "mass",
-                "diaginertia",
-                "fullinertia",
-            ],
-        )?;
+        self.check_attrs(e, &INERTIAL_ATTRS)?;
         let a = Attrs::direct(&self.doc.files, e);
         let Some(pos) = a.vec::<3>("pos")? else {
             return Err(a.err("required attribute 'pos' is missing"));

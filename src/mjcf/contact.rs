@@ -43,9 +43,7 @@ impl<'d> Reader<'d> {
                     model.contact_excludes.push(pair);
                 }
                 "pair" => {
-                    let mut list: Vec<&str> = PAIR_ATTRS.to_vec();
-                    list.extend(["name", "class", "geom1", "geom2"]);
-                    self.check_attrs(p, &list)?;
+                    self.check_class_attrs(p, &PAIR_ATTRS, &["name", "class", "geom1", "geom2"])?;
                     let class = self.class_of(p, 0)?;
                     let a = self.resolved(p, "pair", class);
                     let geom = |key: &str| -> Result<usize> {

@@ -1,8 +1,9 @@
 //! The `<geom>` reader (MuJoCo's `xml_native_reader.cc`: `OneGeom`): shape, pose, contact
 //! parameters and the mass properties MuJoCo gives the geom (`mjCGeom::SetInertia`).
 
+use super::attrs::join;
 use super::compile::{geom_inertia, geom_volume};
-use super::orientation::{orientation, z_to_quat, ORIENTATION};
+use super::orientation::{pose, z_to_quat, ORIENTATION, POSE};
 use super::reader::{solver_params, GeomSpec, Reader};
 use super::xml::{esc, Elem};
 use crate::error::Result;
@@ -11,42 +12,27 @@ use crate::model::{Geom, GeomType};
 use crate::spatial::{quat_to_mat, Vec3};
 
 /// Attributes a `<geom>` may have (besides `name`, `class`); also what its defaults may set.
-pub(crate) const GEOM_ATTRS: [&str; 26] = [
-    "type",
-    "solref",
-    "solimp",
-    "solmix",
-    "priority",
-    "gap",
-    "hfield",
-    "mesh",
-    "size",
-    "pos",
-    "quat",
-    "axisangle",
-    "xyaxes",
-    "zaxis",
-    "euler",
-    "fromto",
-    "friction",
-    "condim",
-    "contype",
-    "conaffinity",
-    "margin",
-    "mass",
-    "density",
-    "group",
-    "mesh",
-    "hfield",
-];
+pub(crate) const GEOM_ATTRS: [&str; 24] = join(&[
+    &["type", "size", "fromto", "mesh", "hfield", "group"],
+    &POSE,
+    &[
+        "friction",
+        "condim",
+        "contype",
+        "conaffinity",
+        "margin",
+        "gap",
+        "priority",
+        "solmix",
+    ],
+    &["solref", "solimp", "mass", "density"],
+]);
 
 impl<'d> Reader<'d> {
     /// Reads a geom; `None` for a height field or mesh, which are skipped (with a warning) when
     /// they carry no mass into a moving body.
     pub(crate) fn read_geom(&mut self, e: &'d Elem, class: usize, body: usize) -> Result<Option<GeomSpec>> {
-        let mut list: Vec<&str> = GEOM_ATTRS.to_vec();
-        list.extend(["name", "class"]);
-        self.check_attrs(e, &list)?;
+        self.check_class_attrs(e, &GEOM_ATTRS, &["name", "class"])?;
         let a = self.resolved(e, "geom", class);
         let name = a.string("name").unwrap_or_default();
         self.unique_name(&a, &name, false)?;
@@ -107,8 +93,7 @@ impl<'d> Reader<'d> {
             }
         };
         let mut size = a.partial::<3>("size", [0.0; 3])?;
-        let mut pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
-        let mut quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        let (mut pos, mut quat) = pose(&a, &self.compiler)?;
         if let Some(ft) = a.vec::<6>("fromto")? {
             let src = a.last("fromto").unwrap();
             if !matches!(

@@ -36,9 +36,7 @@ impl<'d> Reader<'d> {
             self.check_attrs(e, &["name"])?;
             Attrs::direct(&self.doc.files, e)
         } else {
-            let mut list: Vec<&str> = JOINT_ATTRS.to_vec();
-            list.extend(["name", "class"]);
-            self.check_attrs(e, &list)?;
+            self.check_class_attrs(e, &JOINT_ATTRS, &["name", "class"])?;
             let class = self.class_of(e, childclass)?;
             self.resolved(e, "joint", class)
         };

@@ -199,10 +199,16 @@ impl<'d> Reader<'d> {
     /// Checks an element's attribute names: `supported` pass, visual-only ones are skipped with
     /// a warning, anything else is an error naming the attribute.
     pub fn check_attrs(&mut self, e: &Elem, supported: &[&str]) -> Result<()> {
+        self.check_class_attrs(e, supported, &[])
+    }
+
+    /// [`Reader::check_attrs`] for an element kind with default classes: `list` is what its
+    /// defaults may set, `own` what only the element itself takes (`name`, `class`, ...).
+    pub fn check_class_attrs(&mut self, e: &Elem, list: &[&str], own: &[&str]) -> Result<()> {
         let tag = e.tag.as_str();
         for a in &e.attrs {
             let name = a.name.as_str();
-            if supported.contains(&name) {
+            if list.contains(&name) || own.contains(&name) {
                 continue;
             }
             if COSMETIC.contains(&name) || ((tag == "joint" || tag == "freejoint") && name == "group") {

@@ -1,6 +1,7 @@
 //! The `<site>` reader (MuJoCo's `xml_native_reader.cc`: `OneSite`): named points on bodies.
 
-use super::orientation::{orientation, z_to_quat};
+use super::attrs::join;
+use super::orientation::{pose, z_to_quat, POSE};
 use super::reader::Reader;
 use super::xml::{esc, Elem};
 use crate::error::Result;
@@ -9,32 +10,17 @@ use crate::model::{Model, Site};
 use crate::spatial::Vec3;
 
 /// Attributes a `<site>` may have (besides `name`, `class`).
-pub(crate) const SITE_ATTRS: [&str; 11] = [
-    "type",
-    "size",
-    "pos",
-    "quat",
-    "axisangle",
-    "xyaxes",
-    "zaxis",
-    "euler",
-    "fromto",
-    "group",
-    "user",
-];
+pub(crate) const SITE_ATTRS: [&str; 11] = join(&[&["type", "size", "fromto", "group", "user"], &POSE]);
 
 impl<'d> Reader<'d> {
     /// A `<site>` of MuJoCo body `body`; returns its pose in the body frame.
     pub(crate) fn read_site(&mut self, e: &'d Elem, class: usize) -> Result<(String, Vec3, [f64; 4])> {
-        let mut list: Vec<&str> = SITE_ATTRS.to_vec();
-        list.extend(["name", "class"]);
-        self.check_attrs(e, &list)?;
+        self.check_class_attrs(e, &SITE_ATTRS, &["name", "class"])?;
         let a = self.resolved(e, "site", class);
         a.keyword("type", &["sphere", "capsule", "ellipsoid", "cylinder", "box"])?;
         a.partial::<3>("size", [0.005; 3])?;
         let name = a.string("name").unwrap_or_default();
-        let mut pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
-        let mut quat = orientation(&a, &self.compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        let (mut pos, mut quat) = pose(&a, &self.compiler)?;
         if let Some(ft) = a.vec::<6>("fromto")? {
             let v = Vec3::new(ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]);
             if v.norm() < mjEPS {

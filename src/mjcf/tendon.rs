@@ -48,9 +48,7 @@ impl<'d> Reader<'d> {
                     return Err(self.err_elem(t, format!("element <{}> is not allowed inside <tendon>", esc(other))))
                 }
             };
-            let mut list: Vec<&str> = TENDON_ATTRS.to_vec();
-            list.extend(["name", "class"]);
-            self.check_attrs(t, &list)?;
+            self.check_class_attrs(t, &TENDON_ATTRS, &["name", "class"])?;
             let class = self.class_of(t, 0)?;
             let a = self.resolved(t, "tendon", class);
             let name = a.string("name").unwrap_or_default();
