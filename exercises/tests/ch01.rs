@@ -191,3 +191,54 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::spatial::skew;
+
+    fn blocks(a: Mat3, b: Mat3, c: Mat3, d: Mat3) -> Mat6 {
+        let mut out = Mat6::zeros();
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&a);
+        out.fixed_view_mut::<3, 3>(0, 3).copy_from(&b);
+        out.fixed_view_mut::<3, 3>(3, 0).copy_from(&c);
+        out.fixed_view_mut::<3, 3>(3, 3).copy_from(&d);
+        out
+    }
+
+    #[test]
+    fn the_factors_in_the_wrong_order_fail() {
+        assert!(fails_naming(0..3, "X m", |rng| plucker_with(rng, |e, r| {
+            let rot = blocks(*e, Mat3::zeros(), Mat3::zeros(), *e);
+            let shift = blocks(Mat3::identity(), Mat3::zeros(), -skew(r), Mat3::identity());
+            shift * rot // should be rot * shift
+        })));
+    }
+
+    #[test]
+    fn the_axis_point_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "the axis point", |rng| screw_with(rng, |m| {
+            let w2 = m.w.norm_squared();
+            (m.w.dot(&m.v) / w2, m.v.cross(&m.w) / w2) // should be w x v_O
+        })));
+    }
+
+    #[test]
+    fn inertia_without_the_parallel_axis_term_fails() {
+        assert!(fails_naming(0..3, "I v", |rng| point_cloud_with(rng, |m, c, ic| {
+            let cx = skew(c);
+            blocks(*ic, cx * m, cx.transpose() * m, Mat3::identity() * m) // forgot m [c]x [c]x^T
+        })));
+    }
+
+    #[test]
+    fn crm_instead_of_crf_fails() {
+        assert!(fails_naming(0..3, "crf(v) f", |rng| force_cross_with(rng, |v| {
+            v.crm() // should be -crm(v)^T
+        })));
+    }
+}

@@ -301,3 +301,104 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::spatial::{quat_to_mat, Mat6, Vec6};
+    use nalgebra::Matrix6x2;
+
+    #[test]
+    fn a_universal_joint_without_the_velocity_product_fails() {
+        assert!(fails_naming(0..3, "c_J", |rng| universal_with(rng, |q, qd| {
+            let (s1, c1) = q[0].sin_cos();
+            let (s2, c2) = q[1].sin_cos();
+            let e = Mat3::new(c2, 0.0, -s2, 0.0, 1.0, 0.0, s2, 0.0, c2)
+                * Mat3::new(c1, s1, 0.0, -s1, c1, 0.0, 0.0, 0.0, 1.0);
+            let mut x_j = Mat6::zeros();
+            x_j.fixed_view_mut::<3, 3>(0, 0).copy_from(&e);
+            x_j.fixed_view_mut::<3, 3>(3, 3).copy_from(&e);
+            let mut s = Matrix6x2::zeros();
+            s[(0, 0)] = -s2;
+            s[(2, 0)] = c2;
+            s[(1, 1)] = 1.0;
+            let v_j = s * nalgebra::Vector2::new(qd[0], qd[1]);
+            // forgot that the first axis turns with q2: c_J = (dS/dt) qdot is not zero
+            UniversalJoint {
+                x_j,
+                s,
+                v_j,
+                c_j: Vec6::zeros(),
+            }
+        })));
+    }
+
+    #[test]
+    fn hanging_from_the_first_dof_of_the_parent_fails() {
+        assert!(fails_naming(0..3, "dof parent array", |rng| dof_parents_with(
+            rng,
+            |lambda, ndof| {
+                let nb = lambda.len() - 1;
+                let mut first: Vec<Option<usize>> = vec![None; nb + 1];
+                let mut out = Vec::new();
+                for i in 1..=nb {
+                    let mut parent = first[lambda[i]]; // should be the ancestor's last dof
+                    let start = out.len();
+                    for _ in 0..ndof[i] {
+                        out.push(parent);
+                        parent = Some(out.len() - 1);
+                    }
+                    first[i] = if ndof[i] > 0 { Some(start) } else { first[lambda[i]] };
+                }
+                out
+            }
+        )));
+    }
+
+    fn tip_of(q: [f64; 3], sign: f64) -> Vec3 {
+        let lengths = [0.5, 0.49, 0.48];
+        let mut theta = 0.0;
+        let mut tip = Vec3::zeros();
+        for k in 0..3 {
+            theta += q[k];
+            tip += Vec3::new(sign * theta.sin(), 0.0, -theta.cos()) * lengths[k];
+        }
+        tip
+    }
+
+    #[test]
+    fn links_turning_the_wrong_way_fail() {
+        // a turn about y takes (0, 0, -1) to (-sin, 0, -cos), not (sin, 0, -cos)
+        assert!(fails_naming(0..3, "the tip", |rng| tip_with(rng, |q| tip_of(q, 1.0))));
+    }
+
+    #[test]
+    fn the_transposed_jacobian_fails() {
+        assert!(fails_naming(0..3, "point_jacobian", |rng| tip_jacobian_with(
+            rng,
+            |q| {
+                let model = canned::chain(3, false);
+                let jac = point_jacobian(&model, &q, 3, &TIP).expect("valid state");
+                Mat3::from_fn(|r, c| jac[(c, r)]) // rows and columns swapped
+            }
+        )));
+    }
+
+    #[test]
+    fn the_angular_velocity_left_in_body_axes_fails() {
+        assert!(fails_naming(0..3, "body velocity", |rng| free_velocity_with(
+            rng,
+            |qpos, qvel| {
+                let p = Vec3::new(qpos[0], qpos[1], qpos[2]);
+                let w = Vec3::new(qvel[3], qvel[4], qvel[5]); // should be rotated to world axes
+                let pdot = Vec3::new(qvel[0], qvel[1], qvel[2]);
+                let _ = quat_to_mat(&[qpos[3], qpos[4], qpos[5], qpos[6]]);
+                Motion::new(w, pdot - w.cross(&p))
+            }
+        )));
+    }
+}

@@ -7,6 +7,10 @@
 
 #![allow(dead_code)]
 
+#[path = "ch01.rs"]
+mod ch01;
+#[path = "ch02.rs"]
+mod ch02;
 #[path = "ch10.rs"]
 mod ch10;
 #[path = "ch11.rs"]
