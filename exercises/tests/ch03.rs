@@ -162,3 +162,84 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::spatial::quat_to_mat;
+
+    /// The gravity torques of the double pendulum; `with_m2_on_joint_1` false forgets that link
+    /// 2 hangs from the end of link 1.
+    fn gravity(q: [f64; 2], with_m2_on_joint_1: bool) -> [f64; 2] {
+        let (m1, l1, m2, l2, g) = (1.0, 0.5, 1.1, 0.49, 9.81);
+        let (s1, s12) = (q[0].sin(), (q[0] + q[1]).sin());
+        let du_dq2 = g * m2 * 0.5 * l2 * s12;
+        let m2_arm = if with_m2_on_joint_1 { m2 * l1 * s1 } else { 0.0 };
+        [g * (m1 * 0.5 * l1 * s1 + m2_arm) + du_dq2, du_dq2]
+    }
+
+    #[test]
+    fn gravity_torques_without_the_second_link_on_the_first_joint_fail() {
+        assert!(fails_naming(0..3, "gravity torques", |rng| gravity_torques_with(
+            rng,
+            |q| gravity(q, false)
+        )));
+    }
+
+    #[test]
+    fn euler_without_the_gyroscopic_term_fails() {
+        assert!(fails_naming(0..3, "generalized force", |rng| free_body_with(
+            rng,
+            |m, c, ic, q, qd, qdd, g| {
+                let r = quat_to_mat(&[q[3], q[4], q[5], q[6]]);
+                let w = Vec3::new(qd[3], qd[4], qd[5]);
+                let wd = Vec3::new(qdd[3], qdd[4], qdd[5]);
+                let p_dd = Vec3::new(qdd[0], qdd[1], qdd[2]);
+                let a_c_body = r.transpose() * p_dd + wd.cross(&c) + w.cross(&w.cross(&c));
+                let force_body = m * (a_c_body - r.transpose() * g);
+                let n_c = ic * wd; // forgot w x (I_c w)
+                let n_o = n_c + c.cross(&force_body);
+                let f_world = r * force_body;
+                [f_world.x, f_world.y, f_world.z, n_o.x, n_o.y, n_o.z]
+            }
+        )));
+    }
+
+    #[test]
+    fn the_moment_with_the_cross_product_reversed_fails() {
+        assert!(fails_naming(0..3, "ID(q,0,0)", |rng| push_at_tip_with(
+            rng,
+            |model, q, body, p, force| {
+                let kin = forward_kinematics(model, q).expect("valid state");
+                let mut out = vec![0.0; model.nv];
+                let mut j = body;
+                while j != 0 {
+                    let JointType::Revolute { axis } = model.joints[j].jtype else {
+                        panic!("revolute joints only")
+                    };
+                    // F x (p - o) is minus the moment
+                    out[model.v_adr[j]] = (kin.rotation(j) * axis).dot(&force.cross(&(p - kin.position(j))));
+                    j = model.lambda[j];
+                }
+                out
+            }
+        )));
+    }
+
+    #[test]
+    fn the_lift_accelerating_downwards_fails() {
+        // a base accelerating up at g feels like gravity; the sign of its acceleration flipped
+        // gives minus the gravity torques
+        assert!(fails_naming(0..3, "lifted torques", |rng| accelerating_base_with(
+            rng,
+            |q| {
+                let t = gravity(q, true);
+                [-t[0], -t[1]]
+            }
+        )));
+    }
+}

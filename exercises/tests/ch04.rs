@@ -174,3 +174,79 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::dynamics::rnea;
+
+    #[test]
+    fn columns_of_inverse_dynamics_with_gravity_on_fail() {
+        assert!(fails_naming(0..3, "against CRBA", |rng| h_by_columns_with(
+            rng,
+            |model, q| {
+                let n = model.nv;
+                let mut h = DMatrix::zeros(n, n);
+                for j in 0..n {
+                    let mut e = vec![0.0; n];
+                    e[j] = 1.0;
+                    // gravity left on: every column carries the gravity torques too
+                    let col = rnea(model, q, &vec![0.0; n], &e, None).expect("valid state");
+                    h.set_column(j, &col);
+                }
+                h
+            }
+        )));
+    }
+
+    #[test]
+    fn h11_without_the_links_own_inertia_fails() {
+        assert!(fails_naming(0..3, "H_11", |rng| parallel_axis_with(rng, |q| {
+            let (m, l) = ([1.0, 1.1, 1.2], [0.5, 0.49, 0.48]);
+            let (mut h11, mut joint, mut angle) = (0.0, (0.0f64, 0.0f64), 0.0);
+            for k in 0..3 {
+                angle += q[k];
+                let dir = (-f64::sin(angle), -f64::cos(angle));
+                let com = (joint.0 + 0.5 * l[k] * dir.0, joint.1 + 0.5 * l[k] * dir.1);
+                h11 += m[k] * (com.0 * com.0 + com.1 * com.1); // forgot m l^2 / 12
+                joint = (joint.0 + l[k] * dir.0, joint.1 + l[k] * dir.1);
+            }
+            h11
+        })));
+    }
+
+    #[test]
+    fn a_pattern_of_parents_only_fails() {
+        assert!(fails_naming(0..3, "your pattern forbids", |rng| sparsity_with(
+            rng,
+            |lambda| {
+                let n = lambda.len() - 1;
+                let mut pattern = vec![vec![false; n]; n];
+                for i in 1..=n {
+                    pattern[i - 1][i - 1] = true;
+                    if lambda[i] != 0 {
+                        // the parent only, not every ancestor
+                        pattern[i - 1][lambda[i] - 1] = true;
+                        pattern[lambda[i] - 1][i - 1] = true;
+                    }
+                }
+                pattern
+            }
+        )));
+    }
+
+    #[test]
+    fn counting_the_ancestor_pairs_once_fails() {
+        assert!(fails_naming(0..3, "the count differs", |rng| counting_with(
+            rng,
+            |depth| {
+                // sum_k 2^(k-1) k: the diagonal and each pair once, not twice
+                (1..=depth).map(|k| (1usize << (k - 1)) * k as usize).sum()
+            }
+        )));
+    }
+}

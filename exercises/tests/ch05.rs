@@ -218,3 +218,77 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_cart_pole_without_the_centripetal_term_fails() {
+        assert!(fails_naming(0..3, "accelerations", |rng| cart_pole_check_with(
+            rng,
+            |theta, _thetad, force, torque| {
+                let (big_m, m, l, g) = (2.0, 0.5, 0.8, 9.81);
+                let a = 0.5 * l;
+                let j = m * a * a + m * l * l / 12.0;
+                let (s, c) = theta.sin_cos();
+                let (h11, h12, h22) = (big_m + m, -m * a * c, j);
+                let r1 = force; // forgot - m a sin(th) th'^2
+                let r2 = torque - m * g * a * s;
+                let det = h11 * h22 - h12 * h12;
+                [(h22 * r1 - h12 * r2) / det, (h11 * r2 - h12 * r1) / det]
+            }
+        )));
+    }
+
+    #[test]
+    fn the_composite_inertia_instead_of_the_articulated_fails() {
+        assert!(fails_naming(0..3, "I^A_1", |rng| schur_with(rng, |i1, i2, x21, _s| {
+            i1 + x21.transpose() * i2 * x21 // forgot to remove U U^T / D
+        })));
+    }
+
+    #[test]
+    fn equal_weights_for_the_four_stages_fail() {
+        assert!(fails_naming(0..1, "energy", |rng| rk4_with(rng, |model, q, qd, h| {
+            let n = model.nv;
+            let acc = |q: &[f64], v: &[f64]| aba(model, q, v, &vec![0.0; n], None).expect("valid state");
+            let shift =
+                |x: &[f64], dx: &[f64], c: f64| -> Vec<f64> { x.iter().zip(dx).map(|(a, b)| a + c * b).collect() };
+            let k1v = acc(q, qd);
+            let k1q = qd.to_vec();
+            let (q2, v2) = (shift(q, &k1q, 0.5 * h), shift(qd, k1v.as_slice(), 0.5 * h));
+            let k2v = acc(&q2, &v2);
+            let (q3, v3) = (shift(q, &v2, 0.5 * h), shift(qd, k2v.as_slice(), 0.5 * h));
+            let k3v = acc(&q3, &v3);
+            let (q4, v4) = (shift(q, &v3, h), shift(qd, k3v.as_slice(), h));
+            let k4v = acc(&q4, &v4);
+            // (k1 + k2 + k3 + k4) / 4 in place of (k1 + 2 k2 + 2 k3 + k4) / 6
+            let q_new = (0..n)
+                .map(|i| q[i] + h / 4.0 * (k1q[i] + v2[i] + v3[i] + v4[i]))
+                .collect();
+            let v_new = (0..n)
+                .map(|i| qd[i] + h / 4.0 * (k1v[i] + k2v[i] + k3v[i] + k4v[i]))
+                .collect();
+            (q_new, v_new)
+        })));
+    }
+
+    #[test]
+    fn forward_dynamics_without_the_bias_force_fails() {
+        assert!(fails_naming(0..3, "qdd", |rng| crba_route_with(
+            rng,
+            |model, q, _qd, tau| {
+                let h = crba(model, q).expect("valid state");
+                // forgot C(q, qd): solves H qdd = tau
+                h.cholesky()
+                    .expect("H is positive definite")
+                    .solve(&DVector::from_column_slice(tau))
+            }
+        )));
+    }
+}

@@ -11,6 +11,12 @@
 mod ch01;
 #[path = "ch02.rs"]
 mod ch02;
+#[path = "ch03.rs"]
+mod ch03;
+#[path = "ch04.rs"]
+mod ch04;
+#[path = "ch05.rs"]
+mod ch05;
 #[path = "ch10.rs"]
 mod ch10;
 #[path = "ch11.rs"]
