@@ -218,3 +218,76 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_factor_transposed_fails() {
+        assert!(fails_naming(0..3, "L^T D L", |rng| dense_ltdl_with(rng, |a| {
+            let n = a.nrows();
+            let mut l = DMatrix::identity(n, n);
+            let mut d = DVector::zeros(n);
+            for i in (0..n).rev() {
+                d[i] = a[(i, i)] - (i + 1..n).map(|k| l[(k, i)] * l[(k, i)] * d[k]).sum::<f64>();
+                for j in 0..i {
+                    let s = a[(i, j)] - (i + 1..n).map(|k| l[(k, i)] * d[k] * l[(k, j)]).sum::<f64>();
+                    l[(i, j)] = s / d[i];
+                }
+            }
+            (l.transpose(), d) // L is the lower factor, not its transpose
+        })));
+    }
+
+    #[test]
+    fn the_whole_triangle_counted_as_fill_fails() {
+        assert!(fails_naming(0..3, "the count differs", |rng| fill_in_with(
+            rng,
+            |depth| {
+                let n = (1usize << depth) - 1;
+                n * (n - 1) / 2 // forgot that H's own pattern is not fill
+            }
+        )));
+    }
+
+    #[test]
+    fn counting_the_diagonal_too_fails() {
+        assert!(fails_naming(0..3, "the count differs", |rng| legged_with(
+            rng,
+            |legs, leg_dofs| {
+                let cost = |d: usize| d * (d + 1) / 2; // should be d (d - 1) / 2
+                (1..=6).map(cost).sum::<usize>() + legs * (7..=6 + leg_dofs).map(cost).sum::<usize>()
+            }
+        )));
+    }
+
+    #[test]
+    fn the_csr_row_read_forwards_fails() {
+        assert!(fails_naming(0..3, "mapM2M", |rng| mujoco_layout_with(rng, |parent| {
+            let n = parent.len();
+            let mut depth = vec![0usize; n];
+            for i in 0..n {
+                if parent[i] >= 0 {
+                    depth[i] = depth[parent[i] as usize] + 1;
+                }
+            }
+            let mut madr = vec![0; n];
+            let mut nm = 0;
+            for i in 0..n {
+                madr[i] = nm;
+                nm += depth[i] + 1;
+            }
+            // the legacy row runs from the diagonal up the ancestors; CSR wants it backwards
+            let mut map = Vec::new();
+            for i in 0..n {
+                map.extend((0..=depth[i]).map(|s| madr[i] + s));
+            }
+            (madr, nm, map)
+        })));
+    }
+}

@@ -268,3 +268,72 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_tilt_about_x_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "T^T d", |rng| cylindrical_with(rng, |x_sp| {
+            let mut t = DMatrix::zeros(6, 4);
+            for (col, row) in [0, 1, 3, 4].into_iter().enumerate() {
+                t[(row, col)] = 1.0;
+            }
+            let e = &x_sp.e;
+            // theta_x is -E32
+            (t, DVector::from_vec(vec![e[(2, 1)], e[(2, 0)], x_sp.r.x, x_sp.r.y]))
+        })));
+    }
+
+    #[test]
+    fn the_damped_solution_with_a_sign_slip_fails() {
+        assert!(fails_naming(0..3, "against the simulated error", |rng| {
+            critical_damping_with(
+                rng,
+                |t, t_stab, e0, edot0| (e0 + (edot0 - e0 / t_stab) * t) * (-t / t_stab).exp(), // + e0/T
+            )
+        }));
+    }
+
+    #[test]
+    fn the_z_row_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "dz/dq", |rng| loop_jacobian_with(rng, |q| {
+            let turn = |th: f64, x: f64, z: f64| {
+                let (s, c) = th.sin_cos();
+                (c * x + s * z, -s * x + c * z)
+            };
+            let a = (0.0, 0.0);
+            let ob = turn(q[0], 0.05, 0.15);
+            let b = (a.0 + ob.0, a.1 + ob.1);
+            let bc = turn(q[0] + q[1], 0.3, 0.15);
+            let c = (b.0 + bc.0, b.1 + bc.1);
+            let cp = turn(q[0] + q[1] + q[2], 0.05, -0.3);
+            let p = (c.0 + cp.0, c.1 + cp.1);
+            let mut jac = [[0.0; 3]; 2];
+            for (j, o) in [a, b, c].into_iter().enumerate() {
+                jac[0][j] = p.1 - o.1;
+                jac[1][j] = p.0 - o.0; // y x (p - o) has -(p - o)_x in z
+            }
+            jac
+        })));
+    }
+
+    #[test]
+    fn forces_without_the_slider_row_fail() {
+        assert!(fails_naming(0..3, "u1", |rng| moving_actuator_with(
+            rng,
+            |l1, l2, y1, tau_id| {
+                let c1 = y1.cos();
+                let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
+                let theta2_p = l2 * (l2 - l1 * c1) / dd;
+                // forgot the d' tau_3 term of G^T tau
+                [tau_id[0] + theta2_p * tau_id[1], tau_id[3]]
+            }
+        )));
+    }
+}

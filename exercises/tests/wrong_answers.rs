@@ -17,6 +17,10 @@ mod ch03;
 mod ch04;
 #[path = "ch05.rs"]
 mod ch05;
+#[path = "ch06.rs"]
+mod ch06;
+#[path = "ch07.rs"]
+mod ch07;
 #[path = "ch10.rs"]
 mod ch10;
 #[path = "ch11.rs"]
