@@ -115,3 +115,45 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn one_cluster_per_loop_fails() {
+        // loops that share a joint belong to one cluster
+        assert!(fails_naming(0..3, "clusters differ", |rng| clusters_with(
+            rng,
+            |model| { (0..model.loops.len()).map(|k| vec![k]).collect() }
+        )));
+    }
+
+    #[test]
+    fn gdot_ydot_without_the_square_of_the_rate_fails() {
+        assert!(fails_naming(0..3, "K g = k", |rng| gamma_second_derivative_with(
+            rng,
+            |l1, l2, y, _yd| {
+                let (s1, c1) = y[0].sin_cos();
+                let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
+                let d = dd.sqrt();
+                let th2 = l1 * l2 * (l1 * l1 - l2 * l2) * s1 / (dd * dd);
+                let d2 = (l1 * l2 * c1 * dd - l1 * l1 * l2 * l2 * s1 * s1) / (d * d * d);
+                DVector::from_column_slice(&[0.0, th2, d2, 0.0]) // forgot * y1'^2
+            }
+        )));
+    }
+
+    #[test]
+    fn the_minimum_norm_solution_over_every_column_fails() {
+        // a least-squares solution, but not the one with the independent entries at zero
+        assert!(fails_naming(0..3, "least_squares_bias", |rng| least_squares_with(
+            rng,
+            |kmat, k, _dependent| kmat.clone().pseudo_inverse(1e-12).expect("svd") * k
+        )));
+    }
+}

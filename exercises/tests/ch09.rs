@@ -239,3 +239,110 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::kinematics::{body_jacobian, point_jacobian};
+    use mbd::spatial::{Mat6, Vec6};
+
+    #[test]
+    fn the_inertia_left_in_body_axes_fails() {
+        assert!(fails_naming(0..3, "cinert", |rng| cinert_with(
+            rng,
+            |m, com, i_com, rot, pos, c| {
+                let d = pos + rot * com - c;
+                // forgot R I R^T: the body-axes inertia used as if it were in world axes
+                let ic = i_com + (Mat3::identity() * d.dot(&d) - d * d.transpose()) * m;
+                [
+                    ic[(0, 0)],
+                    ic[(1, 1)],
+                    ic[(2, 2)],
+                    ic[(0, 1)],
+                    ic[(0, 2)],
+                    ic[(1, 2)],
+                    m * d.x,
+                    m * d.y,
+                    m * d.z,
+                    m,
+                ]
+            }
+        )));
+    }
+
+    #[test]
+    fn the_linear_part_at_the_body_origin_fails() {
+        assert!(fails_naming(0..3, "cdof against", |rng| cdof_with(
+            rng,
+            |model, q, _c| {
+                let kin = forward_kinematics(model, q).expect("valid state");
+                (0..model.nv)
+                    .map(|k| {
+                        let b = model.dof_body[k];
+                        // the velocity of the body's origin, not of the body point at c
+                        let jp = point_jacobian(model, q, b, &Vec3::zeros()).expect("valid state");
+                        let jb = body_jacobian(model, q, b).expect("valid state");
+                        let w = kin.rotation(b) * Vec3::new(jb[(0, k)], jb[(1, k)], jb[(2, k)]);
+                        [w.x, w.y, w.z, jp[(0, k)], jp[(1, k)], jp[(2, k)]]
+                    })
+                    .collect()
+            }
+        )));
+    }
+
+    #[test]
+    fn the_sum_over_bodies_without_armature_fails() {
+        assert!(fails_naming(0..3, "M against", |rng| sum_over_bodies_with(
+            rng,
+            |model, d| {
+                let n = model.nv;
+                let mut m = DMatrix::zeros(n, n);
+                for b in 1..=model.nb {
+                    let inertia: Mat6 = d.cinert_fb[b].to_matrix();
+                    let mut jac = DMatrix::zeros(6, n);
+                    let mut a = b;
+                    while a != 0 {
+                        for k in model.dofs(a) {
+                            jac.column_mut(k).copy_from(&d.cdof[k].to_vec6());
+                        }
+                        a = model.lambda[a];
+                    }
+                    m += jac.transpose() * DMatrix::from_fn(6, 6, |r, s| inertia[(r, s)]) * &jac;
+                }
+                m // forgot diag(armature)
+            }
+        )));
+    }
+
+    #[test]
+    fn the_energy_without_its_half_fails() {
+        assert!(fails_naming(0..3, "T against", |rng| energy_with(rng, |model, d| {
+            (1..=model.nb)
+                .map(|b| {
+                    let v: Vec6 = d.cvel_fb[b].to_vec6();
+                    v.dot(&(d.cinert_fb[b].to_matrix() * v)) // forgot 1/2
+                })
+                .sum()
+        })));
+    }
+
+    #[test]
+    fn cdof_dot_without_the_linear_velocity_term_fails() {
+        assert!(fails_naming(0..3, "cdof_dot", |rng| cdof_dot_with(
+            rng,
+            |cvel, cdof| {
+                let w = Vec3::new(cvel[0], cvel[1], cvel[2]);
+                let (a, b) = (
+                    Vec3::new(cdof[0], cdof[1], cdof[2]),
+                    Vec3::new(cdof[3], cdof[4], cdof[5]),
+                );
+                let (top, bottom) = (w.cross(&a), w.cross(&b)); // forgot + v x a
+                [top.x, top.y, top.z, bottom.x, bottom.y, bottom.z]
+            }
+        )));
+    }
+}

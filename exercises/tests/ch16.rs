@@ -178,3 +178,49 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_cross_product_the_wrong_way_round_fails() {
+        // r x w in place of w x r in [0; w] (x) [r0; r]
+        assert!(fails_naming(0..3, "Gamma[", |rng| gamma_check_with(rng, |rho| {
+            let [r0, r1, r2, r3] = rho;
+            [
+                [-0.5 * r1, -0.5 * r2, -0.5 * r3],
+                [0.5 * r0, -0.5 * r3, 0.5 * r2],
+                [0.5 * r3, 0.5 * r0, -0.5 * r1],
+                [-0.5 * r2, 0.5 * r1, 0.5 * r0],
+            ]
+        })));
+    }
+
+    #[test]
+    fn eps_without_the_four_fails() {
+        assert!(fails_naming(0..3, "Sigma", |rng| cannon_with(rng, |h, k, d| {
+            let den = 1.0 + 4.0 * d;
+            (4.0 / (h * den), 4.0 * d / den, 1.0 / (h * h * k * den)) // eps: 4 / (h^2 k (1 + 4 d))
+        })));
+    }
+
+    #[test]
+    fn upsilon_as_the_decay_factor_fails() {
+        // Upsilon multiplies the violation in the step, but it is not the step's spectral radius
+        assert!(fails_naming(0..3, "decay factor", |rng| decay_with(rng, |h, tau| 1.0
+            / (1.0 + 4.0 * tau / h))));
+    }
+
+    #[test]
+    fn stiffness_in_place_of_compliance_fails() {
+        assert!(fails_naming(0..3, "stretch", |rng| soft_rod_with(
+            rng,
+            |epsilon, m, g| m * g / epsilon
+        )));
+    }
+}

@@ -84,3 +84,47 @@ fn main() {
         ],
     )
 }
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_other_intersection_fails() {
+        assert!(fails_naming(0..3, "off the branch", |rng| closed_form_with(
+            rng,
+            |theta1| {
+                let rot = |a: f64, (x, z): (f64, f64)| (x * a.cos() + z * a.sin(), -x * a.sin() + z * a.cos());
+                let turn = |u: (f64, f64), v: (f64, f64)| u.1.atan2(u.0) - v.1.atan2(v.0);
+                let (u, w): ((f64, f64), (f64, f64)) = ((0.3, 0.15), (0.05, -0.3));
+                let (lc, lr) = ((u.0 * u.0 + u.1 * u.1).sqrt(), (w.0 * w.0 + w.1 * w.1).sqrt());
+                let b = rot(theta1, (0.05, 0.15));
+                let d = (0.4, 0.0);
+                let bd = (d.0 - b.0, d.1 - b.1);
+                let l = (bd.0 * bd.0 + bd.1 * bd.1).sqrt();
+                let a = (lc * lc - lr * lr + l * l) / (2.0 * l);
+                let hgt = (lc * lc - a * a).max(0.0).sqrt();
+                let (ex, ez) = (bd.0 / l, bd.1 / l);
+                // the intersection on the right of B -> D, where the linkage does not start
+                let c = (b.0 + a * ex + hgt * ez, b.1 + a * ez - hgt * ex);
+                let phi2 = turn(u, (c.0 - b.0, c.1 - b.1));
+                let phi3 = turn(w, (d.0 - c.0, d.1 - c.1));
+                [theta1, phi2 - theta1, phi3 - phi2]
+            }
+        )));
+    }
+
+    #[test]
+    fn dividing_by_two_to_the_p_fails() {
+        assert!(fails_naming(0..3, "h^p error", |rng| richardson_with(
+            rng,
+            |x_h, x_h2, p| {
+                x_h2 + (x_h2 - x_h) / 2f64.powf(p) // should be 2^p - 1
+            }
+        )));
+    }
+}
