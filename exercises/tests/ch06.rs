@@ -269,25 +269,16 @@ mod wrong_answers {
     #[test]
     fn the_csr_row_read_forwards_fails() {
         assert!(fails_naming(0..3, "mapM2M", |rng| mujoco_layout_with(rng, |parent| {
-            let n = parent.len();
-            let mut depth = vec![0usize; n];
-            for i in 0..n {
-                if parent[i] >= 0 {
-                    depth[i] = depth[parent[i] as usize] + 1;
-                }
+            let ids: Vec<Option<usize>> = parent.iter().map(|&p| usize::try_from(p).ok()).collect();
+            let lay = MjLayout::new(&ids).expect("valid tree");
+            let mut map = lay.map_m2m.clone();
+            // the legacy row runs from the diagonal up the ancestors; CSR wants it backwards,
+            // and this answer forgets to turn it round
+            for (i, &start) in lay.dof_madr.iter().enumerate() {
+                let end = lay.dof_madr.get(i + 1).copied().unwrap_or(lay.nm);
+                map[start..end].reverse();
             }
-            let mut madr = vec![0; n];
-            let mut nm = 0;
-            for i in 0..n {
-                madr[i] = nm;
-                nm += depth[i] + 1;
-            }
-            // the legacy row runs from the diagonal up the ancestors; CSR wants it backwards
-            let mut map = Vec::new();
-            for i in 0..n {
-                map.extend((0..=depth[i]).map(|s| madr[i] + s));
-            }
-            (madr, nm, map)
+            (lay.dof_madr.clone(), lay.nm, map)
         })));
     }
 }

@@ -276,6 +276,7 @@ fn main() {
 mod wrong_answers {
     use super::*;
     use exercises::grade::fails_naming;
+    use mbd::kinematics::point_jacobian;
 
     #[test]
     fn the_tilt_about_x_with_its_sign_flipped_fails() {
@@ -303,23 +304,13 @@ mod wrong_answers {
     #[test]
     fn the_z_row_with_its_sign_flipped_fails() {
         assert!(fails_naming(0..3, "dz/dq", |rng| loop_jacobian_with(rng, |q| {
-            let turn = |th: f64, x: f64, z: f64| {
-                let (s, c) = th.sin_cos();
-                (c * x + s * z, -s * x + c * z)
-            };
-            let a = (0.0, 0.0);
-            let ob = turn(q[0], 0.05, 0.15);
-            let b = (a.0 + ob.0, a.1 + ob.1);
-            let bc = turn(q[0] + q[1], 0.3, 0.15);
-            let c = (b.0 + bc.0, b.1 + bc.1);
-            let cp = turn(q[0] + q[1] + q[2], 0.05, -0.3);
-            let p = (c.0 + cp.0, c.1 + cp.1);
-            let mut jac = [[0.0; 3]; 2];
-            for (j, o) in [a, b, c].into_iter().enumerate() {
-                jac[0][j] = p.1 - o.1;
-                jac[1][j] = p.0 - o.0; // y x (p - o) has -(p - o)_x in z
-            }
-            jac
+            let m = mechanisms::four_bar();
+            let jac = point_jacobian(&m, &q, 3, &Vec3::from(ROCKER_TIP)).expect("valid state");
+            // y x (p - o) has -(p - o)_x in z: the z row taken with the wrong sign
+            [
+                [jac[(0, 0)], jac[(0, 1)], jac[(0, 2)]],
+                [-jac[(2, 0)], -jac[(2, 1)], -jac[(2, 2)]],
+            ]
         })));
     }
 
