@@ -725,23 +725,30 @@ fn mesh_fixture() -> MeshFixture {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// Where our mesh results are known to differ from MuJoCo 4.0 (issue 9, left open): the mass of
-/// `blob` (a 116-triangle hull written as STL: MuJoCo's volume is 0.6% larger), and the contact
-/// counts of the cases below, where MuJoCo 4.0's multi-contact finds a second (or third)
-/// edge-face point on a mesh with many small faces, against a capsule or cylinder, or for the
-/// prism resting on a box, and where it keeps one point for a cylinder lying on a disc. The tests
-/// assert that exactly these differ, so a fix (or a new difference) shows.
-const KNOWN_MESH_DIFF: [&str; 13] = [
-    "plane_blob",
+/// Where our contacts are known to differ from MuJoCo 4.0 (issue 9, left open), each for a
+/// reason found and named:
+/// * `tetra_capsule_1`, `rand_capsule_0`: a capsule on a mesh edge. The capsule's core stays
+///   separated, so both sides find one exact contact; MuJoCo 4.0 then adds a second point
+///   whose normal is up to 0.08 off the exact one (not the 3.x rule of
+///   `engine_collision_gjk.c`, which returns the inflated core contact alone).
+/// * `blob_cylinder_1`: cylinder and mesh within a margin, all contacts separated: MuJoCo 4.0
+///   reports three points where the patch of `multicontact` (penetrating shapes only) gives one.
+/// * `blob_mesh_blob_1`: two 60-vertex hulls meeting at a vertex and a small face; MuJoCo finds
+///   an edge-face second point from the features of its EPA polytope, which ours does not keep.
+/// * `prism_on_box`: the hexagon resting on a box face gives the right count (4) but another
+///   quadrilateral: `polygonQuad` picks the first of several of equal (largest) area, which
+///   depends on where MuJoCo's polygon trace starts, i.e. on qhull's facet order.
+/// * `cyl_side_on_cyl_*`: a cylinder lying on its side on a disc: MuJoCo keeps one contact
+///   where the side line clipped by the disc gives two (yet a capsule on the disc, and a
+///   cylinder's side on a mesh face, give two in MuJoCo as here).
+///
+/// The test asserts that exactly these differ (in count, or for `prism_on_box` in the points),
+/// so a fix (or a new difference) shows.
+const KNOWN_MESH_DIFF: [&str; 7] = [
     "tetra_capsule_1",
-    "prism_mesh_prism_0",
-    "blob_capsule_0",
     "blob_cylinder_1",
-    "blob_box_0",
-    "blob_box_1",
     "blob_mesh_blob_1",
     "rand_capsule_0",
-    "rand_cylinder_0",
     "prism_on_box",
     "cyl_side_on_cyl_0.0",
     "cyl_side_on_cyl_0.01",
@@ -770,10 +777,6 @@ fn mesh_mass_and_inertia_match_mujoco() {
             (si.inertia_at_com() - i_mj).amax() / i_mj.amax(),
         ];
         for (k, what) in ["mass", "com", "inertia"].iter().enumerate() {
-            if f.name == "blob" {
-                // known difference: see KNOWN_MESH_DIFF
-                continue;
-            }
             assert!(
                 e[k] < 1e-8,
                 "body {}: {what} off MuJoCo by {:.2e} (relative)",
@@ -837,6 +840,8 @@ fn mesh_cylinder_face_and_hfield_contacts_match_mujoco() {
             ));
             continue;
         }
+        let mut miss = None;
+        let (mut w_flat, mut w_curved, mut n) = ([0.0f64; 3], [0.0f64; 3], 0);
         for f in &case.contacts {
             let fpos = Vec3::from_column_slice(&f.pos);
             let c = ours
@@ -877,21 +882,33 @@ fn mesh_cylinder_face_and_hfield_contacts_match_mujoco() {
                 continue;
             }
             for k in 0..3 {
-                assert!(
-                    e[k] < tol[k],
-                    "{}: {} off MuJoCo by {:.2e} (ours {:?} {}, MuJoCo {:?} {})",
-                    case.name,
-                    ["dist", "pos", "normal"][k],
-                    e[k],
-                    c.pos,
-                    c.dist,
-                    f.pos,
-                    f.dist
-                );
-                let w = if curved { &mut worst_curved } else { &mut worst_flat };
+                if e[k] >= tol[k] && miss.is_none() {
+                    miss = Some(format!(
+                        "{}: {} off MuJoCo by {:.2e} (ours {:?} {}, MuJoCo {:?} {})",
+                        case.name,
+                        ["dist", "pos", "normal"][k],
+                        e[k],
+                        c.pos,
+                        c.dist,
+                        f.pos,
+                        f.dist
+                    ));
+                }
+                let w = if curved { &mut w_curved } else { &mut w_flat };
                 w[k] = w[k].max(e[k]);
             }
-            total += 1;
+            n += 1;
+        }
+        match miss {
+            Some(m) if KNOWN_MESH_DIFF.contains(&case.name.as_str()) => count_diff.push(m),
+            Some(m) => panic!("{m}"),
+            None => {
+                total += n;
+                for k in 0..3 {
+                    worst_flat[k] = worst_flat[k].max(w_flat[k]);
+                    worst_curved[k] = worst_curved[k].max(w_curved[k]);
+                }
+            }
         }
     }
     println!(
@@ -910,7 +927,7 @@ fn mesh_cylinder_face_and_hfield_contacts_match_mujoco() {
     assert_eq!(
         differ,
         KNOWN_MESH_DIFF.to_vec(),
-        "contact counts other than MuJoCo's (and KNOWN_MESH_DIFF):\n{}",
+        "cases that differ from MuJoCo other than KNOWN_MESH_DIFF:\n{}",
         count_diff.join("\n")
     );
     assert!(total > 100);

@@ -233,10 +233,18 @@ pub(crate) fn compile_mesh(
     let r: Mat3 = quat_to_mat(&quat);
     let local = |v: &Vec3| (r.transpose() * (v - com)).map(f32r);
     let vertices: Vec<Vec3> = verts.iter().map(local).collect();
+    // MuJoCo bins the hull's triangles into polygons in the file's frame (before refpos,
+    // refquat and scale) and takes each polygon's normal in the mesh frame
+    let key: Vec<Vec3> = hull
+        .vertices
+        .iter()
+        .map(|h| verts.iter().position(|v| v == h).map_or(*h, |i| raw[i].map(f32r)))
+        .collect();
     let mut hull = hull;
     for v in &mut hull.vertices {
         *v = local(v);
     }
+    hull.merge_polygons(&key);
     Ok(Mesh {
         name: name.to_string(),
         vertices,

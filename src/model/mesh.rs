@@ -260,7 +260,6 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
     let mut index = vec![usize::MAX; points.len()];
     let mut vertices = vec![];
     let mut triangles = vec![];
-    let mut tri_normals = vec![];
     for f in faces.iter().filter(|f| f.alive) {
         let mut t = [0; 3];
         for (k, &v) in f.v.iter().enumerate() {
@@ -271,9 +270,7 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
             t[k] = index[v];
         }
         triangles.push(t);
-        tri_normals.push(f.n);
     }
-    let (polygons, normals) = merge_coplanar(&triangles, &tri_normals);
     let mut neighbors = vec![vec![]; vertices.len()];
     for t in &triangles {
         for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
@@ -285,67 +282,108 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
             }
         }
     }
-    Ok(ConvexHull {
+    let mut hull = ConvexHull {
+        polygons: vec![],
+        normals: vec![],
         vertices,
         triangles,
-        polygons,
-        normals,
         neighbors,
-    })
+    };
+    let key = hull.vertices.clone();
+    hull.merge_polygons(&key);
+    Ok(hull)
 }
 // ANCHOR_END: quickhull
 
-/// Merges the hull's triangles whose normals agree (to `1 - 1e-10`) and that share edges into
-/// flat polygons (MuJoCo's `mesh_polyvert`), each traced counter-clockwise from outside.
-fn merge_coplanar(triangles: &[[usize; 3]], normals: &[Vec3]) -> (Vec<Vec<usize>>, Vec<Vec3>) {
-    let nt = triangles.len();
-    let mut group = vec![usize::MAX; nt];
-    let mut polys = vec![];
-    let mut pnormals = vec![];
-    for seed in 0..nt {
-        if group[seed] != usize::MAX {
-            continue;
-        }
-        let g = pnormals.len();
-        group[seed] = g;
-        let mut stack = vec![seed];
-        let mut members = vec![];
-        while let Some(t) = stack.pop() {
-            members.push(t);
-            for u in 0..nt {
-                if group[u] == usize::MAX
-                    && normals[u].dot(&normals[seed]) > 1.0 - 1e-10
-                    && triangles[u].iter().filter(|v| triangles[t].contains(v)).count() == 2
-                {
-                    group[u] = g;
-                    stack.push(u);
+/// The angle bin of MuJoCo's polygon merging (`kAngleTol` of `mjCMesh::MakePolygons`), radians.
+pub const POLYGON_ANGLE_TOL: f64 = 0.01;
+
+impl ConvexHull {
+    /// Re-merges the hull's triangles into flat polygons, MuJoCo's `mjCMesh::MakePolygons`: a
+    /// triangle's normal, computed from `key[v]` (the vertices in the frame MuJoCo bins them in:
+    /// the mesh file's, before `refpos`, `refquat` and `scale`), goes to the bin of its azimuth
+    /// `round(atan2(n_y, n_x) / 0.01)` and polar angle `round(acos(n_z) / 0.01)` (a normal within
+    /// `1e-7` of the z axis bins by its sign only); the triangles of one bin that share edges
+    /// form one polygon, traced counter-clockwise from outside. Each polygon's normal is that of
+    /// its first three vertices (`MakePolygonNormals`). `key` is indexed like `self.vertices`.
+    pub fn merge_polygons(&mut self, key: &[Vec3]) {
+        let bin = |t: &[usize; 3]| {
+            let n = (key[t[1]] - key[t[0]]).cross(&(key[t[2]] - key[t[0]]));
+            let len = n.norm();
+            if len < crate::model::constants::mjMINVAL {
+                return None;
+            }
+            let n = n / len;
+            if n.z.abs() > 1.0 - 1e-7 {
+                let phi = if n.z < 0.0 {
+                    (std::f64::consts::PI / POLYGON_ANGLE_TOL).round()
+                } else {
+                    0.0
+                };
+                return Some((0i64, phi as i64));
+            }
+            Some((
+                ((n.y + 0.0).atan2(n.x + 0.0) / POLYGON_ANGLE_TOL).round() as i64,
+                (n.z.acos() / POLYGON_ANGLE_TOL).round() as i64,
+            ))
+        };
+        let nt = self.triangles.len();
+        let keys: Vec<Option<(i64, i64)>> = self.triangles.iter().map(bin).collect();
+        let mut group = vec![usize::MAX; nt];
+        let mut polygons = vec![];
+        let mut normals = vec![];
+        for seed in 0..nt {
+            if group[seed] != usize::MAX || keys[seed].is_none() {
+                continue;
+            }
+            // the connected triangles of the seed's bin (sharing an edge)
+            group[seed] = seed;
+            let mut stack = vec![seed];
+            let mut members = vec![];
+            while let Some(t) = stack.pop() {
+                members.push(t);
+                for u in 0..nt {
+                    if group[u] == usize::MAX
+                        && keys[u] == keys[seed]
+                        && self.triangles[u]
+                            .iter()
+                            .filter(|v| self.triangles[t].contains(v))
+                            .count()
+                            == 2
+                    {
+                        group[u] = seed;
+                        stack.push(u);
+                    }
                 }
             }
-        }
-        // boundary: directed edges of the group whose reverse is not in the group
-        let mut edges = vec![];
-        for &t in &members {
-            let v = triangles[t];
-            edges.extend([(v[0], v[1]), (v[1], v[2]), (v[2], v[0])]);
-        }
-        let boundary: Vec<(usize, usize)> = edges
-            .iter()
-            .copied()
-            .filter(|&(a, b)| !edges.contains(&(b, a)))
-            .collect();
-        let mut loop_ = vec![boundary[0].0];
-        let mut cur = boundary[0].1;
-        for _ in 0..boundary.len() {
-            if cur == loop_[0] {
-                break;
+            // boundary: directed edges of the group whose reverse is not in the group
+            let mut edges = vec![];
+            for &t in &members {
+                let v = self.triangles[t];
+                edges.extend([(v[0], v[1]), (v[1], v[2]), (v[2], v[0])]);
             }
-            loop_.push(cur);
-            cur = boundary.iter().find(|e| e.0 == cur).map_or(loop_[0], |e| e.1);
+            let boundary: Vec<(usize, usize)> = edges
+                .iter()
+                .copied()
+                .filter(|&(a, b)| !edges.contains(&(b, a)))
+                .collect();
+            let mut path = vec![boundary[0].0];
+            let mut cur = boundary[0].1;
+            for _ in 0..boundary.len() {
+                if cur == path[0] {
+                    break;
+                }
+                path.push(cur);
+                cur = boundary.iter().find(|e| e.0 == cur).map_or(path[0], |e| e.1);
+            }
+            let v = &self.vertices;
+            let n = (v[path[1]] - v[path[0]]).cross(&(v[path[2]] - v[path[0]]));
+            normals.push(n.normalize());
+            polygons.push(path);
         }
-        polys.push(loop_);
-        pnormals.push(normals[seed]);
+        self.polygons = polygons;
+        self.normals = normals;
     }
-    (polys, pnormals)
 }
 
 // ANCHOR: mass_properties
