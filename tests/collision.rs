@@ -694,7 +694,23 @@ fn bad_geoms_are_typed_errors_naming_the_geom() {
 struct MeshFixture {
     mujoco: String,
     mass: MassFixture,
+    shell: MassFixture,
+    png: PngFixture,
     cases: Vec<MeshCase>,
+}
+
+#[derive(Deserialize)]
+struct PngFixture {
+    xml: String,
+    fields: Vec<PngField>,
+}
+
+#[derive(Deserialize)]
+struct PngField {
+    file: String,
+    nrow: usize,
+    ncol: usize,
+    data: Vec<f64>,
 }
 
 #[derive(Deserialize)]
@@ -762,10 +778,34 @@ const KNOWN_MESH_DIFF: [&str; 7] = [
 fn mesh_mass_and_inertia_match_mujoco() {
     let fx = mesh_fixture();
     assert_eq!(fx.mujoco, "4.0.0");
-    let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), fx.mass.path);
+    let worst = check_mass(&fx.mass);
+    println!(
+        "mesh mass properties: {} bodies, worst relative error {worst:.2e}",
+        fx.mass.bodies.len() - 1
+    );
+}
+
+/// `inertia="shell"` meshes (meshes/shell.xml: closed meshes, a scaled and a moved one, an
+/// open surface, a shell beside a box): the mass on the surface (`density * area`) and the
+/// triangles' area moments, against MuJoCo's body_mass, body_ipos and body_inertia turned by
+/// body_iquat, 1e-8 relative (single-precision vertices on both sides).
+#[test]
+fn shell_mesh_mass_and_inertia_match_mujoco() {
+    let fx = mesh_fixture();
+    let worst = check_mass(&fx.shell);
+    println!(
+        "shell mass properties: {} bodies, worst relative error {worst:.2e}",
+        fx.shell.bodies.len() - 1
+    );
+}
+
+/// Every body of the fixture's model against MuJoCo's mass, centre of mass and inertia (the
+/// worst relative error, each below 1e-8).
+fn check_mass(fx: &MassFixture) -> f64 {
+    let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), fx.path);
     let model = mjcf::load(&path).unwrap().model;
     let mut worst = 0.0f64;
-    for (b, f) in fx.mass.bodies.iter().enumerate().skip(1) {
+    for (b, f) in fx.bodies.iter().enumerate().skip(1) {
         let fb = model.mj_body_last[b];
         assert_eq!(model.mj_body_name[b], f.name);
         let si = &model.inertia[fb];
@@ -779,17 +819,42 @@ fn mesh_mass_and_inertia_match_mujoco() {
         for (k, what) in ["mass", "com", "inertia"].iter().enumerate() {
             assert!(
                 e[k] < 1e-8,
-                "body {}: {what} off MuJoCo by {:.2e} (relative)",
+                "{}: body {}: {what} off MuJoCo by {:.2e} (relative)",
+                fx.path,
                 f.name,
                 e[k]
             );
             worst = worst.max(e[k]);
         }
     }
-    println!(
-        "mesh mass properties: {} bodies, worst relative error {worst:.2e}",
-        fx.mass.bodies.len() - 1
-    );
+    worst
+}
+
+/// PNG height fields (meshes/hfield_*.png: 8-bit grey, 8-bit RGB whose red, green and blue
+/// differ, 16-bit grey) read as MuJoCo reads them: the grid size from the image, rows reversed,
+/// grey from the red sample (16-bit: the high byte), scaled to [0, 1] in single precision.
+/// Exact equality with MuJoCo's hfield_data.
+#[test]
+fn png_height_fields_match_mujoco() {
+    let fx = mesh_fixture();
+    let dir = format!("{}/tests/fixtures/meshes", env!("CARGO_MANIFEST_DIR"));
+    let model = mjcf::parse(&fx.png.xml, &format!("{dir}/png.xml")).unwrap().model;
+    assert_eq!(model.hfields.len(), fx.png.fields.len());
+    for (h, f) in model.hfields.iter().zip(&fx.png.fields) {
+        assert_eq!((h.nrow, h.ncol), (f.nrow, f.ncol), "{}", f.file);
+        assert_eq!(h.data, f.data, "{}", f.file);
+        // the data is not trivially flat
+        assert!(f.data.iter().any(|&x| x > 0.0 && x < 1.0));
+    }
+    // a PNG that is not there, or not a PNG, is a typed error naming it
+    for (file, what) in [("missing.png", "not found"), ("cube.stl", "only PNG")] {
+        let xml =
+            format!(r#"<mujoco><asset><hfield name="h" file="{file}" size="1 1 1 1"/></asset><worldbody/></mujoco>"#);
+        match mjcf::parse(&xml, &format!("{dir}/x.xml")) {
+            Err(e) => assert!(e.to_string().contains(what), "{e}"),
+            Ok(_) => panic!("{file}: expected an error"),
+        }
+    }
 }
 
 /// The ASCII and binary STL of the same box give the same mesh.

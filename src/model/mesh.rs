@@ -84,9 +84,11 @@ pub struct Mesh {
     pub faces: Vec<[usize; 3]>,
     /// The convex hull, in the mesh frame.
     pub hull: ConvexHull,
-    /// Volume.
+    /// Volume, or for a mesh with `inertia="shell"` its surface area (MuJoCo's
+    /// `GetVolumeRef`): a geom's mass is `density * volume`.
     pub volume: f64,
-    /// Principal moments of inertia per unit density, about the centre of mass.
+    /// Principal moments of inertia per unit density (per unit area density for a shell),
+    /// about the centre of mass.
     pub inertia: Vec3,
     /// Where the mesh frame sits in the frame the vertices were given in (MuJoCo's `mesh_pos`).
     pub pos: Vec3,
@@ -445,6 +447,56 @@ pub fn mass_properties(vertices: &[Vec3], faces: &[[usize; 3]]) -> Result<(f64, 
 }
 // ANCHOR_END: mass_properties
 
+// ANCHOR: shell_properties
+/// Surface area, centre and inertia (per unit area density, about the centre) of a triangle
+/// mesh taken as a thin shell, MuJoCo's `inertia="shell"` (`mjCMesh::ComputeSurfaceArea`,
+/// `ComputeInertia` with `C = 12`): the mass sits on the surface, so each triangle of area `A`
+/// and vertices `p_0, p_1, p_2` weighs `A`; the centre is the area-weighted mean of the
+/// triangles' centroids, and the triangle's second moment about a point `o` is
+/// `A/12 (sum q_i q_i^T + (sum q_i)(sum q_i)^T)`, `q_i = p_i - o` (exact for a uniform
+/// triangle), giving `I = tr(S) 1 - S` summed. A geom of this mesh has mass `density * A`.
+///
+/// Errors: [`Error::DegenerateHull`] when the surface area is below `mjMINVAL`.
+pub fn shell_properties(vertices: &[Vec3], faces: &[[usize; 3]]) -> Result<(f64, Vec3, Mat3)> {
+    use crate::model::constants::mjMINVAL;
+    let area_of = |f: &[usize; 3]| {
+        let (a, b, c) = (vertices[f[0]], vertices[f[1]], vertices[f[2]]);
+        let n = (b - a).cross(&(c - a)).norm();
+        if n < mjMINVAL {
+            0.0
+        } else {
+            0.5 * n
+        }
+    };
+    let mut area = 0.0;
+    let mut com = Vec3::zeros();
+    for f in faces {
+        let ar = area_of(f);
+        area += ar;
+        com += ar * (vertices[f[0]] + vertices[f[1]] + vertices[f[2]]) / 3.0;
+    }
+    if area < mjMINVAL {
+        return Err(Error::DegenerateHull {
+            why: format!("surface area {area:.3e} is too small"),
+        });
+    }
+    com /= area;
+    let mut second = Mat3::zeros();
+    for f in faces {
+        let ar = area_of(f);
+        let q = [vertices[f[0]] - com, vertices[f[1]] - com, vertices[f[2]] - com];
+        let sum: Vec3 = q.iter().sum();
+        let mut m = sum * sum.transpose();
+        for x in &q {
+            m += x * x.transpose();
+        }
+        second += m * (ar / 12.0);
+    }
+    let inertia = Mat3::identity() * second.trace() - second;
+    Ok((area, com, inertia))
+}
+// ANCHOR_END: shell_properties
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,6 +525,24 @@ mod tests {
         let m = v;
         assert!((i[(0, 0)] - m / 3.0 * (0.04 + 0.09)).abs() < 1e-15);
         assert!((i[(2, 2)] - m / 3.0 * (0.01 + 0.04)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn cube_shell_matches_its_six_plates() {
+        // six square plates of side 2a at distance a: I_zz = sum over plates of the plate's own
+        // moment plus the parallel-axis term (A = 4 a^2 per plate)
+        let h = quickhull(&cube_points()[..8]).unwrap();
+        let a = 0.1;
+        let pts: Vec<Vec3> = h.vertices.iter().map(|v| v.map(|x| x.signum() * a)).collect();
+        let (area, c, i) = shell_properties(&pts, &h.triangles).unwrap();
+        let plate = 4.0 * a * a;
+        assert!((area - 6.0 * plate).abs() < 1e-15);
+        assert!(c.norm() < 1e-15);
+        // z-normal plates: (2a)^2 (2a^2)/12 + 0 each... both in-plane axes: A (a^2 + a^2)/3
+        // x- and y-normal plates: A (a^2/3 + a^2) each
+        let izz = 2.0 * plate * (2.0 * a * a / 3.0) + 4.0 * plate * (a * a / 3.0 + a * a);
+        assert!((i[(2, 2)] - izz).abs() < 1e-15, "{} {}", i[(2, 2)], izz);
+        assert!(i[(0, 1)].abs() < 1e-15);
     }
 
     #[test]
