@@ -240,18 +240,30 @@ pub(crate) fn read_obj(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
     Ok((verts, faces))
 }
 
-/// Compiles a mesh: transforms, hull, mass properties, principal frame (see the module map).
-/// `at` names the `<mesh>` element for errors.
+/// The `<mesh>` attributes that shape the compiled mesh: `refpos`, `refquat`, `scale` and
+/// whether `inertia="shell"`.
+pub(crate) struct MeshOptions {
+    pub refpos: Vec3,
+    pub refquat: [f64; 4],
+    pub scale: Vec3,
+    pub shell: bool,
+}
+
+/// Compiles a mesh: transforms, hull, mass properties (of the volume, or of the surface for a
+/// shell), principal frame (see the module map). `at` names the `<mesh>` element for errors.
 pub(crate) fn compile_mesh(
     name: &str,
     raw: Vec<Vec3>,
     faces: Vec<[usize; 3]>,
-    refpos: Vec3,
-    refquat: [f64; 4],
-    scale: Vec3,
-    shell: bool,
+    opts: &MeshOptions,
     at: &dyn Fn(String) -> Error,
 ) -> Result<Mesh> {
+    let MeshOptions {
+        refpos,
+        refquat,
+        scale,
+        shell,
+    } = *opts;
     let q = {
         let n = refquat.iter().map(|x| x * x).sum::<f64>().sqrt();
         refquat.map(|x| x / n)
@@ -390,14 +402,16 @@ pub(crate) fn read_assets(
                             .collect();
                         (verts, faces)
                     };
-                    let refpos = Vec3::from(a.vec::<3>("refpos")?.unwrap_or([0.0; 3]));
-                    let refquat = a.vec::<4>("refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
-                    let scale = Vec3::from(a.vec::<3>("scale")?.unwrap_or([1.0; 3]));
-                    let shell = a.keyword("inertia", &["legacy", "convex", "exact", "shell"])? == Some("shell");
+                    let opts = MeshOptions {
+                        refpos: Vec3::from(a.vec::<3>("refpos")?.unwrap_or([0.0; 3])),
+                        refquat: a.vec::<4>("refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+                        scale: Vec3::from(a.vec::<3>("scale")?.unwrap_or([1.0; 3])),
+                        shell: a.keyword("inertia", &["legacy", "convex", "exact", "shell"])? == Some("shell"),
+                    };
                     if set.mesh_index.contains_key(&name) {
                         return Err(a.err(format!("repeated mesh name '{}'", esc(&name))));
                     }
-                    let mesh = compile_mesh(&name, raw, faces, refpos, refquat, scale, shell, &err)?;
+                    let mesh = compile_mesh(&name, raw, faces, &opts, &err)?;
                     set.mesh_index.insert(name, set.meshes.len());
                     set.meshes.push(mesh);
                 }

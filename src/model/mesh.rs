@@ -301,6 +301,7 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
 pub const POLYGON_ANGLE_TOL: f64 = 0.01;
 
 impl ConvexHull {
+    // ANCHOR: merge_polygons
     /// Re-merges the hull's triangles into flat polygons, MuJoCo's `mjCMesh::MakePolygons`: a
     /// triangle's normal, computed from `key[v]` (the vertices in the frame MuJoCo bins them in:
     /// the mesh file's, before `refpos`, `refquat` and `scale`), goes to the bin of its azimuth
@@ -386,6 +387,7 @@ impl ConvexHull {
         self.polygons = polygons;
         self.normals = normals;
     }
+    // ANCHOR_END: merge_polygons
 }
 
 // ANCHOR: mass_properties
