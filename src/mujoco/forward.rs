@@ -182,14 +182,7 @@ impl<'m> Forward<'m> {
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
                 pgs: stages::PgsScratch::default(),
-                result: SolverResult {
-                    qacc: vec![],
-                    efc_force: vec![],
-                    efc_state: vec![],
-                    qfrc_constraint: vec![],
-                    iterations: 0,
-                    stats: vec![],
-                },
+                result: SolverResult::default(),
                 factor_warnings: Vec::new(),
             },
             options: solver_options(model),

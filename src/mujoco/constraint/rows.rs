@@ -99,6 +99,18 @@ pub(crate) struct Rows {
     pub diag: Vec<f64>,
 }
 
+/// One row with its own impedance (see [`Rows::add_one`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OneRow {
+    pub efc_type: EfcType,
+    pub id: usize,
+    pub pos: f64,
+    pub margin: f64,
+    pub frictionloss: f64,
+    /// `A-hat`.
+    pub diag: f64,
+}
+
 /// One row group to add (see [`Rows::add`]).
 pub(crate) struct NewGroup<'a> {
     pub efc_type: EfcType,
@@ -206,6 +218,26 @@ impl Rows {
             kind: g.kind,
             params: g.params,
         });
+    }
+
+    /// [`Rows::add`] for a group of one row with its own impedance and sanitized parameters
+    /// `params` (a friction-loss row, one side of a limit, a joint or tendon equality): the row's
+    /// Jacobian is written by `jac` into a zeroed scratch row of `s`.
+    pub fn add_one(&mut self, s: &mut Scratch, r: OneRow, params: SolParams, jac: impl FnOnce(&mut [f64])) -> bool {
+        let row = &mut s.rows[..self.nv];
+        row.fill(0.0);
+        jac(row);
+        self.add(NewGroup {
+            efc_type: r.efc_type,
+            id: r.id,
+            jac: row,
+            pos: &[r.pos],
+            margin: &[r.margin],
+            frictionloss: r.frictionloss,
+            diag: &[r.diag],
+            kind: GroupKind::Plain,
+            params,
+        })
     }
 
     /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's

@@ -129,7 +129,7 @@ pub struct SolverStat {
 }
 
 /// What a solve produces (`qacc`, `efc_force`, `efc_state`, `qfrc_constraint`, `solver_*`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverResult {
     /// Constrained acceleration.
     pub qacc: Vec<f64>,

@@ -320,8 +320,13 @@ pub fn dual_state(efc: &Efc, cones: &[Cone], force: &[f64], state: &mut [EfcStat
 /// `|y| <= r`, found by at most 20 Newton steps on `phi(lambda) = |y|^2 - r^2` (convex and
 /// decreasing, so Newton from 0 approaches the root from below). Returns `x` in `out[..n]` and
 /// whether the constraint is active; an `A~ + lambda I` that is not positive definite (pivot
-/// below 1e-10) gives `x = 0`. `a` is row-major n x n.
+/// below 1e-10) gives `x = 0`. `a` is row-major n x n. For `n = 2` and `3` (condim 3 and 4)
+/// the inverse comes from the adjugate instead of a factorization ([`qcqp_adjugate`], MuJoCo's
+/// `mju_QCQP2` and `mju_QCQP3`).
 pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    if n == 2 || n == 3 {
+        return qcqp_adjugate(a, b, d, r, n, out);
+    }
     let mut at = [0.0; 25];
     let mut bt = [0.0; 5];
     for i in 0..n {
@@ -357,6 +362,70 @@ pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &m
         let mut z = y;
         small_solve(&l, n, &mut z);
         let dphi = -2.0 * (0..n).map(|i| y[i] * z[i]).sum::<f64>();
+        let step = -phi / dphi;
+        if step < 1e-10 {
+            break;
+        }
+        lambda += step;
+    }
+    for i in 0..n {
+        out[i] = y[i] * d[i];
+    }
+    lambda != 0.0
+}
+
+/// [`qcqp`] for `n = 2` or `3` with `P = (A~ + lambda I)^-1 = adj / det` written out: the same
+/// Newton steps on `phi(lambda) = |y|^2 - r^2`, `y = -P b~`, `phi' = -2 y^T P y`, and `x = 0`
+/// when `det < 1e-10` (MuJoCo's test in `mju_QCQP2`, `mju_QCQP3`).
+pub fn qcqp_adjugate(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    // A~ = D A D (symmetric: the upper triangle is read), b~ = D b
+    let at = |i: usize, j: usize| a[i * n + j] * d[i] * d[j];
+    let bt = [b[0] * d[0], b[1] * d[1], if n == 3 { b[2] * d[2] } else { 0.0 }];
+    let mut lambda: f64 = 0.0;
+    let mut y = [0.0; 3];
+    for _ in 0..20 {
+        // P, symmetric, as [P11, P22, P33, P12, P13, P23]
+        let p = if n == 2 {
+            let (a11, a22, a12) = (at(0, 0) + lambda, at(1, 1) + lambda, at(0, 1));
+            let det = a11 * a22 - a12 * a12;
+            if det < 1e-10 {
+                out[..n].fill(0.0);
+                return false;
+            }
+            let inv = 1.0 / det;
+            [a22 * inv, a11 * inv, 0.0, -a12 * inv, 0.0, 0.0]
+        } else {
+            let (a11, a22, a33) = (at(0, 0) + lambda, at(1, 1) + lambda, at(2, 2) + lambda);
+            let (a12, a13, a23) = (at(0, 1), at(0, 2), at(1, 2));
+            // the adjugate's entries, then det by the first row
+            let c = [
+                a22 * a33 - a23 * a23,
+                a11 * a33 - a13 * a13,
+                a11 * a22 - a12 * a12,
+                a13 * a23 - a12 * a33,
+                a12 * a23 - a13 * a22,
+                a12 * a13 - a23 * a11,
+            ];
+            let det = a11 * c[0] + a12 * c[3] + a13 * c[4];
+            if det < 1e-10 {
+                out[..n].fill(0.0);
+                return false;
+            }
+            let inv = 1.0 / det;
+            c.map(|x| x * inv)
+        };
+        let [p11, p22, p33, p12, p13, p23] = p;
+        y = [
+            -p11 * bt[0] - p12 * bt[1] - p13 * bt[2],
+            -p12 * bt[0] - p22 * bt[1] - p23 * bt[2],
+            -p13 * bt[0] - p23 * bt[1] - p33 * bt[2],
+        ];
+        let phi = y[0] * y[0] + y[1] * y[1] + y[2] * y[2] - r * r;
+        if phi < 1e-10 {
+            break;
+        }
+        let dphi = -2.0 * (p11 * y[0] * y[0] + p22 * y[1] * y[1] + p33 * y[2] * y[2])
+            - 4.0 * (p12 * y[0] * y[1] + p13 * y[0] * y[2] + p23 * y[1] * y[2]);
         let step = -phi / dphi;
         if step < 1e-10 {
             break;
@@ -489,14 +558,7 @@ pub fn solve_pgs_storage(
     variant: PgsVariant,
     storage: JacStorage,
 ) -> Result<SolverResult> {
-    let mut out = SolverResult {
-        qacc: vec![],
-        efc_force: vec![],
-        efc_state: vec![],
-        qfrc_constraint: vec![],
-        iterations: 0,
-        stats: vec![],
-    };
+    let mut out = SolverResult::default();
     solve_pgs_into(
         smooth,
         efc,
