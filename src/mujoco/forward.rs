@@ -62,7 +62,8 @@ pub struct ForwardData {
     pub qacc: Vec<f64>,
     /// Solver iterations (`solver_niter`).
     pub solver_niter: usize,
-    /// Per-iteration statistics (`solver`).
+    /// Per-iteration statistics (`solver`). MuJoCo's PGS records no cost and neither does the
+    /// pipeline's ([`SolverStat::cost`] is 0); [`super::solver::solve`] computes it.
     pub solver: Vec<SolverStat>,
 }
 
@@ -181,7 +182,7 @@ impl<'m> Forward<'m> {
             invweight: stages::invweight(model)?,
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
-                pgs: stages::PgsScratch::default(),
+                pgs: stages::PgsScratch::without_cost(),
                 result: SolverResult::default(),
                 factor_warnings: Vec::new(),
             },

@@ -157,7 +157,7 @@ impl Efc {
         self.nl = 0;
         self.efc_type.clear();
         self.efc_id.clear();
-        self.j.resize_mut(0, nv, 0.0);
+        self.j = reshape_zeroed(std::mem::replace(&mut self.j, DMatrix::zeros(0, 0)), 0, nv);
         self.j_rows.clear(nv);
         for v in [
             &mut self.pos,
@@ -231,6 +231,15 @@ impl Efc {
             None => std::borrow::Cow::Owned(SparseRows::from_dense(&self.j)),
         }
     }
+}
+
+/// `m` as a zero `nrows x ncols` matrix in its own storage (no allocation when it held as many
+/// numbers before; nalgebra's `resize_mut` would move the old entries).
+fn reshape_zeroed(m: DMatrix<f64>, nrows: usize, ncols: usize) -> DMatrix<f64> {
+    let mut v: Vec<f64> = m.data.into();
+    v.clear();
+    v.resize(nrows * ncols, 0.0);
+    DMatrix::from_vec(nrows, ncols, v)
 }
 
 // ANCHOR: make_constraint

@@ -331,9 +331,7 @@ impl Rows {
         let nv = self.nv;
         let e = &mut self.efc;
         let nefc = e.nefc();
-        let mut j = std::mem::replace(&mut e.j, DMatrix::zeros(0, 0));
-        j.resize_mut(nefc, nv, 0.0);
-        j.fill(0.0);
+        let mut j = super::reshape_zeroed(std::mem::replace(&mut e.j, DMatrix::zeros(0, 0)), nefc, nv);
         for i in 0..nefc {
             let (cols, vals) = e.j_rows.row(i);
             for (&c, &v) in cols.iter().zip(vals) {

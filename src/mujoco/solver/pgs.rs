@@ -193,7 +193,9 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
                 s.acc[k] += yij * ykj;
             }
         }
-        s.touched.sort_unstable();
+        if !dense {
+            s.touched.sort_unstable();
+        }
         for &k in &s.touched {
             let mut a = s.acc[k];
             if k == i {
@@ -725,9 +727,14 @@ pub fn solve_pgs_into(
                 k_nesterov + 1
             };
         }
-        let mut u = std::mem::take(&mut s.u);
-        let cost = s.cost(&efc.r, f, &mut u);
-        s.u = u;
+        let cost = if s.skip_cost {
+            0.0
+        } else {
+            let mut u = std::mem::take(&mut s.u);
+            let c = s.cost(&efc.r, f, &mut u);
+            s.u = u;
+            c
+        };
         stats.push(SolverStat {
             improvement,
             nactive,
@@ -758,6 +765,9 @@ pub fn solve_pgs_into(
 /// diagonal's reciprocals, `b`, the blocks and their order, the momentum's copies of the forces.
 #[derive(Clone, Debug, Default)]
 pub struct PgsScratch {
+    /// Leave [`SolverStat::cost`] at 0 instead of computing the dual cost after every sweep
+    /// (MuJoCo records no cost; the pipeline [`crate::mujoco::forward::Forward`] skips it).
+    pub skip_cost: bool,
     /// `Y = J M^-1/2` by rows (MuJoCo's `efc_Y`).
     pub y: SparseRows,
     /// `AR`, row-major `nefc x nefc` (dense storage).
@@ -789,6 +799,14 @@ pub struct PgsScratch {
 }
 
 impl PgsScratch {
+    /// Storage for solves that skip the cost ([`PgsScratch::skip_cost`]).
+    pub fn without_cost() -> Self {
+        PgsScratch {
+            skip_cost: true,
+            ..Default::default()
+        }
+    }
+
     /// `AR_ik` from the storage in use.
     fn ar_entry(&self, n: usize, dense: bool, i: usize, k: usize) -> f64 {
         if dense {
