@@ -346,7 +346,12 @@ pub fn make_constraint_into(
     } else {
         Some(tendon_kinematics(model, qpos)?)
     };
-    let quats = jacobian::xquat(model, qpos);
+    // the body quaternions, which only the weld rows read
+    let quats = if model.equality.is_empty() {
+        Vec::new()
+    } else {
+        jacobian::xquat(model, qpos)
+    };
     let s = &mut scratch.s;
     let mut rows = Rows::reuse(model.nv, std::mem::replace(efc, Efc::placeholder()), contacts, s);
     let made = (|| {

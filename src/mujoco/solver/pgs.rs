@@ -166,16 +166,36 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
     s.seen.resize(n, false);
     s.arinv.clear();
     s.arinv.resize(n, 0.0);
-    let dense = storage == JacStorage::Dense;
-    if dense {
+    if storage == JacStorage::Dense {
+        // the lower triangle summed in place, then mirrored
         s.ar.clear();
         s.ar.resize(n * n, 0.0);
-    } else {
-        s.ar_rows.clear(n);
+        for i in 0..n {
+            let row = &mut s.ar[i * n..(i + 1) * n];
+            let (cols, vals) = s.y.row(i);
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    if k > i {
+                        break;
+                    }
+                    row[k] += yij * ykj;
+                }
+            }
+            row[i] += r[i];
+            s.arinv[i] = 1.0 / row[i];
+        }
+        for i in 0..n {
+            for k in 0..i {
+                s.ar[k * n + i] = s.ar[i * n + k];
+            }
+        }
+        return;
     }
+    s.ar_rows.clear(n);
     for i in 0..n {
-        // the rows k of A's row i (k <= i when dense), with their sums; the diagonal always
-        // (a row of J that is zero, possible only by hand, has AR_ii = R_i)
+        // the rows k of A's row i with their sums; the diagonal always (a row of J that is
+        // zero, possible only by hand, has AR_ii = R_i)
         s.touched.clear();
         s.touched.push(i);
         s.seen[i] = true;
@@ -183,9 +203,6 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
         for (&j, &yij) in cols.iter().zip(vals) {
             let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
             for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
-                if dense && k > i {
-                    break;
-                }
                 if !s.seen[k] {
                     s.seen[k] = true;
                     s.touched.push(k);
@@ -193,28 +210,19 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
                 s.acc[k] += yij * ykj;
             }
         }
-        if !dense {
-            s.touched.sort_unstable();
-        }
+        s.touched.sort_unstable();
         for &k in &s.touched {
             let mut a = s.acc[k];
             if k == i {
                 a += r[i];
                 s.arinv[i] = 1.0 / a;
             }
-            if dense {
-                s.ar[i * n + k] = a;
-                s.ar[k * n + i] = a;
-            } else {
-                s.ar_rows.colind.push(k);
-                s.ar_rows.values.push(a);
-            }
+            s.ar_rows.colind.push(k);
+            s.ar_rows.values.push(a);
             s.acc[k] = 0.0;
             s.seen[k] = false;
         }
-        if !dense {
-            s.ar_rows.rowadr.push(s.ar_rows.colind.len());
-        }
+        s.ar_rows.rowadr.push(s.ar_rows.colind.len());
     }
 }
 // ANCHOR_END: make_dual
