@@ -389,7 +389,13 @@ pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &m
 /// when `det < 1e-10` (MuJoCo's test in `mju_QCQP2`, `mju_QCQP3`).
 pub fn qcqp_adjugate(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
     // A~ = D A D (symmetric: the upper triangle is read), b~ = D b
-    let at = |i: usize, j: usize| a[i * n + j] * d[i] * d[j];
+    let mut atd = [[0.0; 3]; 3];
+    for i in 0..n {
+        for j in i..n {
+            atd[i][j] = a[i * n + j] * d[i] * d[j];
+        }
+    }
+    let at = |i: usize, j: usize| atd[i][j];
     let bt = [b[0] * d[0], b[1] * d[1], if n == 3 { b[2] * d[2] } else { 0.0 }];
     let mut lambda: f64 = 0.0;
     let mut y = [0.0; 3];
