@@ -62,7 +62,8 @@ pub struct ForwardData {
     pub qacc: Vec<f64>,
     /// Solver iterations (`solver_niter`).
     pub solver_niter: usize,
-    /// Per-iteration statistics (`solver`).
+    /// Per-iteration statistics (`solver`). MuJoCo's PGS records no cost and neither does the
+    /// pipeline's ([`SolverStat::cost`] is 0); [`super::solver::solve`] computes it.
     pub solver: Vec<SolverStat>,
 }
 
@@ -158,6 +159,9 @@ pub fn solver_options(model: &Model) -> SolverOptions {
 pub struct Forward<'m> {
     model: &'m Model,
     invweight: stages::Invweight,
+    /// Scratch reused by every call: the row builder's, PGS's, a solver result's vectors, the
+    /// factorization's.
+    scratch: Scratch,
     /// Solver settings (from the model's `<option>` by default; see [`solver_options`]).
     pub options: SolverOptions,
     /// Controls (`ctrl`, nu), zeros by default.
@@ -176,6 +180,12 @@ impl<'m> Forward<'m> {
         Ok(Forward {
             model,
             invweight: stages::invweight(model)?,
+            scratch: Scratch {
+                rows: stages::RowScratch::new(model),
+                pgs: stages::PgsScratch::without_cost(),
+                result: SolverResult::default(),
+                factor_warnings: Vec::new(),
+            },
             options: solver_options(model),
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
@@ -235,7 +245,7 @@ impl<'m> Forward<'m> {
             &mut d.data.qld,
             &mut d.data.qld_diag_inv,
             PivotPolicy::Error,
-            &mut Vec::new(),
+            &mut self.scratch.factor_warnings,
             &mut NoCount,
         )?;
         for (s, inv) in d.data.qld_diag_sqrt_inv.iter_mut().zip(&d.data.qld_diag_inv) {
@@ -254,7 +264,16 @@ impl<'m> Forward<'m> {
         let d = &mut self.d;
         com::mj_com_vel(model, &mut d.data, qvel);
         passive_forces_with(model, qpos, qvel, &mut d.qfrc_passive)?;
-        d.efc = stages::rows(model, &d.data, qpos, qvel, contacts, &self.invweight)?;
+        stages::rows(
+            model,
+            &d.data,
+            qpos,
+            qvel,
+            contacts,
+            &self.invweight,
+            &mut d.efc,
+            &mut self.scratch.rows,
+        )?;
         let mut bias = std::mem::take(&mut d.data.qfrc_bias);
         com::mj_rne(model, &mut d.data, qvel, None, &mut bias);
         d.data.qfrc_bias = bias;
@@ -312,13 +331,19 @@ impl<'m> Forward<'m> {
             qfrc_smooth: &d.qfrc_smooth,
             qacc_smooth: &d.qacc_smooth,
         };
-        let r = stages::solve(&smooth, &d.efc, &self.options)?;
-        d.qacc = r.qacc;
-        d.efc_force = r.efc_force;
-        d.efc_state = r.efc_state;
-        d.qfrc_constraint = r.qfrc_constraint;
+        let r = &mut self.scratch.result;
+        if self.options.solver == crate::model::Solver::Pgs {
+            stages::solve_pgs(&smooth, &d.efc, &self.options, &mut self.scratch.pgs, r)?;
+        } else {
+            *r = stages::solve(&smooth, &d.efc, &self.options)?;
+        }
+        // the results change places with the last call's vectors, which the next call reuses
+        std::mem::swap(&mut d.qacc, &mut r.qacc);
+        std::mem::swap(&mut d.efc_force, &mut r.efc_force);
+        std::mem::swap(&mut d.efc_state, &mut r.efc_state);
+        std::mem::swap(&mut d.qfrc_constraint, &mut r.qfrc_constraint);
+        std::mem::swap(&mut d.solver, &mut r.stats);
         d.solver_niter = r.iterations;
-        d.solver = r.stats;
         Ok(())
     }
     // ANCHOR_END: constraint
@@ -356,6 +381,14 @@ impl<'m> Forward<'m> {
         })
     }
     // ANCHOR_END: inverse
+}
+
+/// The storage a [`Forward`] reuses from call to call.
+struct Scratch {
+    rows: stages::RowScratch,
+    pgs: stages::PgsScratch,
+    result: SolverResult,
+    factor_warnings: Vec<String>,
 }
 
 /// MuJoCo's `mj_forward` on a fresh [`Forward`] with the model's options and zero controls.
@@ -406,7 +439,8 @@ pub fn check_solver_options(o: &SolverOptions) -> Result<()> {
 /// The stages other modules provide: collision ([`super::collision`]), constraint rows
 /// ([`super::constraint`]) and solvers ([`super::solver`]), named as the pipeline calls them.
 mod stages {
-    pub use super::super::constraint::Invweight;
+    pub use super::super::constraint::{Invweight, RowScratch};
+    pub use super::super::solver::pgs::PgsScratch;
     use super::*;
 
     /// `mj_setConst`'s `invweight0`.
@@ -419,7 +453,8 @@ mod stages {
         super::super::collision::collide_all(model, d)
     }
 
-    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`.
+    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc`.
+    #[allow(clippy::too_many_arguments)]
     pub fn rows(
         model: &Model,
         d: &Data,
@@ -427,13 +462,30 @@ mod stages {
         qvel: &[f64],
         contacts: Vec<MjContact>,
         iw: &Invweight,
-    ) -> Result<Efc> {
-        super::super::constraint::make_constraint(model, d, iw, qpos, qvel, contacts)
+        efc: &mut Efc,
+        scratch: &mut RowScratch,
+    ) -> Result<()> {
+        super::super::constraint::make_constraint_into(model, d, iw, qpos, qvel, contacts, efc, scratch)
     }
 
     /// `mj_fwdConstraint`'s solver.
     pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
         super::super::solver::solve(s, efc, o)
+    }
+
+    /// `mj_fwdConstraint`'s PGS ([`super::super::solver::solve`]'s checks and choices) into
+    /// reused storage.
+    pub fn solve_pgs(
+        s: &Smooth<'_>,
+        efc: &Efc,
+        o: &SolverOptions,
+        scratch: &mut PgsScratch,
+        out: &mut SolverResult,
+    ) -> Result<()> {
+        use super::super::solver::{check_inputs, pgs, JacStorage};
+        let cones = check_inputs(s, efc, o)?;
+        let storage = JacStorage::mujoco(s.layout.nv);
+        pgs::solve_pgs_into(s, efc, &cones, o, pgs::PgsVariant::Accelerated, storage, scratch, out)
     }
 
     /// `mj_invConstraint`: force and state of each row at `qacc`.

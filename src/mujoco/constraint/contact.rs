@@ -6,7 +6,7 @@ use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
 use super::jacobian::jac_point_chain;
-use super::rows::{project_row_chains, GroupKind, NewGroup, Rows, Scratch};
+use super::rows::{project_col, GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
 use crate::model::constants::mjMINMU;
@@ -86,27 +86,29 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         }
         let c = rows.efc.contacts[k].clone();
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
-        // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
-        // edges in rows 0..10
-        // only the two chains' columns are written: the rest stay zero
+        // only the two chains' columns of the point Jacobians are written: the rest stay zero,
+        // and the rows are kept on those columns (`nc` of them)
         s.zero_chains();
         jac_point_chain(model, d, b1, &c.pos, &mut s.p1, &mut s.r1, &mut s.chain1);
         jac_point_chain(model, d, b0, &c.pos, &mut s.p2, &mut s.r2, &mut s.chain2);
-        let (edges, sm) = s.rows.split_at_mut(10 * nv);
-        sm[..c.dim * nv].fill(0.0);
         s.chains.clear();
         s.chains.extend_from_slice(&s.chain1);
         s.chains.extend_from_slice(&s.chain2);
         s.chains.sort_unstable();
         s.chains.dedup();
-        let chains = [&s.chain1[..], &s.chain2[..]];
-        for r in 0..c.dim.min(3) {
-            let f: Vec3 = c.frame.row(r).transpose();
-            project_row_chains(&f, &s.p1, &s.p2, chains, &mut sm[r * nv..(r + 1) * nv]);
-        }
-        for r in 3..c.dim {
-            let f: Vec3 = c.frame.row(r - 3).transpose();
-            project_row_chains(&f, &s.r1, &s.r2, chains, &mut sm[r * nv..(r + 1) * nv]);
+        let nc = s.chains.len();
+        // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
+        // edges in rows 0..10, each of nc numbers
+        let (edges, sm) = s.rows.split_at_mut(10 * nv);
+        for r in 0..c.dim {
+            let (f, a, b): (Vec3, _, _) = if r < 3 {
+                (c.frame.row(r).transpose(), &s.p1, &s.p2)
+            } else {
+                (c.frame.row(r - 3).transpose(), &s.r1, &s.r2)
+            };
+            for (o, &k) in sm[r * nc..(r + 1) * nc].iter_mut().zip(&s.chains) {
+                *o = project_col(&f, a, b, k);
+            }
         }
         let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);
         let (tran, rot) = (i0[0] + i1[0], i0[1] + i1[1]);
@@ -123,11 +125,11 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());
         if c.dim == 1 {
-            rows.add_in_cols(
+            rows.add_on_cols(
                 NewGroup {
                     efc_type: EfcType::ContactFrictionless,
                     id: k,
-                    jac: &sm[..nv],
+                    jac: &sm[..nc],
                     pos: &[c.dist],
                     margin: &[m],
                     frictionloss: 0.0,
@@ -135,7 +137,7 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                     kind: GroupKind::Plain,
                     params,
                 },
-                Some(&s.chains),
+                &s.chains,
             );
             continue;
         }
@@ -145,13 +147,13 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 let mut pyr = [0.0; 10];
                 let mut pos = [0.0; 10];
                 let mut margin = [0.0; 10];
-                let jac = &mut edges[..2 * (n - 1) * nv];
+                let jac = &mut edges[..2 * (n - 1) * nc];
                 for kk in 1..n {
                     let mu = c.friction[kk - 1];
-                    for col in 0..nv {
-                        let (s0, sk) = (sm[col], sm[kk * nv + col]);
-                        jac[(2 * kk - 2) * nv + col] = s0 + mu * sk;
-                        jac[(2 * kk - 1) * nv + col] = s0 + (-mu) * sk;
+                    for t in 0..nc {
+                        let (s0, sk) = (sm[t], sm[kk * nc + t]);
+                        jac[(2 * kk - 2) * nc + t] = s0 + mu * sk;
+                        jac[(2 * kk - 1) * nc + t] = s0 + (-mu) * sk;
                     }
                     let w = tran + mu * mu * if kk - 1 < 2 { tran } else { rot };
                     pyr[2 * kk - 2] = w;
@@ -159,7 +161,7 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 }
                 pos[..2 * (n - 1)].fill(c.dist);
                 margin[..2 * (n - 1)].fill(m);
-                rows.add_in_cols(
+                rows.add_on_cols(
                     NewGroup {
                         efc_type: EfcType::ContactPyramidal,
                         id: k,
@@ -171,7 +173,7 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                         kind: GroupKind::Plain,
                         params,
                     },
-                    Some(&s.chains),
+                    &s.chains,
                 );
             }
             Cone::Elliptic => {
@@ -181,11 +183,11 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                 pos[0] = c.dist;
                 margin[0] = m;
                 let diag: [f64; 6] = std::array::from_fn(|j| if j < 3 { tran } else { rot });
-                rows.add_in_cols(
+                rows.add_on_cols(
                     NewGroup {
                         efc_type: EfcType::ContactElliptic,
                         id: k,
-                        jac: &sm[..n * nv],
+                        jac: &sm[..n * nc],
                         pos: &pos[..n],
                         margin: &margin[..n],
                         frictionloss: 0.0,
@@ -193,7 +195,7 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
                         kind: GroupKind::Plain,
                         params,
                     },
-                    Some(&s.chains),
+                    &s.chains,
                 );
             }
         }

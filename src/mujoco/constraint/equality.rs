@@ -5,7 +5,7 @@
 use super::impedance::SolParams;
 use super::invweight::{EqData, Invweight};
 use super::jacobian::{body_point, jac_dot_v, jac_point};
-use super::rows::{diff_row, GroupKind, NewGroup, Rows, Scratch};
+use super::rows::{diff_row, GroupKind, NewGroup, OneRow, Rows, Scratch};
 use super::EfcType;
 use crate::dynamics::TendonState;
 use crate::error::{Error, Result};
@@ -110,6 +110,14 @@ pub(crate) fn equality_rows(
             what,
         );
         let data = &inv.eq[k];
+        let scalar = |pos, diag| OneRow {
+            efc_type: EfcType::Equality,
+            id: k,
+            pos,
+            margin: 0.0,
+            frictionloss: 0.0,
+            diag,
+        };
         match (eq, data) {
             (Equality::Connect { body1, body2, .. }, EqData::Connect { .. })
             | (Equality::Weld { body1, body2, .. }, EqData::Weld { .. }) => {
@@ -169,31 +177,20 @@ pub(crate) fn equality_rows(
                 },
                 EqData::Scalar { ref1, ref2 },
             ) => {
-                let row = &mut s.rows[..nv];
-                row.fill(0.0);
-                let y = qpos[model.q_adr[*joint1]] - ref1;
-                row[model.v_adr[*joint1]] = 1.0;
-                let mut diag = inv.dof[model.v_adr[*joint1]];
-                let pos = match joint2 {
+                let (v1, y) = (model.v_adr[*joint1], qpos[model.q_adr[*joint1]] - ref1);
+                let (pos, diag, second) = match joint2 {
                     Some(j2) => {
-                        let x = qpos[model.q_adr[*j2]] - ref2;
+                        let (v2, x) = (model.v_adr[*j2], qpos[model.q_adr[*j2]] - ref2);
                         let (r, deriv) = polynomial(polycoef, y, x);
-                        row[model.v_adr[*j2]] -= deriv;
-                        diag += inv.dof[model.v_adr[*j2]];
-                        r
+                        (r, inv.dof[v1] + inv.dof[v2], Some((v2, deriv)))
                     }
-                    None => y - polycoef[0],
+                    None => (y - polycoef[0], inv.dof[v1], None),
                 };
-                rows.add(NewGroup {
-                    efc_type: EfcType::Equality,
-                    id: k,
-                    jac: row,
-                    pos: &[pos],
-                    margin: &[0.0],
-                    frictionloss: 0.0,
-                    diag: &[diag],
-                    kind: GroupKind::Plain,
-                    params,
+                rows.add_one(s, scalar(pos, diag), params, |row| {
+                    row[v1] = 1.0;
+                    if let Some((v2, deriv)) = second {
+                        row[v2] -= deriv;
+                    }
                 });
             }
             (
@@ -209,34 +206,23 @@ pub(crate) fn equality_rows(
                     kind: "tendon state of".into(),
                     name: what(),
                 })?;
-                let row = &mut s.rows[..nv];
-                for (c, r) in row.iter_mut().enumerate() {
-                    *r = ten.moment[(*tendon1, c)];
-                }
-                let y = ten.length[*tendon1] - ref1;
-                let mut diag = inv.tendon[*tendon1];
-                let pos = match tendon2 {
+                let (t1, y) = (*tendon1, ten.length[*tendon1] - ref1);
+                let (pos, diag, second) = match *tendon2 {
                     Some(t2) => {
-                        let x = ten.length[*t2] - ref2;
-                        let (r, deriv) = polynomial(polycoef, y, x);
-                        for (c, r) in row.iter_mut().enumerate() {
-                            *r += -deriv * ten.moment[(*t2, c)];
-                        }
-                        diag += inv.tendon[*t2];
-                        r
+                        let (r, deriv) = polynomial(polycoef, y, ten.length[t2] - ref2);
+                        (r, inv.tendon[t1] + inv.tendon[t2], Some((t2, deriv)))
                     }
-                    None => y - polycoef[0],
+                    None => (y - polycoef[0], inv.tendon[t1], None),
                 };
-                rows.add(NewGroup {
-                    efc_type: EfcType::Equality,
-                    id: k,
-                    jac: row,
-                    pos: &[pos],
-                    margin: &[0.0],
-                    frictionloss: 0.0,
-                    diag: &[diag],
-                    kind: GroupKind::Plain,
-                    params,
+                rows.add_one(s, scalar(pos, diag), params, |row| {
+                    for (c, r) in row.iter_mut().enumerate() {
+                        *r = ten.moment[(t1, c)];
+                    }
+                    if let Some((t2, deriv)) = second {
+                        for (c, r) in row.iter_mut().enumerate() {
+                            *r += -deriv * ten.moment[(t2, c)];
+                        }
+                    }
                 });
             }
             _ => {

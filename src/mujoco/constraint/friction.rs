@@ -4,10 +4,10 @@
 use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
-use super::rows::{GroupKind, NewGroup, Rows, Scratch};
+use super::rows::{OneRow, Rows, Scratch};
 use super::EfcType;
 use crate::dynamics::TendonState;
-use crate::model::Model;
+use crate::model::{Model, SolverParams};
 
 // ANCHOR: friction_rows
 /// Appends one row per dof whose joint has `frictionloss > 0` (each dof of a ball or free joint
@@ -20,67 +20,52 @@ pub(crate) fn friction_rows(
     s: &mut Scratch,
     rows: &mut Rows,
 ) {
-    let nv = model.nv;
-    for dof in 0..nv {
-        let j = &model.joints[model.dof_body[dof]];
-        if j.frictionloss <= 0.0 {
-            continue;
-        }
-        let params = rows.sanitize(
-            SolParams {
-                solref: j.friction_params.solref,
-                solreffriction: [0.0; 2],
-                solimp: j.friction_params.solimp,
-            },
-            model.opt.timestep,
-            refsafe(model),
-            || format!("friction loss of dof {dof}"),
-        );
-        let row = &mut s.rows[..nv];
-        row.fill(0.0);
-        row[dof] = 1.0;
-        rows.add(NewGroup {
-            efc_type: EfcType::FrictionDof,
-            id: dof,
-            jac: row,
-            pos: &[0.0],
-            margin: &[0.0],
-            frictionloss: j.frictionloss,
-            diag: &[inv.dof[dof]],
-            kind: GroupKind::Plain,
-            params,
+    // one row of friction loss `eta` on a dof or tendon `id`, parameters `p`, `A-hat` `diag`
+    let mut add = |rows: &mut Rows,
+                   (efc_type, id): (EfcType, usize),
+                   eta: f64,
+                   diag: f64,
+                   p: &SolverParams,
+                   jac: &dyn Fn(&mut [f64])| {
+        let params = SolParams {
+            solref: p.solref,
+            solreffriction: [0.0; 2],
+            solimp: p.solimp,
+        };
+        let params = rows.sanitize(params, model.opt.timestep, refsafe(model), || match efc_type {
+            EfcType::FrictionDof => format!("friction loss of dof {id}"),
+            _ => format!("friction loss of tendon {id}"),
         });
+        let r = OneRow {
+            efc_type,
+            id,
+            pos: 0.0,
+            margin: 0.0,
+            frictionloss: eta,
+            diag,
+        };
+        rows.add_one(s, r, params, jac);
+    };
+    for dof in 0..model.nv {
+        let j = &model.joints[model.dof_body[dof]];
+        if j.frictionloss > 0.0 {
+            let row = (EfcType::FrictionDof, dof);
+            add(rows, row, j.frictionloss, inv.dof[dof], &j.friction_params, &|r| {
+                r[dof] = 1.0
+            });
+        }
     }
     let Some(ten) = ten else { return };
     for (t, tendon) in model.tendons.iter().enumerate() {
-        if tendon.frictionloss <= 0.0 {
-            continue;
+        if tendon.frictionloss > 0.0 {
+            let jac = |row: &mut [f64]| {
+                for (c, x) in row.iter_mut().enumerate() {
+                    *x = ten.moment[(t, c)];
+                }
+            };
+            let row = (EfcType::FrictionTendon, t);
+            add(rows, row, tendon.frictionloss, inv.tendon[t], &tendon.friction, &jac);
         }
-        let params = rows.sanitize(
-            SolParams {
-                solref: tendon.friction.solref,
-                solreffriction: [0.0; 2],
-                solimp: tendon.friction.solimp,
-            },
-            model.opt.timestep,
-            refsafe(model),
-            || format!("friction loss of tendon {t}"),
-        );
-        let row = &mut s.rows[..nv];
-        for (c, r) in row.iter_mut().enumerate() {
-            *r = ten.moment[(t, c)];
-        }
-        rows.add(NewGroup {
-            efc_type: EfcType::FrictionTendon,
-            id: t,
-            jac: row,
-            pos: &[0.0],
-            margin: &[0.0],
-            frictionloss: tendon.frictionloss,
-            diag: &[inv.tendon[t]],
-            kind: GroupKind::Plain,
-            params,
-        });
     }
 }
 // ANCHOR_END: friction_rows

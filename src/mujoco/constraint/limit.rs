@@ -4,7 +4,7 @@
 use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
-use super::rows::{GroupKind, NewGroup, Rows, Scratch};
+use super::rows::{OneRow, Rows, Scratch};
 use super::EfcType;
 use crate::dynamics::TendonState;
 use crate::error::{Error, Result};
@@ -49,7 +49,6 @@ pub(crate) fn limit_rows(
     s: &mut Scratch,
     rows: &mut Rows,
 ) -> Result<()> {
-    let nv = model.nv;
     for i in 1..=model.nb {
         let j = &model.joints[i];
         if !j.limited {
@@ -62,6 +61,14 @@ pub(crate) fn limit_rows(
             solimp: j.limit_params.solimp,
         };
         let what = || format!("limit of joint '{}' (body {i})", j.name);
+        let at = |dist| OneRow {
+            efc_type: EfcType::LimitJoint,
+            id: i,
+            pos: dist,
+            margin: j.margin,
+            frictionloss: 0.0,
+            diag: inv.dof[v],
+        };
         match j.jtype {
             JointType::Revolute { .. } | JointType::Prismatic { .. } | JointType::Helical { .. } => {
                 for side in [-1.0, 1.0] {
@@ -69,20 +76,7 @@ pub(crate) fn limit_rows(
                     let dist = side * (bound - qpos[a]);
                     if dist < j.margin {
                         let params = rows.sanitize(params, model.opt.timestep, refsafe(model), what);
-                        let row = &mut s.rows[..nv];
-                        row.fill(0.0);
-                        row[v] = -side;
-                        rows.add(NewGroup {
-                            efc_type: EfcType::LimitJoint,
-                            id: i,
-                            jac: row,
-                            pos: &[dist],
-                            margin: &[j.margin],
-                            frictionloss: 0.0,
-                            diag: &[inv.dof[v]],
-                            kind: GroupKind::Plain,
-                            params,
-                        });
+                        rows.add_one(s, at(dist), params, |row| row[v] = -side);
                     }
                 }
             }
@@ -91,21 +85,10 @@ pub(crate) fn limit_rows(
                 let dist = j.range[0].max(j.range[1]) - theta;
                 if dist < j.margin {
                     let params = rows.sanitize(params, model.opt.timestep, refsafe(model), what);
-                    let row = &mut s.rows[..nv];
-                    row.fill(0.0);
-                    for k in 0..3 {
-                        row[v + k] = -u[k];
-                    }
-                    rows.add(NewGroup {
-                        efc_type: EfcType::LimitJoint,
-                        id: i,
-                        jac: row,
-                        pos: &[dist],
-                        margin: &[j.margin],
-                        frictionloss: 0.0,
-                        diag: &[inv.dof[v]],
-                        kind: GroupKind::Plain,
-                        params,
+                    rows.add_one(s, at(dist), params, |row| {
+                        for k in 0..3 {
+                            row[v + k] = -u[k];
+                        }
                     });
                 }
             }
@@ -135,20 +118,18 @@ pub(crate) fn limit_rows(
                 let params = rows.sanitize(params, model.opt.timestep, refsafe(model), || {
                     format!("limit of tendon {t}")
                 });
-                let row = &mut s.rows[..nv];
-                for (c, r) in row.iter_mut().enumerate() {
-                    *r = -side * ten.moment[(t, c)];
-                }
-                rows.add(NewGroup {
+                let limit = OneRow {
                     efc_type: EfcType::LimitTendon,
                     id: t,
-                    jac: row,
-                    pos: &[dist],
-                    margin: &[tendon.margin],
+                    pos: dist,
+                    margin: tendon.margin,
                     frictionloss: 0.0,
-                    diag: &[inv.tendon[t]],
-                    kind: GroupKind::Plain,
-                    params,
+                    diag: inv.tendon[t],
+                };
+                rows.add_one(s, limit, params, |row| {
+                    for (c, r) in row.iter_mut().enumerate() {
+                        *r = -side * ten.moment[(t, c)];
+                    }
                 });
             }
         }

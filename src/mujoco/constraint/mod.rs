@@ -149,9 +149,62 @@ impl Efc {
         }
     }
 
+    /// Removes every row and contact, keeping the storage (no allocation when refilled to a
+    /// size seen before); the Jacobian gets `nv` columns.
+    pub fn clear(&mut self, nv: usize) {
+        self.ne = 0;
+        self.nf = 0;
+        self.nl = 0;
+        self.efc_type.clear();
+        self.efc_id.clear();
+        self.j = reshape_zeroed(std::mem::replace(&mut self.j, DMatrix::zeros(0, 0)), 0, nv);
+        self.j_rows.clear(nv);
+        for v in [
+            &mut self.pos,
+            &mut self.margin,
+            &mut self.frictionloss,
+            &mut self.diag_approx,
+            &mut self.r,
+            &mut self.d,
+            &mut self.vel,
+            &mut self.aref,
+            &mut self.mu,
+        ] {
+            v.clear();
+        }
+        self.kbip.clear();
+        self.contacts.clear();
+        self.warnings.clear();
+    }
+
     /// Number of rows (`nefc`).
     pub fn nefc(&self) -> usize {
         self.efc_type.len()
+    }
+
+    /// An `Efc` that owns no storage, to hold the place of one being filled.
+    fn placeholder() -> Self {
+        Efc {
+            ne: 0,
+            nf: 0,
+            nl: 0,
+            efc_type: Vec::new(),
+            efc_id: Vec::new(),
+            j: DMatrix::zeros(0, 0),
+            j_rows: SparseRows::default(),
+            pos: Vec::new(),
+            margin: Vec::new(),
+            frictionloss: Vec::new(),
+            diag_approx: Vec::new(),
+            kbip: Vec::new(),
+            r: Vec::new(),
+            d: Vec::new(),
+            vel: Vec::new(),
+            aref: Vec::new(),
+            contacts: Vec::new(),
+            mu: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// Number of dofs (columns of `j`).
@@ -178,6 +231,15 @@ impl Efc {
             None => std::borrow::Cow::Owned(SparseRows::from_dense(&self.j)),
         }
     }
+}
+
+/// `m` as a zero `nrows x ncols` matrix in its own storage (no allocation when it held as many
+/// numbers before; nalgebra's `resize_mut` would move the old entries).
+fn reshape_zeroed(m: DMatrix<f64>, nrows: usize, ncols: usize) -> DMatrix<f64> {
+    let mut v: Vec<f64> = m.data.into();
+    v.clear();
+    v.resize(nrows * ncols, 0.0);
+    DMatrix::from_vec(nrows, ncols, v)
 }
 
 // ANCHOR: make_constraint
@@ -210,6 +272,51 @@ pub fn make_constraint(
     qvel: &[f64],
     contacts: Vec<MjContact>,
 ) -> Result<Efc> {
+    let mut efc = Efc::empty(model.nv);
+    make_constraint_into(
+        model,
+        d,
+        invweight,
+        qpos,
+        qvel,
+        contacts,
+        &mut efc,
+        &mut RowScratch::new(model),
+    )?;
+    Ok(efc)
+}
+// ANCHOR_END: make_constraint
+
+/// The scratch of [`make_constraint_into`] (point Jacobians, a contact's rows, the row groups),
+/// kept between calls.
+pub struct RowScratch {
+    s: Scratch,
+}
+
+impl RowScratch {
+    /// Scratch for `model`.
+    pub fn new(model: &Model) -> Self {
+        RowScratch {
+            s: Scratch::new(model.nv),
+        }
+    }
+}
+
+/// [`make_constraint`] into `efc`'s storage, with reused scratch: the rows are appended to
+/// emptied vectors that keep their capacity, so a second call on a state of the same size
+/// allocates nothing here. On an error `efc` holds no rows.
+#[allow(clippy::too_many_arguments)]
+pub fn make_constraint_into(
+    model: &Model,
+    d: &Data,
+    invweight: &Invweight,
+    qpos: &[f64],
+    qvel: &[f64],
+    contacts: Vec<MjContact>,
+    efc: &mut Efc,
+    scratch: &mut RowScratch,
+) -> Result<()> {
+    efc.clear(model.nv);
     model.check_state(qpos, qvel)?;
     let sizes = [
         ("d.cdof", d.cdof.len(), model.nv),
@@ -239,19 +346,31 @@ pub fn make_constraint(
     } else {
         Some(tendon_kinematics(model, qpos)?)
     };
-    let quats = jacobian::xquat(model, qpos);
-    let mut s = Scratch::new(model.nv);
-    let mut rows = Rows::new(model.nv, contacts);
-    equality::equality_rows(model, d, invweight, qpos, ten.as_ref(), &quats, &mut s, &mut rows)?;
-    friction::friction_rows(model, invweight, ten.as_ref(), &mut s, &mut rows);
-    limit::limit_rows(model, invweight, qpos, ten.as_ref(), &mut s, &mut rows)?;
-    contact::contact_rows(model, d, invweight, &mut s, &mut rows)?;
-    rows.make_impedance(model.opt.cone, model.opt.impratio);
-    rows.reference(qvel);
-    equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
-    let efc = rows.efc;
-    crate::error::check_output("efc_aref", &efc.aref)?;
-    crate::error::check_output("efc_R", &efc.r)?;
-    Ok(efc)
+    // the body quaternions, which only the weld rows read
+    let quats = if model.equality.is_empty() {
+        Vec::new()
+    } else {
+        jacobian::xquat(model, qpos)
+    };
+    let s = &mut scratch.s;
+    let mut rows = Rows::reuse(model.nv, std::mem::replace(efc, Efc::placeholder()), contacts, s);
+    let made = (|| {
+        equality::equality_rows(model, d, invweight, qpos, ten.as_ref(), &quats, s, &mut rows)?;
+        friction::friction_rows(model, invweight, ten.as_ref(), s, &mut rows);
+        limit::limit_rows(model, invweight, qpos, ten.as_ref(), s, &mut rows)?;
+        contact::contact_rows(model, d, invweight, s, &mut rows)
+    })();
+    if made.is_ok() {
+        rows.make_impedance(model.opt.cone, model.opt.impratio);
+        rows.reference(qvel);
+        equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
+    }
+    *efc = rows.finish(s);
+    let checked = made
+        .and_then(|_| crate::error::check_output("efc_aref", &efc.aref))
+        .and_then(|_| crate::error::check_output("efc_R", &efc.r));
+    if checked.is_err() {
+        efc.clear(model.nv);
+    }
+    checked
 }
-// ANCHOR_END: make_constraint

@@ -25,6 +25,9 @@ pub(crate) struct Scratch {
     pub chain2: Vec<usize>,
     /// Their union, increasing.
     pub chains: Vec<usize>,
+    /// The row groups and `A-hat` of the last call, kept for their storage.
+    groups: Vec<Group>,
+    diag: Vec<f64>,
 }
 
 impl Scratch {
@@ -38,6 +41,8 @@ impl Scratch {
             chain1: Vec::with_capacity(nv),
             chain2: Vec::with_capacity(nv),
             chains: Vec::with_capacity(2 * nv),
+            groups: Vec::new(),
+            diag: Vec::new(),
         }
     }
 
@@ -89,11 +94,21 @@ pub(crate) struct Group {
 pub(crate) struct Rows {
     pub nv: usize,
     pub efc: Efc,
-    /// Row-major Jacobian, nefc x nv.
-    pub j: Vec<f64>,
     pub groups: Vec<Group>,
     /// `A-hat` of every row, before `mj_makeImpedance` adjusts it.
     pub diag: Vec<f64>,
+}
+
+/// One row with its own impedance (see [`Rows::add_one`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OneRow {
+    pub efc_type: EfcType,
+    pub id: usize,
+    pub pos: f64,
+    pub margin: f64,
+    pub frictionloss: f64,
+    /// `A-hat`.
+    pub diag: f64,
 }
 
 /// One row group to add (see [`Rows::add`]).
@@ -111,24 +126,23 @@ pub(crate) struct NewGroup<'a> {
 }
 
 impl Rows {
-    pub fn new(nv: usize, contacts: Vec<MjContact>) -> Self {
-        let mut efc = Efc::empty(nv);
-        // room for the contacts' rows (at most 2 (dim - 1) each) and as many others as dofs,
-        // so that the row-major J is not moved while it grows
-        let nrow = contacts.iter().map(|c| (2 * c.dim.max(1) - 1).max(1)).sum::<usize>() + nv;
+    /// Rows to be written into `efc`'s storage (emptied, its capacity kept) for the contacts
+    /// `contacts`, with the group storage of `s`; [`Rows::finish`] gives both back.
+    pub fn reuse(nv: usize, mut efc: Efc, contacts: Vec<MjContact>, s: &mut Scratch) -> Self {
+        efc.clear(nv);
         efc.contacts = contacts;
-        for v in [&mut efc.pos, &mut efc.margin, &mut efc.frictionloss] {
-            v.reserve(nrow);
-        }
-        efc.efc_type.reserve(nrow);
-        efc.efc_id.reserve(nrow);
-        Rows {
-            nv,
-            efc,
-            j: Vec::with_capacity(nrow * nv),
-            groups: Vec::new(),
-            diag: Vec::with_capacity(nrow),
-        }
+        let mut groups = std::mem::take(&mut s.groups);
+        groups.clear();
+        let mut diag = std::mem::take(&mut s.diag);
+        diag.clear();
+        Rows { nv, efc, groups, diag }
+    }
+
+    /// The finished rows; the group storage goes back to `s`.
+    pub fn finish(self, s: &mut Scratch) -> Efc {
+        s.groups = self.groups;
+        s.diag = self.diag;
+        self.efc
     }
 
     // ANCHOR: add_constraint
@@ -150,16 +164,40 @@ impl Rows {
             return false;
         }
         let n = g.pos.len();
-        let start = self.efc.nefc();
         let nv = self.nv;
-        self.j.extend_from_slice(&g.jac[..n * nv]);
-        let e = &mut self.efc;
         for row in g.jac[..n * nv].chunks_exact(nv.max(1)).take(n) {
             match cols {
-                Some(cols) => e.j_rows.push_row_in_cols(row, cols),
-                None => e.j_rows.push_dense_row(row.iter().copied()),
+                Some(cols) => self.efc.j_rows.push_row_in_cols(row, cols),
+                None => self.efc.j_rows.push_dense_row(row.iter().copied()),
             }
         }
+        self.push_group(g, n);
+        true
+    }
+
+    /// [`Rows::add`] for a contact's group given on the columns `cols` only (increasing, the
+    /// dofs of the two chains): `g.jac` holds `n x cols.len()` numbers, row-major; the other
+    /// columns are zero. Contacts are never skipped.
+    pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize]) {
+        let n = g.pos.len();
+        let r = &mut self.efc.j_rows;
+        let nc = cols.len();
+        for row in 0..n {
+            for (&c, &v) in cols.iter().zip(&g.jac[row * nc..(row + 1) * nc]) {
+                if v != 0.0 {
+                    r.colind.push(c);
+                    r.values.push(v);
+                }
+            }
+            r.rowadr.push(r.colind.len());
+        }
+        self.push_group(g, n);
+    }
+
+    /// The per-row numbers and the group record of `n` rows whose Jacobian is stored.
+    fn push_group(&mut self, g: NewGroup, n: usize) {
+        let start = self.efc.nefc();
+        let e = &mut self.efc;
         for k in 0..n {
             e.efc_type.push(g.efc_type);
             e.efc_id.push(g.id);
@@ -180,7 +218,26 @@ impl Rows {
             kind: g.kind,
             params: g.params,
         });
-        true
+    }
+
+    /// [`Rows::add`] for a group of one row with its own impedance and sanitized parameters
+    /// `params` (a friction-loss row, one side of a limit, a joint or tendon equality): the row's
+    /// Jacobian is written by `jac` into a zeroed scratch row of `s`.
+    pub fn add_one(&mut self, s: &mut Scratch, r: OneRow, params: SolParams, jac: impl FnOnce(&mut [f64])) -> bool {
+        let row = &mut s.rows[..self.nv];
+        row.fill(0.0);
+        jac(row);
+        self.add(NewGroup {
+            efc_type: r.efc_type,
+            id: r.id,
+            jac: row,
+            pos: &[r.pos],
+            margin: &[r.margin],
+            frictionloss: r.frictionloss,
+            diag: &[r.diag],
+            kind: GroupKind::Plain,
+            params,
+        })
     }
 
     /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
@@ -204,8 +261,10 @@ impl Rows {
     pub fn make_impedance(&mut self, cone: Cone, impratio: f64) {
         let e = &mut self.efc;
         let nefc = e.nefc();
-        e.kbip = vec![[0.0; 4]; nefc];
-        e.r = vec![0.0; nefc];
+        e.kbip.clear();
+        e.kbip.resize(nefc, [0.0; 4]);
+        e.r.clear();
+        e.r.resize(nefc, 0.0);
         for g in &self.groups {
             let s = g.start;
             let pos = match g.kind {
@@ -230,7 +289,8 @@ impl Rows {
             }
         }
         // frictional contacts
-        e.mu = vec![0.0; e.contacts.len()];
+        e.mu.clear();
+        e.mu.resize(e.contacts.len(), 0.0);
         for g in &self.groups {
             let t = e.efc_type[g.start];
             if !matches!(t, EfcType::ContactPyramidal | EfcType::ContactElliptic) {
@@ -255,29 +315,38 @@ impl Rows {
                 }
             }
         }
-        e.d = e.r.iter().map(|r| 1.0 / r).collect();
-        e.diag_approx = (0..nefc)
-            .map(|i| e.r[i] * e.kbip[i][2] / (1.0 - e.kbip[i][2]))
-            .collect();
+        e.d.clear();
+        e.d.extend(e.r.iter().map(|r| 1.0 / r));
+        e.diag_approx.clear();
+        e.diag_approx
+            .extend((0..nefc).map(|i| e.r[i] * e.kbip[i][2] / (1.0 - e.kbip[i][2])));
     }
     // ANCHOR_END: make_impedance
 
-    /// Finishes the dense Jacobian and the velocity-level arrays: `efc_vel = J qvel` and
-    /// `aref = -B vel - K d (pos - margin)` (MuJoCo's `mj_referenceConstraint` before its
-    /// `Jdot v` correction, which the caller subtracts).
+    /// Finishes the dense Jacobian (scattered from the sparse rows into its reused storage)
+    /// and the velocity-level arrays: `efc_vel = J qvel` and `aref = -B vel - K d (pos -
+    /// margin)` (MuJoCo's `mj_referenceConstraint` before its `Jdot v` correction, which the
+    /// caller subtracts).
     pub fn reference(&mut self, qvel: &[f64]) {
         let nv = self.nv;
         let e = &mut self.efc;
         let nefc = e.nefc();
-        e.j = DMatrix::from_row_slice(nefc, nv, &self.j);
-        e.vel = vec![0.0; nefc];
+        let mut j = super::reshape_zeroed(std::mem::replace(&mut e.j, DMatrix::zeros(0, 0)), nefc, nv);
+        for i in 0..nefc {
+            let (cols, vals) = e.j_rows.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                j[(i, c)] = v;
+            }
+        }
+        e.j = j;
+        e.vel.clear();
+        e.vel.resize(nefc, 0.0);
         e.j_rows.mul(qvel, &mut e.vel);
-        e.aref = (0..nefc)
-            .map(|i| {
-                let [k, b, imp, _] = e.kbip[i];
-                -b * e.vel[i] - k * imp * (e.pos[i] - e.margin[i])
-            })
-            .collect();
+        e.aref.clear();
+        e.aref.extend((0..nefc).map(|i| {
+            let [k, b, imp, _] = e.kbip[i];
+            -b * e.vel[i] - k * imp * (e.pos[i] - e.margin[i])
+        }));
     }
 }
 
@@ -288,16 +357,8 @@ pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &m
     }
 }
 
-/// [`project_row`] on the columns of two chains only; `out` must be zero elsewhere (the other
-/// columns of `a` and `b` are zero, and so is their projection).
-pub(crate) fn project_row_chains(
-    frame_row: &Vec3,
-    a: &Matrix3xX<f64>,
-    b: &Matrix3xX<f64>,
-    chains: [&[usize]; 2],
-    out: &mut [f64],
-) {
-    for &k in chains[0].iter().chain(chains[1]) {
-        out[k] = (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum();
-    }
+/// Row `r` of `frame (a - b)` at column `k`: `sum_q frame_row[q] (a[q, k] - b[q, k])`.
+#[inline(always)]
+pub(crate) fn project_col(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, k: usize) -> f64 {
+    (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum()
 }

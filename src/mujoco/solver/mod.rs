@@ -62,9 +62,9 @@ pub enum JacStorage {
 
 impl JacStorage {
     /// MuJoCo's choice (`mj_isSparse` with the default `jacobian="auto"`): sparse from 60 dofs
-    /// on, dense below. [`solve`] makes PGS's `AR` by it (the rounding of the dense product
-    /// decides, like MuJoCo's, the state of a force that lies exactly on its cone); the primal
-    /// solvers always read sparse rows.
+    /// on, dense below. [`solve`]'s PGS reads `AR` by it, whole rows or their nonzeros (the
+    /// order of the residual's sums decides, like MuJoCo's, the state of a force that lies
+    /// exactly on its cone); the primal solvers always read sparse rows.
     pub fn mujoco(nv: usize) -> Self {
         if nv >= 60 {
             JacStorage::Sparse
@@ -129,7 +129,7 @@ pub struct SolverStat {
 }
 
 /// What a solve produces (`qacc`, `efc_force`, `efc_state`, `qfrc_constraint`, `solver_*`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverResult {
     /// Constrained acceleration.
     pub qacc: Vec<f64>,

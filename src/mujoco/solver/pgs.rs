@@ -38,22 +38,27 @@ pub fn make_dual(smooth: &Smooth, efc: &Efc) -> Result<Dual> {
     make_dual_storage(smooth, efc, JacStorage::Sparse)
 }
 
-/// `AR` and `b`: each row of `J` is solved through `M` once (the sparse `L^T D L` of
-/// `mj_factorM`, [`solve_m`]), giving `M^-1 J_i^T`, and `A_ik = J_k (M^-1 J_i^T)`. Dense: the
-/// product `J (M^-1 J^T)`, `nefc^2 nv` multiply-adds. Sparse: each entry is the dot product of
-/// a sparse row with a dense column, `nefc^2 / 2` times a row's length (`A` is symmetric).
-/// Either way the nonzeros of `AR` are kept by rows in [`Dual::ar_rows`].
+/// `AR` and `b` by either route, both kept by rows in [`Dual::ar_rows`]. Sparse, MuJoCo's
+/// (`mj_makeY`, `mj_makeAR`): `Y = J M^-1/2` ([`make_y`]), then `AR = Y Y^T + R` from the
+/// nonzeros of `Y` ([`make_ar`]). Dense, the reference: each row of `J` solved through `M`
+/// ([`solve_m`]), then the product `J (M^-1 J^T)`, `nefc^2 nv` multiply-adds.
 pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Result<Dual> {
-    dual_of_rows(smooth, efc, storage, &efc.sparse_rows())
-}
-
-/// [`make_dual_storage`] with the sparse rows `jac` of `efc.j` already made.
-fn dual_of_rows(smooth: &Smooth, efc: &Efc, storage: JacStorage, jac: &SparseRows) -> Result<Dual> {
-    let (nv, n) = (smooth.layout.nv, efc.nefc());
+    let jac = efc.sparse_rows();
+    let n = efc.nefc();
     let mut b = vec![0.0; n];
-    let mut ar = DMatrix::zeros(n, n);
-    match storage {
+    jac.mul(smooth.qacc_smooth, &mut b);
+    for (bi, a) in b.iter_mut().zip(&efc.aref) {
+        *bi -= a;
+    }
+    let ar = match storage {
+        JacStorage::Sparse => {
+            let mut s = PgsScratch::default();
+            make_y(smooth, &jac, &mut s)?;
+            make_ar(&efc.r, JacStorage::Sparse, &mut s);
+            s.ar_rows.to_dense()
+        }
         JacStorage::Dense => {
+            let nv = smooth.layout.nv;
             let mut minv_jt = DMatrix::zeros(nv, n);
             let mut col = vec![0.0; nv];
             for i in 0..n {
@@ -63,39 +68,162 @@ fn dual_of_rows(smooth: &Smooth, efc: &Efc, storage: JacStorage, jac: &SparseRow
                 solve_m(smooth, &mut col)?;
                 minv_jt.column_mut(i).copy_from_slice(&col);
             }
-            ar = &efc.j * minv_jt;
-            mul_j(efc, smooth.qacc_smooth, &mut b);
-        }
-        JacStorage::Sparse => {
-            let mut col = vec![0.0; nv];
+            let mut ar = &efc.j * minv_jt;
             for i in 0..n {
-                col.fill(0.0);
-                let (cols, vals) = jac.row(i);
-                for (&c, &v) in cols.iter().zip(vals) {
-                    col[c] = v;
-                }
-                solve_m(smooth, &mut col)?;
-                for k in 0..=i {
-                    let a = jac.dot_row(k, &col);
-                    ar[(i, k)] = a;
-                    ar[(k, i)] = a;
-                }
+                ar[(i, i)] += efc.r[i];
             }
-            jac.mul(smooth.qacc_smooth, &mut b);
+            ar
         }
-    }
-    for i in 0..n {
-        ar[(i, i)] += efc.r[i];
-    }
-    for (bi, a) in b.iter_mut().zip(&efc.aref) {
-        *bi -= a;
-    }
+    };
     // AR is symmetric: its columns, contiguous in column-major storage, are its rows
     let mut ar_rows = SparseRows::new(n);
     for i in 0..n {
         ar_rows.push_dense_row(ar.column(i).iter().copied());
     }
     Ok(Dual { ar, ar_rows, b })
+}
+
+/// MuJoCo's `mj_makeY`: the rows of `Y = J M^-1/2`, `Y_i^T = D^-1/2 L^-T J_i^T` with the factor
+/// `M = L^T D L` of `mj_factorM` (`mj_solveM2`), so that `Y_i . Y_k = J_i M^-1 J_k^T`. The
+/// pass `L^-T` pushes each entry into the dof's ancestors, so a row of `Y` is nonzero only on
+/// the chains its row of `J` touches: as sparse as `J`. `s.x` is scratch of length `nv`.
+pub fn make_y(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<()> {
+    let l = smooth.layout;
+    let nv = l.nv;
+    s.x.clear();
+    s.x.resize(nv, 0.0);
+    s.sqrt_dinv.clear();
+    s.sqrt_dinv.extend(smooth.qld_diag_inv.iter().map(|d| d.sqrt()));
+    s.y.clear(nv);
+    for i in 0..jac.nrows() {
+        let (cols, vals) = jac.row(i);
+        let Some(&hi) = cols.last() else {
+            s.y.rowadr.push(s.y.colind.len());
+            continue;
+        };
+        let x = &mut s.x[..=hi];
+        x.fill(0.0);
+        for (&c, &v) in cols.iter().zip(vals) {
+            x[c] = v;
+        }
+        // x <- L^-T x: the dofs above `hi` are zero and stay so
+        for k in (0..=hi).rev() {
+            let xk = x[k];
+            if xk != 0.0 {
+                let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
+                for (&lkj, &j) in smooth.qld[a..a + d].iter().zip(&l.col[a..a + d]) {
+                    x[j] -= lkj * xk;
+                }
+            }
+        }
+        // x <- D^-1/2 x, kept by its nonzeros
+        for (k, &xk) in x.iter().enumerate() {
+            if xk != 0.0 {
+                s.y.colind.push(k);
+                s.y.values.push(xk * s.sqrt_dinv[k]);
+            }
+        }
+        s.y.rowadr.push(s.y.colind.len());
+    }
+    crate::error::check_output("Y = J M^-1/2", &s.y.values)
+}
+
+/// MuJoCo's `mj_makeAR`: `AR = Y Y^T + diag(R)` from the rows of `Y` ([`make_y`]) and its
+/// columns (`Y^T` by rows, one list of `(row, value)` per dof): row `i` of `A` gathers
+/// `Y_ij Y_kj` over the dofs `j` of row `i` and the rows `k` that touch them, so only rows
+/// sharing a tree meet, and every entry sums its products in increasing `j`, the order of the
+/// dot product `Y_i . Y_k` (`A` comes out exactly symmetric). Dense storage fills the lower
+/// triangle and mirrors it into `s.ar` (row-major `nefc x nefc`); sparse storage writes whole
+/// rows into `s.ar_rows`, columns increasing. Also `s.arinv = 1 / AR_ii` (MuJoCo's
+/// `ARdiaginv`).
+pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
+    let (n, nv) = (s.y.nrows(), s.y.ncols);
+    // Y^T by rows: counts, addresses, then entries in increasing row order
+    s.yt_adr.clear();
+    s.yt_adr.resize(nv + 1, 0);
+    for &c in &s.y.colind {
+        s.yt_adr[c + 1] += 1;
+    }
+    for j in 0..nv {
+        s.yt_adr[j + 1] += s.yt_adr[j];
+    }
+    let nnz = s.y.colind.len();
+    s.yt_row.resize(nnz, 0);
+    s.yt_val.resize(nnz, 0.0);
+    s.next.clear();
+    s.next.extend_from_slice(&s.yt_adr[..nv]);
+    for i in 0..n {
+        let (cols, vals) = s.y.row(i);
+        for (&c, &v) in cols.iter().zip(vals) {
+            s.yt_row[s.next[c]] = i;
+            s.yt_val[s.next[c]] = v;
+            s.next[c] += 1;
+        }
+    }
+    s.acc.clear();
+    s.acc.resize(n, 0.0);
+    s.seen.clear();
+    s.seen.resize(n, false);
+    s.arinv.clear();
+    s.arinv.resize(n, 0.0);
+    if storage == JacStorage::Dense {
+        // the lower triangle summed in place, then mirrored
+        s.ar.clear();
+        s.ar.resize(n * n, 0.0);
+        for i in 0..n {
+            let row = &mut s.ar[i * n..(i + 1) * n];
+            let (cols, vals) = s.y.row(i);
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    if k > i {
+                        break;
+                    }
+                    row[k] += yij * ykj;
+                }
+            }
+            row[i] += r[i];
+            s.arinv[i] = 1.0 / row[i];
+        }
+        for i in 0..n {
+            for k in 0..i {
+                s.ar[k * n + i] = s.ar[i * n + k];
+            }
+        }
+        return;
+    }
+    s.ar_rows.clear(n);
+    for i in 0..n {
+        // the rows k of A's row i with their sums; the diagonal always (a row of J that is
+        // zero, possible only by hand, has AR_ii = R_i)
+        s.touched.clear();
+        s.touched.push(i);
+        s.seen[i] = true;
+        let (cols, vals) = s.y.row(i);
+        for (&j, &yij) in cols.iter().zip(vals) {
+            let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+            for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                if !s.seen[k] {
+                    s.seen[k] = true;
+                    s.touched.push(k);
+                }
+                s.acc[k] += yij * ykj;
+            }
+        }
+        s.touched.sort_unstable();
+        for &k in &s.touched {
+            let mut a = s.acc[k];
+            if k == i {
+                a += r[i];
+                s.arinv[i] = 1.0 / a;
+            }
+            s.ar_rows.colind.push(k);
+            s.ar_rows.values.push(a);
+            s.acc[k] = 0.0;
+            s.seen[k] = false;
+        }
+        s.ar_rows.rowadr.push(s.ar_rows.colind.len());
+    }
 }
 // ANCHOR_END: make_dual
 
@@ -113,21 +241,27 @@ pub fn dual_cost(dual: &Dual, f: &[f64]) -> f64 {
 /// The starting forces (MuJoCo's `warmstart` for PGS): zero, or the forces
 /// [`update`] gives at `J qacc_warmstart - aref` when their dual cost is not positive.
 pub fn initial_force(efc: &Efc, cones: &[Cone], dual: &Dual, opts: &SolverOptions) -> Vec<f64> {
-    let n = efc.nefc();
-    let mut f = vec![0.0; n];
+    let mut f = vec![0.0; efc.nefc()];
+    warm_force(efc, cones, opts, &mut f, |f| dual_cost(dual, f));
+    f
+}
+
+/// [`initial_force`] into `f`, with the dual cost given by `cost`.
+fn warm_force(efc: &Efc, cones: &[Cone], opts: &SolverOptions, f: &mut [f64], cost: impl Fn(&[f64]) -> f64) {
+    f.fill(0.0);
     if let Some(w) = &opts.warmstart {
+        let n = efc.nefc();
         let mut jar = vec![0.0; n];
         mul_j(efc, w, &mut jar);
         for (x, a) in jar.iter_mut().zip(&efc.aref) {
             *x -= a;
         }
         let mut st = vec![EfcState::Satisfied; n];
-        update(efc, cones, &jar, &mut f, &mut st, None);
-        if dual_cost(dual, &f) > 0.0 {
+        update(efc, cones, &jar, f, &mut st, None);
+        if cost(f) > 0.0 {
             f.fill(0.0);
         }
     }
-    f
 }
 
 // ANCHOR: dual_state
@@ -196,8 +330,13 @@ pub fn dual_state(efc: &Efc, cones: &[Cone], force: &[f64], state: &mut [EfcStat
 /// `|y| <= r`, found by at most 20 Newton steps on `phi(lambda) = |y|^2 - r^2` (convex and
 /// decreasing, so Newton from 0 approaches the root from below). Returns `x` in `out[..n]` and
 /// whether the constraint is active; an `A~ + lambda I` that is not positive definite (pivot
-/// below 1e-10) gives `x = 0`. `a` is row-major n x n.
+/// below 1e-10) gives `x = 0`. `a` is row-major n x n. For `n = 2` and `3` (condim 3 and 4)
+/// the inverse comes from the adjugate instead of a factorization ([`qcqp_adjugate`], MuJoCo's
+/// `mju_QCQP2` and `mju_QCQP3`).
 pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    if n == 2 || n == 3 {
+        return qcqp_adjugate(a, b, d, r, n, out);
+    }
     let mut at = [0.0; 25];
     let mut bt = [0.0; 5];
     for i in 0..n {
@@ -233,6 +372,76 @@ pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &m
         let mut z = y;
         small_solve(&l, n, &mut z);
         let dphi = -2.0 * (0..n).map(|i| y[i] * z[i]).sum::<f64>();
+        let step = -phi / dphi;
+        if step < 1e-10 {
+            break;
+        }
+        lambda += step;
+    }
+    for i in 0..n {
+        out[i] = y[i] * d[i];
+    }
+    lambda != 0.0
+}
+
+/// [`qcqp`] for `n = 2` or `3` with `P = (A~ + lambda I)^-1 = adj / det` written out: the same
+/// Newton steps on `phi(lambda) = |y|^2 - r^2`, `y = -P b~`, `phi' = -2 y^T P y`, and `x = 0`
+/// when `det < 1e-10` (MuJoCo's test in `mju_QCQP2`, `mju_QCQP3`).
+pub fn qcqp_adjugate(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    // A~ = D A D (symmetric: the upper triangle is read), b~ = D b
+    let mut atd = [[0.0; 3]; 3];
+    for i in 0..n {
+        for j in i..n {
+            atd[i][j] = a[i * n + j] * d[i] * d[j];
+        }
+    }
+    let at = |i: usize, j: usize| atd[i][j];
+    let bt = [b[0] * d[0], b[1] * d[1], if n == 3 { b[2] * d[2] } else { 0.0 }];
+    let mut lambda: f64 = 0.0;
+    let mut y = [0.0; 3];
+    for _ in 0..20 {
+        // P, symmetric, as [P11, P22, P33, P12, P13, P23]
+        let p = if n == 2 {
+            let (a11, a22, a12) = (at(0, 0) + lambda, at(1, 1) + lambda, at(0, 1));
+            let det = a11 * a22 - a12 * a12;
+            if det < 1e-10 {
+                out[..n].fill(0.0);
+                return false;
+            }
+            let inv = 1.0 / det;
+            [a22 * inv, a11 * inv, 0.0, -a12 * inv, 0.0, 0.0]
+        } else {
+            let (a11, a22, a33) = (at(0, 0) + lambda, at(1, 1) + lambda, at(2, 2) + lambda);
+            let (a12, a13, a23) = (at(0, 1), at(0, 2), at(1, 2));
+            // the adjugate's entries, then det by the first row
+            let c = [
+                a22 * a33 - a23 * a23,
+                a11 * a33 - a13 * a13,
+                a11 * a22 - a12 * a12,
+                a13 * a23 - a12 * a33,
+                a12 * a23 - a13 * a22,
+                a12 * a13 - a23 * a11,
+            ];
+            let det = a11 * c[0] + a12 * c[3] + a13 * c[4];
+            if det < 1e-10 {
+                out[..n].fill(0.0);
+                return false;
+            }
+            let inv = 1.0 / det;
+            c.map(|x| x * inv)
+        };
+        let [p11, p22, p33, p12, p13, p23] = p;
+        y = [
+            -p11 * bt[0] - p12 * bt[1] - p13 * bt[2],
+            -p12 * bt[0] - p22 * bt[1] - p23 * bt[2],
+            -p13 * bt[0] - p23 * bt[1] - p33 * bt[2],
+        ];
+        let phi = y[0] * y[0] + y[1] * y[1] + y[2] * y[2] - r * r;
+        if phi < 1e-10 {
+            break;
+        }
+        let dphi = -2.0 * (p11 * y[0] * y[0] + p22 * y[1] * y[1] + p33 * y[2] * y[2])
+            - 4.0 * (p12 * y[0] * y[1] + p13 * y[0] * y[2] + p23 * y[1] * y[2]);
         let step = -phi / dphi;
         if step < 1e-10 {
             break;
@@ -303,14 +512,20 @@ fn project_ellipse(friction: &mut [f64], normal: f64, mu: &[f64]) {
 /// block from `old` to `f` (`res` the block's residual at `old`); a change above 1e-10 restores
 /// `old` and counts as 0.
 pub fn cost_change(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: &[f64]) -> f64 {
-    let mut change = 0.0;
+    let mut delta = [0.0; 6];
     for a in 0..dim {
-        let da = f[a] - old[a];
-        change += da * res[a];
-        for b in 0..dim {
-            change += 0.5 * da * ab[a * dim + b] * (f[b] - old[b]);
-        }
+        delta[a] = f[a] - old[a];
     }
+    let (mut quad, mut lin) = (0.0, 0.0);
+    for a in 0..dim {
+        let mut ad = 0.0;
+        for b in 0..dim {
+            ad += ab[a * dim + b] * delta[b];
+        }
+        quad += delta[a] * ad;
+        lin += delta[a] * res[a];
+    }
+    let change = 0.5 * quad + lin;
     if change > 1e-10 {
         f[..dim].copy_from_slice(&old[..dim]);
         0.0
@@ -350,11 +565,7 @@ pub fn solve_pgs_with(
     solve_pgs_storage(smooth, efc, cones, opts, variant, JacStorage::Sparse)
 }
 
-/// [`solve_pgs`] in either [`PgsVariant`], with `AR` made on either route
-/// ([`make_dual_storage`]); a sweep reads the rows of `AR` by their nonzeros. With momentum, before each sweep the forces are
-/// extrapolated, `f <- f + beta (f - f_prev)`, `beta = (k - 1)/(k + 2)`, and put back in their
-/// sets ([`project`]); `k` restarts at 0 when the sweep's correction opposes the extrapolation
-/// (O'Donoghue and Candes' gradient restart), so the dual cost need not fall monotonically.
+/// [`solve_pgs_into`] with fresh storage, returning the result.
 pub fn solve_pgs_storage(
     smooth: &Smooth,
     efc: &Efc,
@@ -363,37 +574,105 @@ pub fn solve_pgs_storage(
     variant: PgsVariant,
     storage: JacStorage,
 ) -> Result<SolverResult> {
+    let mut out = SolverResult::default();
+    solve_pgs_into(
+        smooth,
+        efc,
+        cones,
+        opts,
+        variant,
+        storage,
+        &mut PgsScratch::default(),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// [`solve_pgs`] in either [`PgsVariant`], with a sweep reading `AR` by dense rows
+/// ([`JacStorage::Dense`], MuJoCo's choice below 60 dofs) or by their nonzeros
+/// ([`JacStorage::Sparse`]); `AR` itself is made once, from the nonzeros of `Y = J M^-1/2`
+/// ([`make_y`], [`make_ar`]). A scalar row steps by MuJoCo's `f_i <- f_i - r_i / AR_ii` with
+/// the reciprocal kept (`ARinv`). With momentum, before each sweep the forces are
+/// extrapolated, `f <- f + beta (f - f_prev)`, `beta = (k - 1)/(k + 2)`, and put back in their
+/// sets ([`project`]); `k` restarts at 0 when the sweep's correction opposes the extrapolation
+/// (O'Donoghue and Candes' gradient restart), so the dual cost need not fall monotonically.
+/// All storage is `s` and `out`, reused: no allocation once they have seen the sizes.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_pgs_into(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    variant: PgsVariant,
+    storage: JacStorage,
+    s: &mut PgsScratch,
+    out: &mut SolverResult,
+) -> Result<()> {
     let (nv, n) = (smooth.layout.nv, efc.nefc());
     let (ne, nf) = (efc.ne, efc.nf);
     let accelerated = variant == PgsVariant::Accelerated;
+    let dense = storage == JacStorage::Dense;
     let jac = efc.sparse_rows();
-    let dual = dual_of_rows(smooth, efc, storage, &jac)?;
-    let mut jtf = vec![0.0; 2 * nv];
-    let ar = &dual.ar;
-    let mut f = initial_force(efc, cones, &dual, opts);
-    let mut state = vec![EfcState::Satisfied; n];
-    let mut oldstate = state.clone();
-    dual_state(efc, cones, &f, &mut state);
-    let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
-    // the blocks: (first row, rows, cone index or usize::MAX)
-    let mut blocks = Vec::new();
+    make_y(smooth, &jac, s)?;
+    make_ar(&efc.r, storage, s);
+    s.b.clear();
+    s.b.resize(n, 0.0);
+    jac.mul(smooth.qacc_smooth, &mut s.b);
+    for (bi, a) in s.b.iter_mut().zip(&efc.aref) {
+        *bi -= a;
+    }
+    s.ardiag.clear();
+    s.ardiag.extend(s.arinv.iter().map(|a| 1.0 / a));
+    // the blocks: (first row, rows, cone index or usize::MAX), and AR's block of each cone
+    s.blocks.clear();
+    s.ablock.clear();
     let (mut i, mut kc) = (0, 0);
     // bounded: i grows by 1 or by a cone's dim
     while i < n {
         if efc.efc_type[i] == EfcType::ContactElliptic {
-            blocks.push((i, cones[kc].dim, kc));
-            i += cones[kc].dim;
+            let dim = cones[kc].dim;
+            s.blocks.push((i, dim, kc));
+            let mut ab = [0.0; 36];
+            for a in 0..dim {
+                for b in 0..dim {
+                    ab[a * dim + b] = s.ar_entry(n, dense, i + a, i + b);
+                }
+            }
+            s.ablock.push(ab);
+            i += dim;
             kc += 1;
         } else {
-            blocks.push((i, 1, usize::MAX));
+            s.blocks.push((i, 1, usize::MAX));
             i += 1;
         }
     }
-    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    let f = &mut out.efc_force;
+    f.clear();
+    f.resize(n, 0.0);
+    if opts.warmstart.is_some() {
+        let s: &PgsScratch = s;
+        warm_force(efc, cones, opts, f, |f| {
+            let mut u = vec![0.0; nv];
+            s.cost(&efc.r, f, &mut u)
+        });
+    }
+    let state = &mut out.efc_state;
+    state.clear();
+    state.resize(n, EfcState::Satisfied);
+    dual_state(efc, cones, f, state);
+    let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
+    s.order.clear();
+    s.order.extend(0..s.blocks.len());
     let mut rng = Pcg32::mujoco_seed();
-    let (mut f_prev, mut f_mom) = (f.clone(), f.clone());
+    s.f_prev.clear();
+    s.f_prev.extend_from_slice(f);
+    s.f_mom.clear();
+    s.f_mom.extend_from_slice(f);
+    s.u.clear();
+    s.u.resize(nv, 0.0);
     let mut k_nesterov = 0usize;
-    let mut stats = Vec::new();
+    let stats = &mut out.stats;
+    stats.clear();
     // bounded by opts.iterations
     while n > 0 && stats.len() < opts.iterations {
         if accelerated {
@@ -403,65 +682,78 @@ pub fn solve_pgs_storage(
                 (k_nesterov as f64 - 1.0) / (k_nesterov as f64 + 2.0)
             };
             if beta > 0.0 {
-                for r in 0..n {
-                    let saved = f[r];
-                    f[r] += beta * (f[r] - f_prev[r]);
-                    f_prev[r] = saved;
+                for (fr, prev) in f.iter_mut().zip(s.f_prev.iter_mut()) {
+                    let saved = *fr;
+                    *fr += beta * (*fr - *prev);
+                    *prev = saved;
                 }
-                project(efc, cones, &mut f);
+                project(efc, cones, f);
             } else {
-                f_prev.copy_from_slice(&f);
+                s.f_prev.copy_from_slice(f);
             }
-            f_mom.copy_from_slice(&f);
-            rng.shuffle(&mut order);
+            s.f_mom.copy_from_slice(f);
+            rng.shuffle(&mut s.order);
         }
         let mut improvement = 0.0;
         // one sweep
-        for &bi in &order {
-            let (i, dim, kc) = blocks[bi];
-            // residual: res = b + (AR f) of the block
-            let mut res = [0.0; 6];
-            for j in 0..dim {
-                res[j] = dual.b[i + j] + dual.ar_rows.dot_row(i + j, &f);
-            }
-            let mut old = [0.0; 6];
-            old[..dim].copy_from_slice(&f[i..i + dim]);
-            let mut ab = [0.0; 36];
-            for a in 0..dim {
-                for b in 0..dim {
-                    ab[a * dim + b] = ar[(i + a, i + b)];
-                }
-            }
+        for &bi in &s.order {
+            let (i, dim, kc) = s.blocks[bi];
             if dim == 1 {
-                f[i] -= res[0] / ab[0];
+                // residual, exact step, clamp, cost change (MuJoCo's costChange for dim 1)
+                let res = s.b[i] + s.ar_dot(n, dense, i, f);
+                let old = f[i];
+                f[i] -= res * s.arinv[i];
                 if i >= ne && i < ne + nf {
                     f[i] = f[i].clamp(-efc.frictionloss[i], efc.frictionloss[i]);
                 } else if i >= ne + nf && f[i] < 0.0 {
                     f[i] = 0.0;
                 }
+                let delta = f[i] - old;
+                let change = 0.5 * delta * delta * s.ardiag[i] + delta * res;
+                if change > 1e-10 {
+                    f[i] = old;
+                } else {
+                    improvement -= change;
+                }
             } else {
-                elliptic_block(&ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
+                let mut res = [0.0; 6];
+                for (j, r) in res.iter_mut().enumerate().take(dim) {
+                    *r = s.b[i + j] + s.ar_dot(n, dense, i + j, f);
+                }
+                let mut old = [0.0; 6];
+                old[..dim].copy_from_slice(&f[i..i + dim]);
+                let ab = &s.ablock[kc];
+                elliptic_block(ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
+                improvement -= cost_change(ab, dim, &mut f[i..i + dim], &old, &res);
             }
-            improvement -= cost_change(&ab, dim, &mut f[i..i + dim], &old, &res);
         }
-        oldstate.copy_from_slice(&state);
-        let nactive = dual_state(efc, cones, &f, &mut state);
-        let nchange = state.iter().zip(&oldstate).filter(|(a, b)| a != b).count();
+        s.oldstate.clear();
+        s.oldstate.extend_from_slice(state);
+        let nactive = dual_state(efc, cones, f, state);
+        let nchange = state.iter().zip(&s.oldstate).filter(|(a, b)| a != b).count();
         improvement *= scale;
         if accelerated {
             // restart when the sweep's correction opposes the extrapolation
-            let dot: f64 = (0..n).map(|r| (f[r] - f_mom[r]) * (f_mom[r] - f_prev[r])).sum();
+            let dot: f64 = (0..n).map(|r| (f[r] - s.f_mom[r]) * (s.f_mom[r] - s.f_prev[r])).sum();
             k_nesterov = if !stats.is_empty() && dot < 0.0 {
                 0
             } else {
                 k_nesterov + 1
             };
         }
+        let cost = if s.skip_cost {
+            0.0
+        } else {
+            let mut u = std::mem::take(&mut s.u);
+            let c = s.cost(&efc.r, f, &mut u);
+            s.u = u;
+            c
+        };
         stats.push(SolverStat {
             improvement,
             nactive,
             nchange,
-            cost: sweep_cost(smooth, &jac, &dual, efc, &f, &mut jtf)?,
+            cost,
             ..Default::default()
         });
         if improvement < opts.tolerance {
@@ -469,41 +761,135 @@ pub fn solve_pgs_storage(
         }
     }
     // mj_dualFinish
-    let mut qacc = vec![0.0; nv];
-    jac.mul_t(&f, &mut qacc);
-    solve_m(smooth, &mut qacc)?;
-    for (a, s) in qacc.iter_mut().zip(smooth.qacc_smooth) {
+    out.iterations = stats.len();
+    out.qfrc_constraint.clear();
+    out.qfrc_constraint.resize(nv, 0.0);
+    jac.mul_t(f, &mut out.qfrc_constraint);
+    out.qacc.clear();
+    out.qacc.extend_from_slice(&out.qfrc_constraint);
+    solve_m(smooth, &mut out.qacc)?;
+    for (a, s) in out.qacc.iter_mut().zip(smooth.qacc_smooth) {
         *a += s;
     }
-    crate::error::check_output("qacc (PGS)", &qacc)?;
-    let mut qfrc = vec![0.0; nv];
-    jac.mul_t(&f, &mut qfrc);
-    Ok(SolverResult {
-        qacc,
-        efc_force: f,
-        efc_state: state,
-        qfrc_constraint: qfrc,
-        iterations: stats.len(),
-        stats,
-    })
+    crate::error::check_output("qacc (PGS)", &out.qacc)
 }
 // ANCHOR_END: solve_pgs
 
-/// The dual cost after a sweep, by the factor of `M` rather than `AR`:
-/// `1/2 f^T AR f + f^T b = 1/2 u^T M^-1 u + sum_i f_i (R_i f_i / 2 + b_i)` with `u = J^T f`, a
-/// sparse product and one solve instead of `nnz(AR)` multiply-adds. Equal to [`dual_cost`] to
-/// rounding. `u` is scratch of length `2 nv`.
-fn sweep_cost(smooth: &Smooth, jac: &SparseRows, dual: &Dual, efc: &Efc, f: &[f64], u: &mut [f64]) -> Result<f64> {
-    let nv = u.len() / 2;
-    let (u, minv_u) = u.split_at_mut(nv);
-    jac.mul_t(f, u);
-    minv_u.copy_from_slice(u);
-    solve_m(smooth, minv_u)?;
-    let mut c = 0.5 * u.iter().zip(minv_u.iter()).map(|(a, b)| a * b).sum::<f64>();
-    for (i, fi) in f.iter().enumerate() {
-        c += fi * (0.5 * efc.r[i] * fi + dual.b[i]);
+/// The storage of a PGS solve ([`solve_pgs_into`]), kept between calls: `Y`, `AR` and its
+/// diagonal's reciprocals, `b`, the blocks and their order, the momentum's copies of the forces.
+#[derive(Clone, Debug, Default)]
+pub struct PgsScratch {
+    /// Leave [`SolverStat::cost`] at 0 instead of computing the dual cost after every sweep
+    /// (MuJoCo records no cost; the pipeline [`crate::mujoco::forward::Forward`] skips it).
+    pub skip_cost: bool,
+    /// `Y = J M^-1/2` by rows (MuJoCo's `efc_Y`).
+    pub y: SparseRows,
+    /// `AR`, row-major `nefc x nefc` (dense storage).
+    pub ar: Vec<f64>,
+    /// `AR` by the nonzeros of its rows (sparse storage).
+    pub ar_rows: SparseRows,
+    /// `1 / AR_ii` (MuJoCo's `ARinv`).
+    pub arinv: Vec<f64>,
+    /// `1 / ARinv_i`, the `AR_ii` MuJoCo's `costChange` reads for a scalar row.
+    ardiag: Vec<f64>,
+    /// `b = J a_s - aref` (`efc_b`).
+    pub b: Vec<f64>,
+    ablock: Vec<[f64; 36]>,
+    blocks: Vec<(usize, usize, usize)>,
+    order: Vec<usize>,
+    f_prev: Vec<f64>,
+    f_mom: Vec<f64>,
+    oldstate: Vec<EfcState>,
+    sqrt_dinv: Vec<f64>,
+    x: Vec<f64>,
+    u: Vec<f64>,
+    yt_adr: Vec<usize>,
+    yt_row: Vec<usize>,
+    yt_val: Vec<f64>,
+    next: Vec<usize>,
+    acc: Vec<f64>,
+    seen: Vec<bool>,
+    touched: Vec<usize>,
+}
+
+impl PgsScratch {
+    /// Storage for solves that skip the cost ([`PgsScratch::skip_cost`]).
+    pub fn without_cost() -> Self {
+        PgsScratch {
+            skip_cost: true,
+            ..Default::default()
+        }
     }
-    Ok(c)
+
+    /// `AR_ik` from the storage in use.
+    fn ar_entry(&self, n: usize, dense: bool, i: usize, k: usize) -> f64 {
+        if dense {
+            self.ar[i * n + k]
+        } else {
+            let (cols, vals) = self.ar_rows.row(i);
+            cols.binary_search(&k).map_or(0.0, |p| vals[p])
+        }
+    }
+
+    /// `(AR f)_i`: MuJoCo's `residual` without `b`, over the whole row (dense, `mju_dot`) or its
+    /// nonzeros (sparse, `mju_dotSparse`), both with four partial sums.
+    #[inline(always)]
+    fn ar_dot(&self, n: usize, dense: bool, i: usize, f: &[f64]) -> f64 {
+        if dense {
+            dot4(&self.ar[i * n..(i + 1) * n], f)
+        } else {
+            let (a, e) = (self.ar_rows.rowadr[i], self.ar_rows.rowadr[i + 1]);
+            dot4_gather(&self.ar_rows.values[a..e], &self.ar_rows.colind[a..e], f)
+        }
+    }
+
+    /// The dual cost by `Y` instead of `AR`: `1/2 f^T AR f + f^T b = 1/2 |Y^T f|^2 + sum_i f_i
+    /// (R_i f_i / 2 + b_i)`, a product over the nonzeros of `Y` instead of `nnz(AR)`
+    /// multiply-adds. Equal to [`dual_cost`] to rounding. `u` is scratch of length `nv`.
+    fn cost(&self, r: &[f64], f: &[f64], u: &mut [f64]) -> f64 {
+        self.y.mul_t(f, u);
+        let mut c = 0.5 * u.iter().map(|a| a * a).sum::<f64>();
+        for (i, fi) in f.iter().enumerate() {
+            c += fi * (0.5 * r[i] * fi + self.b[i]);
+        }
+        c
+    }
+}
+
+/// `a . b` with four partial sums, added as MuJoCo's `mju_dot` adds them.
+#[inline(always)]
+fn dot4(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    let (a4, b4) = (a.chunks_exact(4), b[..a.len()].chunks_exact(4));
+    let (ar, br) = (a4.remainder(), b4.remainder());
+    for (x, y) in a4.zip(b4) {
+        for k in 0..4 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (x, y) in ar.iter().zip(br) {
+        s += x * y;
+    }
+    s
+}
+
+/// `sum_t v[t] x[col[t]]` with four partial sums (`mju_dotSparse`).
+#[inline(always)]
+fn dot4_gather(v: &[f64], col: &[usize], x: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    let (v4, c4) = (v.chunks_exact(4), col.chunks_exact(4));
+    let (vr, cr) = (v4.remainder(), c4.remainder());
+    for (v, c) in v4.zip(c4) {
+        for k in 0..4 {
+            acc[k] += v[k] * x[c[k]];
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (v, &c) in vr.iter().zip(cr) {
+        s += v * x[c];
+    }
+    s
 }
 
 /// Puts extrapolated forces back in their sets (MuJoCo's clip and `projectCone`): friction loss
