@@ -26,7 +26,7 @@
 
 use super::collision::MjContact;
 use super::constraint::{Efc, EfcState};
-use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
+use super::solver::{mul_m, Smooth, SolverOptions, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{actuator_forces, passive_forces_with, tendon_kinematics};
 use crate::error::{check_vector, Error, Result};
@@ -166,6 +166,8 @@ pub struct Forward<'m> {
     pub act: Vec<f64>,
     /// The outputs of the last call.
     pub d: ForwardData,
+    /// The solver's storage, kept between calls.
+    solver: super::solver::Workspace,
 }
 
 impl<'m> Forward<'m> {
@@ -180,6 +182,7 @@ impl<'m> Forward<'m> {
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
             d: ForwardData::new(model)?,
+            solver: Default::default(),
         })
     }
 
@@ -312,13 +315,14 @@ impl<'m> Forward<'m> {
             qfrc_smooth: &d.qfrc_smooth,
             qacc_smooth: &d.qacc_smooth,
         };
-        let r = stages::solve(&smooth, &d.efc, &self.options)?;
-        d.qacc = r.qacc;
-        d.efc_force = r.efc_force;
-        d.efc_state = r.efc_state;
-        d.qfrc_constraint = r.qfrc_constraint;
+        stages::solve(&smooth, &d.efc, &self.options, &mut self.solver)?;
+        let r = &self.solver.result;
+        d.qacc.copy_from_slice(&r.qacc);
+        d.efc_force.clone_from(&r.efc_force);
+        d.efc_state.clone_from(&r.efc_state);
+        d.qfrc_constraint.copy_from_slice(&r.qfrc_constraint);
         d.solver_niter = r.iterations;
-        d.solver = r.stats;
+        d.solver.clone_from(&r.stats);
         Ok(())
     }
     // ANCHOR_END: constraint
@@ -431,9 +435,10 @@ mod stages {
         super::super::constraint::make_constraint(model, d, iw, qpos, qvel, contacts)
     }
 
-    /// `mj_fwdConstraint`'s solver.
-    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
-        super::super::solver::solve(s, efc, o)
+    /// `mj_fwdConstraint`'s solver, in the storage `ws` kept between calls (result in
+    /// `ws.result`).
+    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions, ws: &mut super::super::solver::Workspace) -> Result<()> {
+        super::super::solver::solve_in(s, efc, o, ws)
     }
 
     /// `mj_invConstraint`: force and state of each row at `qacc`.

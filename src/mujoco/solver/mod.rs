@@ -129,7 +129,7 @@ pub struct SolverStat {
 }
 
 /// What a solve produces (`qacc`, `efc_force`, `efc_state`, `qfrc_constraint`, `solver_*`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SolverResult {
     /// Constrained acceleration.
     pub qacc: Vec<f64>,
@@ -169,6 +169,12 @@ pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverR
 /// `D = 1/R` (to 1e-9), friction-loss bounds `>= 0`, row counts `ne + nf + nl <= nefc`, the elliptic blocks
 /// ([`cost::cones`]) and the options. Returns the elliptic cones.
 pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<Vec<cost::Cone>> {
+    check_problem(smooth, efc, opts)?;
+    cost::cones(efc)
+}
+
+/// [`check_inputs`] without the cones.
+fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<()> {
     let nv = smooth.layout.nv;
     check_smooth(smooth)?;
     check_efc(efc, nv)?;
@@ -183,7 +189,36 @@ pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<
     if let Some(w) = &opts.warmstart {
         check_vector("warmstart qacc", w, nv)?;
     }
-    cost::cones(efc)
+    Ok(())
+}
+
+/// The storage of [`solve_in`], kept by the caller between solves (MuJoCo keeps it on
+/// `mjData`'s stack): the primal solvers' vectors and Hessian, the cones, and the result.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    primal: primal::PrimalWorkspace,
+    cones: Vec<cost::Cone>,
+    /// The result of the last [`solve_in`].
+    pub result: SolverResult,
+}
+
+/// [`solve`] with its storage in `ws` and the result in `ws.result`: CG and Newton allocate
+/// nothing once `ws` has seen a problem of the same size (cold start); PGS builds its `AR` as
+/// [`solve`] does. Checks every input at the door.
+pub fn solve_in(smooth: &Smooth, efc: &Efc, opts: &SolverOptions, ws: &mut Workspace) -> Result<()> {
+    check_problem(smooth, efc, opts)?;
+    cost::cones_into(efc, &mut ws.cones)?;
+    let (cones, out) = (&ws.cones, &mut ws.result);
+    let dir = match opts.solver {
+        Solver::Pgs => {
+            let storage = JacStorage::mujoco(smooth.layout.nv);
+            *out = pgs::solve_pgs_storage(smooth, efc, cones, opts, pgs::PgsVariant::Accelerated, storage)?;
+            return Ok(());
+        }
+        Solver::Cg => primal::Direction::CgPolakRibiere,
+        Solver::Newton => primal::Direction::Newton,
+    };
+    primal::solve_primal_in(smooth, efc, cones, opts, dir, JacStorage::Sparse, &mut ws.primal, out)
 }
 
 /// The smooth part of [`check_inputs`].
@@ -196,8 +231,54 @@ pub fn check_smooth(smooth: &Smooth) -> Result<()> {
     check_vector("qacc_smooth", smooth.qacc_smooth, nv)
 }
 
-/// The row part of [`check_inputs`] for `nv` dofs.
+/// The row part of [`check_inputs`] for `nv` dofs: one pass over the rows that finds nothing
+/// wrong, or the checks one by one, which name the first bad entry.
 pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
+    if efc_is_valid(efc, nv) {
+        return Ok(());
+    }
+    check_efc_each(efc, nv)
+}
+
+/// Whether [`check_efc_each`] would pass, in one pass over the rows.
+fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
+    let n = efc.nefc();
+    let lengths = efc.j.nrows() == n
+        && efc.j.ncols() == nv
+        && [
+            efc.efc_id.len(),
+            efc.frictionloss.len(),
+            efc.r.len(),
+            efc.d.len(),
+            efc.aref.len(),
+        ]
+        .iter()
+        .all(|&l| l == n)
+        && efc.ne + efc.nf + efc.nl <= n;
+    if !lengths {
+        return false;
+    }
+    let jac_finite = match efc.rows_in_sync() {
+        Some(rows) => rows.values.iter().all(|v| v.is_finite()),
+        None => efc.j.iter().all(|v| v.is_finite()),
+    };
+    let rows_ok = (0..n).all(|i| {
+        let (r, d) = (efc.r[i], efc.d[i]);
+        let eta_ok = !(efc.ne..efc.ne + efc.nf).contains(&i) || efc.frictionloss[i] >= 0.0;
+        r > 0.0
+            && d > 0.0
+            && r.is_finite()
+            && d.is_finite()
+            && efc.aref[i].is_finite()
+            && efc.frictionloss[i].is_finite()
+            && (d * r - 1.0).abs() <= 1e-9
+            && eta_ok
+    });
+    jac_finite && rows_ok
+}
+
+/// [`check_efc`] entry by entry.
+fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
     let n = efc.nefc();
     if efc.j.nrows() != n || efc.j.ncols() != nv {
         return Err(Error::BadShape {
