@@ -259,22 +259,28 @@ fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
         return false;
     }
     let jac_finite = match efc.rows_in_sync() {
-        Some(rows) => rows.values.iter().all(|v| v.is_finite()),
-        None => efc.j.iter().all(|v| v.is_finite()),
+        Some(rows) => all_finite(&rows.values),
+        None => all_finite(efc.j.as_slice()),
     };
-    let rows_ok = (0..n).all(|i| {
-        let (r, d) = (efc.r[i], efc.d[i]);
-        let eta_ok = !(efc.ne..efc.ne + efc.nf).contains(&i) || efc.frictionloss[i] >= 0.0;
-        r > 0.0
-            && d > 0.0
-            && r.is_finite()
-            && d.is_finite()
-            && efc.aref[i].is_finite()
-            && efc.frictionloss[i].is_finite()
-            && (d * r - 1.0).abs() <= 1e-9
-            && eta_ok
-    });
-    jac_finite && rows_ok
+    // no early exit: the tests of all rows are combined with `&`, which vectorizes
+    let rows_ok = (efc.r.iter().zip(&efc.d))
+        .zip(efc.aref.iter().zip(&efc.frictionloss))
+        .fold(true, |ok, ((&r, &d), (&aref, &eta))| {
+            ok & (r > 0.0)
+                & (d > 0.0)
+                & (r < f64::INFINITY)
+                & (d < f64::INFINITY)
+                & aref.is_finite()
+                & eta.is_finite()
+                & ((d * r - 1.0).abs() <= 1e-9)
+        });
+    let eta_ok = efc.frictionloss[efc.ne..efc.ne + efc.nf].iter().all(|&eta| eta >= 0.0);
+    jac_finite && rows_ok && eta_ok
+}
+
+/// Whether every entry is finite, without an early exit (vectorizes).
+fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
 /// [`check_efc`] entry by entry.

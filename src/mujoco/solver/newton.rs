@@ -106,7 +106,7 @@ pub struct Hessian {
     pub first: Vec<usize>,
     /// `M + J^T D J` over the quadratic rows, within the envelope (no cones).
     hq: Vec<f64>,
-    /// A block's lower triangle, packed row by row (`k (k + 1) / 2` for `k` columns).
+    /// A block's `k x k` square (`k` columns), of which the lower triangle is scattered.
     tri: Vec<f64>,
     /// A cone's `H_c J_c` (`dim x k`).
     hj: Vec<f64>,
@@ -210,23 +210,22 @@ impl Hessian {
             if k == 0 {
                 continue;
             }
+            // the block's k x k square, whole rows at a time (the lower triangle is scattered)
             self.tri.clear();
-            self.tri.resize(k * (k + 1) / 2, 0.0);
+            self.tri.resize(k * k, 0.0);
             for (i, v) in rows.zip(vals.chunks_exact(k)) {
                 if !quadratic(state[i]) {
                     continue;
                 }
                 let d = efc.d[i];
-                let mut o = 0;
-                for p in 0..k {
-                    let dvp = d * v[p];
-                    for (t, vq) in self.tri[o..=o + p].iter_mut().zip(&v[..=p]) {
+                for (tp, &vp) in self.tri.chunks_exact_mut(k).zip(v) {
+                    let dvp = d * vp;
+                    for (t, vq) in tp.iter_mut().zip(v) {
                         *t += dvp * vq;
                     }
-                    o += p + 1;
                 }
             }
-            scatter_triangle(&mut self.hq, nv, cols, &self.tri);
+            scatter_lower(&mut self.hq, nv, cols, &self.tri);
         }
     }
 
@@ -269,19 +268,16 @@ impl Hessian {
                 }
             }
             self.tri.clear();
-            self.tri.resize(k * (k + 1) / 2, 0.0);
+            self.tri.resize(k * k, 0.0);
             for s in 0..dim {
                 let (vs, hs) = (&jc[s * k..(s + 1) * k], &self.hj[s * k..(s + 1) * k]);
-                let mut o = 0;
-                for p in 0..k {
-                    let a = vs[p];
-                    for (t, h) in self.tri[o..=o + p].iter_mut().zip(&hs[..=p]) {
+                for (tp, &a) in self.tri.chunks_exact_mut(k).zip(vs) {
+                    for (t, h) in tp.iter_mut().zip(hs) {
                         *t += a * h;
                     }
-                    o += p + 1;
                 }
             }
-            scatter_triangle(&mut self.h, nv, cols, &self.tri);
+            scatter_lower(&mut self.h, nv, cols, &self.tri);
         }
     }
 
@@ -454,11 +450,8 @@ impl Hessian {
             let fa = self.first[a];
             for b in fa..=a {
                 let k0 = fa.max(self.first[b]);
-                let mut s = self.h[a * nv + b];
                 let (ra, rb) = (&self.h[a * nv + k0..a * nv + b], &self.h[b * nv + k0..b * nv + b]);
-                for (x, y) in ra.iter().zip(rb) {
-                    s -= x * y;
-                }
+                let s = self.h[a * nv + b] - dot(ra, rb);
                 if b < a {
                     self.h[a * nv + b] = s / self.h[b * nv + b];
                 } else {
@@ -482,8 +475,7 @@ impl Hessian {
         let nv = self.nv;
         for a in 0..nv {
             let fa = self.first[a];
-            let row = &self.h[a * nv + fa..a * nv + a];
-            let s: f64 = row.iter().zip(&x[fa..a]).map(|(l, y)| l * y).sum();
+            let s = dot(&self.h[a * nv + fa..a * nv + a], &x[fa..a]);
             x[a] = (x[a] - s) / self.h[a * nv + a];
         }
         for a in (0..nv).rev() {
@@ -498,17 +490,35 @@ impl Hessian {
     // ANCHOR_END: hessian_factor
 }
 
-/// `m[cols[p]][cols[q]] += tri[p (p + 1) / 2 + q]` for `q <= p` (`m` row-major `nv x nv`,
-/// `cols` increasing).
-fn scatter_triangle(m: &mut [f64], nv: usize, cols: &[usize], tri: &[f64]) {
-    let mut o = 0;
+/// `m[cols[p]][cols[q]] += sq[p k + q]` for `q <= p` (`m` row-major `nv x nv`, `sq` a `k x k`
+/// square, `cols` increasing).
+fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
+    let k = cols.len();
     for (p, &a) in cols.iter().enumerate() {
         let row = &mut m[a * nv..a * nv + a + 1];
-        for (&b, t) in cols[..=p].iter().zip(&tri[o..=o + p]) {
+        for (&b, t) in cols[..=p].iter().zip(&sq[p * k..p * k + p + 1]) {
             row[b] += t;
         }
-        o += p + 1;
     }
+}
+
+/// `a . b` with four running sums (the Cholesky factor's and solves' inner products, whose
+/// terms are independent).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let mut s = [0.0; 4];
+    for (x, y) in ca.zip(cb) {
+        s[0] += x[0] * y[0];
+        s[1] += x[1] * y[1];
+        s[2] += x[2] * y[2];
+        s[3] += x[3] * y[3];
+    }
+    let mut t = (s[0] + s[1]) + (s[2] + s[3]);
+    for (x, y) in ra.iter().zip(rb) {
+        t += x * y;
+    }
+    t
 }
 
 #[cfg(test)]

@@ -115,15 +115,20 @@ impl RowBlocks {
             }
             // the group's union of columns, appended to cols
             let c0 = self.cols.len();
-            for r in r0..r1 {
-                for &c in jac.row(r).0 {
-                    if self.mark[c] != group {
-                        self.mark[c] = group;
-                        self.cols.push(c);
+            let cols0 = jac.row(r0).0;
+            if (r0 + 1..r1).all(|r| jac.row(r).0 == cols0) {
+                self.cols.extend_from_slice(cols0);
+            } else {
+                for r in r0..r1 {
+                    for &c in jac.row(r).0 {
+                        if self.mark[c] != group {
+                            self.mark[c] = group;
+                            self.cols.push(c);
+                        }
                     }
                 }
+                self.cols[c0..].sort_unstable();
             }
-            self.cols[c0..].sort_unstable();
             let nb = self.start.len();
             if nb > 0 && self.cols[self.coladr[nb - 1]..c0] == self.cols[c0..] {
                 // the same columns as the block before: extend it
@@ -147,7 +152,14 @@ impl RowBlocks {
                 self.pos[c] = p;
             }
             self.valadr.push(self.vals.len());
-            for r in self.start[b]..self.start[b + 1] {
+            let rows = self.start[b]..self.start[b + 1];
+            let (a0, a1) = (jac.rowadr[rows.start], jac.rowadr[rows.end]);
+            if a1 - a0 == k * rows.len() {
+                // every row has all the block's columns: its values as they are
+                self.vals.extend_from_slice(&jac.values[a0..a1]);
+                continue;
+            }
+            for r in rows {
                 let a = self.vals.len();
                 self.vals.resize(a + k, 0.0);
                 let (rc, rv) = jac.row(r);
