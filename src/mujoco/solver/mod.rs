@@ -9,6 +9,8 @@
 //! | reduced primal, shared loop | `mj_solPrimal` | [`primal::solve_primal`] |
 //! | CG, Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP`) | [`cg::beta_prp`] |
 //! | Newton, cone Hessian | `mj_solNewton` (`MakeHessian`, `HessianCone`) | [`newton::make_hessian`] |
+//! | Newton, the factor kept between iterations | `HessianIncremental`, `mju_cholUpdate` | [`newton::Hessian`] |
+//! | row blocks of `efc_J` | `efc_J_rowsuper` | [`primal::RowBlocks`] |
 //! | exact line search | `PrimalPrepare`, `PrimalEval`, `PrimalSearch` | [`linesearch::LineSearch`] |
 //! | warm start | `warmstart` (engine_forward.c) | [`primal::initial_qacc`], [`pgs::initial_force`] |
 //! | inverse dynamics | `mj_invConstraint`, `mj_compareFwdInv` | [`inverse`] |
@@ -356,10 +358,14 @@ pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
     }
     for i in 0..layout.nv {
         let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        // out[i] holds only its diagonal term here (the other terms come from descendants,
+        // later): its own row's sum runs in a register, in the same order
+        let (xi, mut s) = (x[i], out[i]);
         for (&mij, &j) in qm[a..a + n].iter().zip(&layout.col[a..a + n]) {
-            out[i] += mij * x[j];
-            out[j] += mij * x[i];
+            s += mij * x[j];
+            out[j] += mij * xi;
         }
+        out[i] = s;
     }
 }
 

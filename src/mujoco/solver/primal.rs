@@ -183,7 +183,7 @@ impl RowBlocks {
 
     /// Block `b`: its rows, its columns and its values (row after row, each as long as the
     /// columns).
-    #[inline]
+    #[inline(always)]
     pub fn block(&self, b: usize) -> (std::ops::Range<usize>, &[usize], &[f64]) {
         let rows = self.start[b]..self.start[b + 1];
         let cols = &self.cols[self.coladr[b]..self.coladr[b + 1]];
@@ -199,6 +199,11 @@ impl RowBlocks {
         for b in 0..self.len() {
             let (rows, cols, vals) = self.block(b);
             let k = cols.len();
+            if rows.len() == 1 {
+                // a lone row (a limit, a friction loss): no gather
+                out[rows.start] = vals.iter().zip(cols).fold(0.0, |s, (v, &c)| s + v * x[c]);
+                continue;
+            }
             let xb = &mut buf[..k];
             for (xp, &c) in xb.iter_mut().zip(cols) {
                 *xp = x[c];
@@ -241,6 +246,12 @@ impl RowBlocks {
             let fb = &f[rows];
             let k = cols.len();
             if k == 0 || fb.iter().all(|&fi| fi == 0.0) {
+                continue;
+            }
+            if fb.len() == 1 {
+                for (&c, v) in cols.iter().zip(vals) {
+                    out[c] += fb[0] * v;
+                }
                 continue;
             }
             let u = &mut buf[..k];
