@@ -170,6 +170,8 @@ pub struct Forward<'m> {
     pub act: Vec<f64>,
     /// The outputs of the last call.
     pub d: ForwardData,
+    /// The solver's storage, kept between calls.
+    solver: super::solver::Workspace,
 }
 
 impl<'m> Forward<'m> {
@@ -190,6 +192,7 @@ impl<'m> Forward<'m> {
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
             d: ForwardData::new(model)?,
+            solver: Default::default(),
         })
     }
 
@@ -331,13 +334,17 @@ impl<'m> Forward<'m> {
             qfrc_smooth: &d.qfrc_smooth,
             qacc_smooth: &d.qacc_smooth,
         };
-        let r = &mut self.scratch.result;
-        if self.options.solver == crate::model::Solver::Pgs {
+        // PGS in its own storage (its AR kept between calls), CG and Newton in the solver's
+        // workspace; the results then change places with the last call's vectors, which the
+        // next call reuses
+        let r = if self.options.solver == crate::model::Solver::Pgs {
+            let r = &mut self.scratch.result;
             stages::solve_pgs(&smooth, &d.efc, &self.options, &mut self.scratch.pgs, r)?;
+            r
         } else {
-            *r = stages::solve(&smooth, &d.efc, &self.options)?;
-        }
-        // the results change places with the last call's vectors, which the next call reuses
+            stages::solve(&smooth, &d.efc, &self.options, &mut self.solver)?;
+            &mut self.solver.result
+        };
         std::mem::swap(&mut d.qacc, &mut r.qacc);
         std::mem::swap(&mut d.efc_force, &mut r.efc_force);
         std::mem::swap(&mut d.efc_state, &mut r.efc_state);
@@ -468,9 +475,10 @@ mod stages {
         super::super::constraint::make_constraint_into(model, d, iw, qpos, qvel, contacts, efc, scratch)
     }
 
-    /// `mj_fwdConstraint`'s solver.
-    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions) -> Result<SolverResult> {
-        super::super::solver::solve(s, efc, o)
+    /// `mj_fwdConstraint`'s solver, in the storage `ws` kept between calls (result in
+    /// `ws.result`).
+    pub fn solve(s: &Smooth<'_>, efc: &Efc, o: &SolverOptions, ws: &mut super::super::solver::Workspace) -> Result<()> {
+        super::super::solver::solve_in(s, efc, o, ws)
     }
 
     /// `mj_fwdConstraint`'s PGS ([`super::super::solver::solve`]'s checks and choices) into

@@ -44,6 +44,14 @@ pub fn regularized_mu(efc: &Efc, row: usize, c: usize) -> f64 {
 /// `efc.contacts` with `dim` 3, 4 or 6, has exactly `dim` consecutive rows with that id, positive
 /// friction and a positive regularized `mu`; `efc.mu` is empty or has one entry per contact.
 pub fn cones(efc: &Efc) -> Result<Vec<Cone>> {
+    let mut out = Vec::new();
+    cones_into(efc, &mut out)?;
+    Ok(out)
+}
+
+/// [`cones`] into `out` (cleared first, its storage reused).
+pub fn cones_into(efc: &Efc, out: &mut Vec<Cone>) -> Result<()> {
+    out.clear();
     let n = efc.nefc();
     if !efc.mu.is_empty() && efc.mu.len() != efc.contacts.len() {
         return Err(Error::BadLength {
@@ -52,7 +60,6 @@ pub fn cones(efc: &Efc) -> Result<Vec<Cone>> {
             expected: efc.contacts.len(),
         });
     }
-    let mut out = Vec::new();
     let mut i = 0;
     // bounded: i grows by at least 1 each pass
     while i < n {
@@ -114,7 +121,7 @@ pub fn cones(efc: &Efc) -> Result<Vec<Cone>> {
         });
         i += dim;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The three zones of an elliptic cone in the scaled coordinates `N = mu x_0`,

@@ -24,7 +24,7 @@ pub struct Point {
 
 /// The per-direction data of the line search (MuJoCo's `quad`, `quadGauss`, `Jv`, `Mv`). Fields
 /// sized once per solve and refilled by [`LineSearch::prepare`] for each direction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct LineSearch {
     /// `J p` (nefc).
     pub jv: Vec<f64>,
@@ -66,6 +66,15 @@ impl LineSearch {
             cone: vec![[0.0; 8]; ncone],
             neval: 0,
         }
+    }
+
+    /// Sizes the storage for `nv` dofs, `nefc` rows and `ncone` cones (no allocation for a size
+    /// seen before).
+    pub fn resize(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        self.jv.resize(nefc, 0.0);
+        self.mv.resize(nv, 0.0);
+        self.quad.resize(nefc, [0.0; 3]);
+        self.cone.resize(ncone, [0.0; 8]);
     }
 
     // ANCHOR: prepare

@@ -9,6 +9,8 @@
 //! | reduced primal, shared loop | `mj_solPrimal` | [`primal::solve_primal`] |
 //! | CG, Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP`) | [`cg::beta_prp`] |
 //! | Newton, cone Hessian | `mj_solNewton` (`MakeHessian`, `HessianCone`) | [`newton::make_hessian`] |
+//! | Newton, the factor kept between iterations | `HessianIncremental`, `mju_cholUpdate` | [`newton::Hessian`] |
+//! | row blocks of `efc_J` | `efc_J_rowsuper` | [`primal::RowBlocks`] |
 //! | exact line search | `PrimalPrepare`, `PrimalEval`, `PrimalSearch` | [`linesearch::LineSearch`] |
 //! | warm start | `warmstart` (engine_forward.c) | [`primal::initial_qacc`], [`pgs::initial_force`] |
 //! | inverse dynamics | `mj_invConstraint`, `mj_compareFwdInv` | [`inverse`] |
@@ -169,6 +171,12 @@ pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverR
 /// `D = 1/R` (to 1e-9), friction-loss bounds `>= 0`, row counts `ne + nf + nl <= nefc`, the elliptic blocks
 /// ([`cost::cones`]) and the options. Returns the elliptic cones.
 pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<Vec<cost::Cone>> {
+    check_problem(smooth, efc, opts)?;
+    cost::cones(efc)
+}
+
+/// [`check_inputs`] without the cones.
+fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<()> {
     let nv = smooth.layout.nv;
     check_smooth(smooth)?;
     check_efc(efc, nv)?;
@@ -183,7 +191,36 @@ pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<
     if let Some(w) = &opts.warmstart {
         check_vector("warmstart qacc", w, nv)?;
     }
-    cost::cones(efc)
+    Ok(())
+}
+
+/// The storage of [`solve_in`], kept by the caller between solves (MuJoCo keeps it on
+/// `mjData`'s stack): the primal solvers' vectors and Hessian, the cones, and the result.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    primal: primal::PrimalWorkspace,
+    cones: Vec<cost::Cone>,
+    /// The result of the last [`solve_in`].
+    pub result: SolverResult,
+}
+
+/// [`solve`] with its storage in `ws` and the result in `ws.result`: CG and Newton allocate
+/// nothing once `ws` has seen a problem of the same size (cold start); PGS builds its `AR` as
+/// [`solve`] does. Checks every input at the door.
+pub fn solve_in(smooth: &Smooth, efc: &Efc, opts: &SolverOptions, ws: &mut Workspace) -> Result<()> {
+    check_problem(smooth, efc, opts)?;
+    cost::cones_into(efc, &mut ws.cones)?;
+    let (cones, out) = (&ws.cones, &mut ws.result);
+    let dir = match opts.solver {
+        Solver::Pgs => {
+            let storage = JacStorage::mujoco(smooth.layout.nv);
+            *out = pgs::solve_pgs_storage(smooth, efc, cones, opts, pgs::PgsVariant::Accelerated, storage)?;
+            return Ok(());
+        }
+        Solver::Cg => primal::Direction::CgPolakRibiere,
+        Solver::Newton => primal::Direction::Newton,
+    };
+    primal::solve_primal_in(smooth, efc, cones, opts, dir, JacStorage::Sparse, &mut ws.primal, out)
 }
 
 /// The smooth part of [`check_inputs`].
@@ -196,8 +233,60 @@ pub fn check_smooth(smooth: &Smooth) -> Result<()> {
     check_vector("qacc_smooth", smooth.qacc_smooth, nv)
 }
 
-/// The row part of [`check_inputs`] for `nv` dofs.
+/// The row part of [`check_inputs`] for `nv` dofs: one pass over the rows that finds nothing
+/// wrong, or the checks one by one, which name the first bad entry.
 pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
+    if efc_is_valid(efc, nv) {
+        return Ok(());
+    }
+    check_efc_each(efc, nv)
+}
+
+/// Whether [`check_efc_each`] would pass, in one pass over the rows.
+fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
+    let n = efc.nefc();
+    let lengths = efc.j.nrows() == n
+        && efc.j.ncols() == nv
+        && [
+            efc.efc_id.len(),
+            efc.frictionloss.len(),
+            efc.r.len(),
+            efc.d.len(),
+            efc.aref.len(),
+        ]
+        .iter()
+        .all(|&l| l == n)
+        && efc.ne + efc.nf + efc.nl <= n;
+    if !lengths {
+        return false;
+    }
+    let jac_finite = match efc.rows_in_sync() {
+        Some(rows) => all_finite(&rows.values),
+        None => all_finite(efc.j.as_slice()),
+    };
+    // no early exit: the tests of all rows are combined with `&`, which vectorizes
+    let rows_ok = (efc.r.iter().zip(&efc.d))
+        .zip(efc.aref.iter().zip(&efc.frictionloss))
+        .fold(true, |ok, ((&r, &d), (&aref, &eta))| {
+            ok & (r > 0.0)
+                & (d > 0.0)
+                & (r < f64::INFINITY)
+                & (d < f64::INFINITY)
+                & aref.is_finite()
+                & eta.is_finite()
+                & ((d * r - 1.0).abs() <= 1e-9)
+        });
+    let eta_ok = efc.frictionloss[efc.ne..efc.ne + efc.nf].iter().all(|&eta| eta >= 0.0);
+    jac_finite && rows_ok && eta_ok
+}
+
+/// Whether every entry is finite, without an early exit (vectorizes).
+fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(true, |ok, v| ok & v.is_finite())
+}
+
+/// [`check_efc`] entry by entry.
+fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
     let n = efc.nefc();
     if efc.j.nrows() != n || efc.j.ncols() != nv {
         return Err(Error::BadShape {
@@ -269,10 +358,14 @@ pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
     }
     for i in 0..layout.nv {
         let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        // out[i] holds only its diagonal term here (the other terms come from descendants,
+        // later): its own row's sum runs in a register, in the same order
+        let (xi, mut s) = (x[i], out[i]);
         for (&mij, &j) in qm[a..a + n].iter().zip(&layout.col[a..a + n]) {
-            out[i] += mij * x[j];
-            out[j] += mij * x[i];
+            s += mij * x[j];
+            out[j] += mij * xi;
         }
+        out[i] = s;
     }
 }
 

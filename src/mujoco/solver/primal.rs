@@ -3,7 +3,7 @@
 //! preconditioned directions. Book: "Solvers", sections "The reduced primal", "Conjugate
 //! gradient", "Newton's method", "Termination".
 
-use super::super::constraint::{Efc, EfcState};
+use super::super::constraint::{Efc, EfcState, EfcType};
 use super::cg::{beta_hz, beta_prp, cg_direction};
 use super::cost::{gauss, update, Cone};
 use super::linesearch::LineSearch;
@@ -13,7 +13,6 @@ use crate::error::Result;
 use crate::mujoco::constraint::SparseRows;
 use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
 use nalgebra::DMatrix;
-use std::borrow::Cow;
 
 /// The primal cost `C(a)` at `qacc` (Gauss term plus [`update`]'s `s(J a - aref)`), with the
 /// forces and states written to `force`, `state`. Inputs assumed valid.
@@ -55,8 +54,228 @@ pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOpt
 }
 // ANCHOR_END: initial_qacc
 
-/// The primal solver's scratch, one field per symbol, sized once per solve.
-struct Primal<'e> {
+// ANCHOR: row_blocks
+/// The rows of `efc_J` in blocks that share their columns (MuJoCo's `efc_J_rowsuper`): the rows
+/// of one contact touch the dofs of the same two bodies' chains, and so do those of the next
+/// contact between the same bodies. A block keeps the union of its rows' columns and every row
+/// densely over it (an entry that is exactly zero in the sparse rows, say the normal row of a
+/// floor contact in a horizontal tangent dof, is stored as 0). The products and Newton's
+/// Hessian then work block by block on short dense rows: `J x` gathers the block's entries of `x`
+/// once, `J^T f` adds the block's rows into a short dense vector and scatters it once. Made
+/// once per solve, in one pass over the rows.
+#[derive(Clone, Debug, Default)]
+pub struct RowBlocks {
+    /// First row of each block, then `nrows`.
+    pub start: Vec<usize>,
+    /// Columns of each block (increasing): `cols[coladr[b]..coladr[b + 1]]`.
+    pub cols: Vec<usize>,
+    /// Start of each block's columns, then their end.
+    pub coladr: Vec<usize>,
+    /// Each block's rows over its columns, row after row, from `valadr[b]`.
+    pub vals: Vec<f64>,
+    /// Start of each block's values.
+    pub valadr: Vec<usize>,
+    /// A block's entries of `x`, or its part of `J^T f`.
+    buf: Vec<f64>,
+    /// Scratch over the dofs: the last block that marked a column, a column's place in its block.
+    mark: Vec<usize>,
+    pos: Vec<usize>,
+}
+
+impl RowBlocks {
+    /// The blocks of `jac`, the rows of `efc` (reusing the storage): a row joins the block
+    /// before it when it belongs to the same contact or has the same columns as the row before;
+    /// then neighbouring blocks whose column unions are equal merge.
+    pub fn refill(&mut self, jac: &SparseRows, efc: &Efc) {
+        let (n, nv) = (jac.nrows(), jac.ncols);
+        self.start.clear();
+        self.cols.clear();
+        self.coladr.clear();
+        self.coladr.push(0);
+        self.mark.clear();
+        self.mark.resize(nv, usize::MAX);
+        self.pos.resize(nv, 0);
+        let contact = |i: usize| {
+            matches!(
+                efc.efc_type[i],
+                EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
+            )
+        };
+        let joins = |i: usize| {
+            i > 0
+                && ((contact(i) && efc.efc_type[i] == efc.efc_type[i - 1] && efc.efc_id[i] == efc.efc_id[i - 1])
+                    || (!jac.row(i).0.is_empty() && jac.row(i).0 == jac.row(i - 1).0))
+        };
+        let (mut r0, mut group) = (0, 0);
+        // bounded: r0 grows to the end of its group each pass
+        while r0 < n {
+            let mut r1 = r0 + 1;
+            while r1 < n && joins(r1) {
+                r1 += 1;
+            }
+            // the group's union of columns, appended to cols
+            let c0 = self.cols.len();
+            let cols0 = jac.row(r0).0;
+            if (r0 + 1..r1).all(|r| jac.row(r).0 == cols0) {
+                self.cols.extend_from_slice(cols0);
+            } else {
+                for r in r0..r1 {
+                    for &c in jac.row(r).0 {
+                        if self.mark[c] != group {
+                            self.mark[c] = group;
+                            self.cols.push(c);
+                        }
+                    }
+                }
+                self.cols[c0..].sort_unstable();
+            }
+            let nb = self.start.len();
+            if nb > 0 && self.cols[self.coladr[nb - 1]..c0] == self.cols[c0..] {
+                // the same columns as the block before: extend it
+                self.cols.truncate(c0);
+            } else {
+                self.start.push(r0);
+                self.coladr.push(self.cols.len());
+            }
+            (r0, group) = (r1, group + 1);
+        }
+        self.start.push(n);
+        // the rows over their block's columns
+        self.valadr.clear();
+        self.vals.clear();
+        let mut width = 0;
+        for b in 0..self.start.len() - 1 {
+            let cols = &self.cols[self.coladr[b]..self.coladr[b + 1]];
+            let k = cols.len();
+            width = width.max(k);
+            for (p, &c) in cols.iter().enumerate() {
+                self.pos[c] = p;
+            }
+            self.valadr.push(self.vals.len());
+            let rows = self.start[b]..self.start[b + 1];
+            let (a0, a1) = (jac.rowadr[rows.start], jac.rowadr[rows.end]);
+            if a1 - a0 == k * rows.len() {
+                // every row has all the block's columns: its values as they are
+                self.vals.extend_from_slice(&jac.values[a0..a1]);
+                continue;
+            }
+            for r in rows {
+                let a = self.vals.len();
+                self.vals.resize(a + k, 0.0);
+                let (rc, rv) = jac.row(r);
+                for (&c, &v) in rc.iter().zip(rv) {
+                    self.vals[a + self.pos[c]] = v;
+                }
+            }
+        }
+        self.buf.resize(width, 0.0);
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// Whether there are no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Block `b`: its rows, its columns and its values (row after row, each as long as the
+    /// columns).
+    #[inline(always)]
+    pub fn block(&self, b: usize) -> (std::ops::Range<usize>, &[usize], &[f64]) {
+        let rows = self.start[b]..self.start[b + 1];
+        let cols = &self.cols[self.coladr[b]..self.coladr[b + 1]];
+        let a = self.valadr[b];
+        (rows.clone(), cols, &self.vals[a..a + rows.len() * cols.len()])
+    }
+
+    /// `out = J x` (`mj_mulJacVec`). Each row's sum runs over its columns in order, as the
+    /// dense product's does (the two agree to the last bit); four rows of a block are summed
+    /// side by side, so that their additions overlap.
+    pub fn mul(&mut self, x: &[f64], out: &mut [f64]) {
+        let mut buf = std::mem::take(&mut self.buf);
+        for b in 0..self.len() {
+            let (rows, cols, vals) = self.block(b);
+            let k = cols.len();
+            if rows.len() == 1 {
+                // a lone row (a limit, a friction loss): no gather
+                out[rows.start] = vals.iter().zip(cols).fold(0.0, |s, (v, &c)| s + v * x[c]);
+                continue;
+            }
+            let xb = &mut buf[..k];
+            for (xp, &c) in xb.iter_mut().zip(cols) {
+                *xp = x[c];
+            }
+            if k == 0 {
+                out[rows].fill(0.0);
+                continue;
+            }
+            let mut quads = vals.chunks_exact(4 * k);
+            let mut i = rows.start;
+            for q in quads.by_ref() {
+                let (v0, v1, v2, v3) = (&q[..k], &q[k..2 * k], &q[2 * k..3 * k], &q[3 * k..]);
+                let mut s = [0.0; 4];
+                for p in 0..k {
+                    let xp = xb[p];
+                    s[0] += v0[p] * xp;
+                    s[1] += v1[p] * xp;
+                    s[2] += v2[p] * xp;
+                    s[3] += v3[p] * xp;
+                }
+                out[i..i + 4].copy_from_slice(&s);
+                i += 4;
+            }
+            for row in quads.remainder().chunks_exact(k) {
+                out[i] = row.iter().zip(xb.iter()).fold(0.0, |s, (v, x)| s + v * x);
+                i += 1;
+            }
+        }
+        self.buf = buf;
+    }
+
+    /// `out = J^T f` (`mj_mulJacTVec`): each dof's sum runs over the rows in order, as the
+    /// dense product's does; a block gathers its dofs' sums into a short dense vector, adds its
+    /// rows into it (contiguous, independent entries) and scatters it back.
+    pub fn mul_t(&mut self, f: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        let mut buf = std::mem::take(&mut self.buf);
+        for b in 0..self.len() {
+            let (rows, cols, vals) = self.block(b);
+            let fb = &f[rows];
+            let k = cols.len();
+            if k == 0 || fb.iter().all(|&fi| fi == 0.0) {
+                continue;
+            }
+            if fb.len() == 1 {
+                for (&c, v) in cols.iter().zip(vals) {
+                    out[c] += fb[0] * v;
+                }
+                continue;
+            }
+            let u = &mut buf[..k];
+            for (ub, &c) in u.iter_mut().zip(cols) {
+                *ub = out[c];
+            }
+            for (&fi, row) in fb.iter().zip(vals.chunks_exact(k)) {
+                for (ub, v) in u.iter_mut().zip(row) {
+                    *ub += fi * v;
+                }
+            }
+            for (&c, ub) in cols.iter().zip(u.iter()) {
+                out[c] = *ub;
+            }
+        }
+        self.buf = buf;
+    }
+}
+// ANCHOR_END: row_blocks
+
+/// The primal solver's storage, one field per symbol: sized by [`PrimalWorkspace::resize`] and
+/// reused, so that a solve on a problem of a size seen before allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct PrimalWorkspace {
     /// `a` (nv).
     qacc: Vec<f64>,
     /// `M a` (nv).
@@ -83,59 +302,101 @@ struct Primal<'e> {
     /// Newton, dense route: dense `M` and the Hessian / its Cholesky factor.
     m_dense: DMatrix<f64>,
     h: DMatrix<f64>,
-    /// The sparse route: `efc_J` by rows (empty on the dense route) and Newton's profile
-    /// Hessian.
-    jac: Option<Cow<'e, SparseRows>>,
+    /// The sparse route: `efc_J` by rows when `efc.j_rows` is not in sync with `efc.j`, its
+    /// blocks, and Newton's profile Hessian.
+    rows: SparseRows,
+    blocks: RowBlocks,
     hess: Hessian,
+    /// The line search's per-direction data.
+    ls: LineSearch,
+}
+
+impl PrimalWorkspace {
+    /// Sizes every vector for `nv` dofs, `nefc` rows and `ncone` cones.
+    fn resize(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        for v in [
+            &mut self.qacc,
+            &mut self.ma,
+            &mut self.qfrc,
+            &mut self.grad,
+            &mut self.mgrad,
+            &mut self.gradold,
+            &mut self.mgradold,
+            &mut self.search,
+        ] {
+            v.resize(nv, 0.0);
+        }
+        self.jar.resize(nefc, 0.0);
+        self.force.resize(nefc, 0.0);
+        self.state.resize(nefc, EfcState::Satisfied);
+        self.oldstate.resize(nefc, EfcState::Satisfied);
+        self.hcone.resize(ncone, [0.0; 36]);
+        self.ls.resize(nv, nefc, ncone);
+    }
+}
+
+/// One solve's view: the problem, the route's rows and the workspace.
+struct Primal<'a> {
+    smooth: &'a Smooth<'a>,
+    efc: &'a Efc,
+    cones: &'a [Cone],
+    /// The sparse rows (`None` on the dense route).
+    jac: Option<&'a SparseRows>,
+    w: &'a mut PrimalWorkspace,
+    newton: bool,
 }
 
 impl Primal<'_> {
     /// Constraint update at the current `jar`, then `g`; returns the cost `C(a)`.
-    fn update_constraint(&mut self, smooth: &Smooth, efc: &Efc, cones: &[Cone], newton: bool) -> f64 {
-        let hess = if newton { Some(&mut self.hcone[..]) } else { None };
-        let s = update(efc, cones, &self.jar, &mut self.force, &mut self.state, hess);
-        self.mul_jt(efc);
-        for k in 0..self.grad.len() {
-            self.grad[k] = self.ma[k] - smooth.qfrc_smooth[k] - self.qfrc[k];
+    fn update_constraint(&mut self) -> f64 {
+        let (smooth, w) = (self.smooth, &mut *self.w);
+        let hess = if self.newton { Some(&mut w.hcone[..]) } else { None };
+        let s = update(self.efc, self.cones, &w.jar, &mut w.force, &mut w.state, hess);
+        match self.jac {
+            Some(_) => w.blocks.mul_t(&w.force, &mut w.qfrc),
+            None => mul_jt(self.efc, &w.force, &mut w.qfrc),
         }
-        s + gauss(&self.ma, smooth.qfrc_smooth, &self.qacc, smooth.qacc_smooth)
+        for k in 0..w.grad.len() {
+            w.grad[k] = w.ma[k] - smooth.qfrc_smooth[k] - w.qfrc[k];
+        }
+        s + gauss(&w.ma, smooth.qfrc_smooth, &w.qacc, smooth.qacc_smooth)
     }
 
-    /// `mgrad = M^-1 g` (CG) or `H^-1 g` with a fresh Hessian (Newton).
-    fn precondition(&mut self, smooth: &Smooth, efc: &Efc, cones: &[Cone], newton: bool) -> Result<()> {
-        self.mgrad.copy_from_slice(&self.grad);
-        if newton {
-            if let Some(jac) = &self.jac {
-                let (l, q) = (smooth.layout, smooth.qm);
-                self.hess.assemble(l, q, jac, efc, cones, &self.state, &self.hcone);
-                self.hess.factor()?;
-                self.hess.solve(&mut self.mgrad);
+    /// `mgrad = M^-1 g` (CG) or `H^-1 g` (Newton) with the Hessian at the current states:
+    /// assembled and factored on the first call (`first`), afterwards brought up to date from
+    /// the states of the previous call (`oldstate`). Returns MuJoCo's `nupdate`.
+    fn precondition(&mut self, first: bool) -> Result<usize> {
+        let (smooth, efc, cones, w) = (self.smooth, self.efc, self.cones, &mut *self.w);
+        w.mgrad.copy_from_slice(&w.grad);
+        if !self.newton {
+            solve_m(smooth, &mut w.mgrad)?;
+            return Ok(0);
+        }
+        let nupdate = if let Some(jac) = self.jac {
+            let (l, q) = (smooth.layout, smooth.qm);
+            let n = if first {
+                w.hess.start(l, q, &w.blocks, efc, cones, &w.state, &w.hcone)?;
+                efc.nefc()
             } else {
-                make_hessian(&self.m_dense, efc, cones, &self.state, &self.hcone, &mut self.h);
-                cholesky_dense_in_place(&mut self.h, "Newton Hessian H = M + J^T D J")?;
-                cholesky_solve_dense_with(&self.h, &mut self.mgrad);
-            }
-            Ok(())
+                w.hess
+                    .update(l, q, jac, &w.blocks, efc, cones, &w.oldstate, &w.state, &w.hcone)?
+            };
+            w.hess.solve(&mut w.mgrad);
+            n
         } else {
-            solve_m(smooth, &mut self.mgrad)
-        }
+            make_hessian(&w.m_dense, efc, cones, &w.state, &w.hcone, &mut w.h);
+            cholesky_dense_in_place(&mut w.h, "Newton Hessian H = M + J^T D J")?;
+            cholesky_solve_dense_with(&w.h, &mut w.mgrad);
+            efc.nefc()
+        };
+        Ok(nupdate)
     }
-}
 
-impl Primal<'_> {
     /// `out = J x` by the route's storage.
-    fn mul_j(&self, efc: &Efc, x: &[f64], out: &mut [f64]) {
-        match &self.jac {
-            Some(jac) => jac.mul(x, out),
-            None => mul_j(efc, x, out),
-        }
-    }
-
-    /// `qfrc = J^T force` by the route's storage.
-    fn mul_jt(&mut self, efc: &Efc) {
-        match &self.jac {
-            Some(jac) => jac.mul_t(&self.force, &mut self.qfrc),
-            None => mul_jt(efc, &self.force, &mut self.qfrc),
+    fn mul_j(&mut self, x: &[f64], out: &mut [f64]) {
+        match self.jac {
+            Some(_) => self.w.blocks.mul(x, out),
+            None => mul_j(self.efc, x, out),
         }
     }
 }
@@ -201,79 +462,112 @@ pub fn solve_primal_storage(
     dir: Direction,
     storage: JacStorage,
 ) -> Result<SolverResult> {
+    let mut ws = PrimalWorkspace::default();
+    let mut out = SolverResult::default();
+    solve_primal_in(smooth, efc, cones, opts, dir, storage, &mut ws, &mut out)?;
+    Ok(out)
+}
+
+/// [`solve_primal_storage`] in the storage `ws` (kept between calls), the result written into
+/// `out` (its vectors reused): no allocation once `ws` and `out` have seen a problem of this
+/// size, without a warm start. Inputs are assumed checked by [`super::solve`].
+#[allow(clippy::too_many_arguments)]
+pub fn solve_primal_in(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    dir: Direction,
+    storage: JacStorage,
+    ws: &mut PrimalWorkspace,
+    out: &mut SolverResult,
+) -> Result<()> {
     let newton = dir == Direction::Newton;
     let (nv, nefc) = (smooth.layout.nv, efc.nefc());
-    let sparse = storage == JacStorage::Sparse;
-    let mut w = Primal {
-        qacc: initial_qacc(smooth, efc, cones, opts),
-        ma: vec![0.0; nv],
-        jar: vec![0.0; nefc],
-        force: vec![0.0; nefc],
-        state: vec![EfcState::Satisfied; nefc],
-        oldstate: vec![EfcState::Satisfied; nefc],
-        qfrc: vec![0.0; nv],
-        grad: vec![0.0; nv],
-        mgrad: vec![0.0; nv],
-        gradold: vec![0.0; nv],
-        mgradold: vec![0.0; nv],
-        search: vec![0.0; nv],
-        hcone: vec![[0.0; 36]; cones.len()],
-        m_dense: if newton && !sparse {
-            smooth.layout.to_dense(smooth.qm)
-        } else {
-            DMatrix::zeros(0, 0)
-        },
-        h: DMatrix::zeros(
-            if newton && !sparse { nv } else { 0 },
-            if newton && !sparse { nv } else { 0 },
-        ),
-        jac: sparse.then(|| efc.sparse_rows()),
-        hess: Hessian::new(if newton && sparse { nv } else { 0 }),
+    ws.resize(nv, nefc, cones.len());
+    match &opts.warmstart {
+        None => ws.qacc.copy_from_slice(smooth.qacc_smooth),
+        Some(_) => ws.qacc = initial_qacc(smooth, efc, cones, opts),
+    }
+    // the compressed rows live outside ws while the solve borrows them
+    let mut own_rows = std::mem::take(&mut ws.rows);
+    let jac = match storage {
+        JacStorage::Dense => {
+            if newton {
+                ws.m_dense = smooth.layout.to_dense(smooth.qm);
+                ws.h = DMatrix::zeros(nv, nv);
+            }
+            None
+        }
+        JacStorage::Sparse => {
+            let rows = match efc.rows_in_sync() {
+                Some(r) => r,
+                None => {
+                    own_rows.refill_from_dense(&efc.j);
+                    &own_rows
+                }
+            };
+            ws.blocks.refill(rows, efc);
+            Some(rows)
+        }
     };
-    let mut ls = LineSearch::new(nv, nefc, cones.len());
-    mul_m(smooth.layout, smooth.qm, &w.qacc, &mut w.ma);
-    let mut jar = std::mem::take(&mut w.jar);
-    w.mul_j(efc, &w.qacc, &mut jar);
-    w.jar = jar;
-    for (x, a) in w.jar.iter_mut().zip(&efc.aref) {
+    out.stats.clear();
+    let mut p = Primal {
+        smooth,
+        efc,
+        cones,
+        jac,
+        w: ws,
+        newton,
+    };
+    let stats = &mut out.stats;
+    mul_m(smooth.layout, smooth.qm, &p.w.qacc, &mut p.w.ma);
+    let (qacc, mut jar) = (std::mem::take(&mut p.w.qacc), std::mem::take(&mut p.w.jar));
+    p.mul_j(&qacc, &mut jar);
+    for (x, a) in jar.iter_mut().zip(&efc.aref) {
         *x -= a;
     }
-    w.update_constraint(smooth, efc, cones, newton);
+    (p.w.qacc, p.w.jar) = (qacc, jar);
+    p.update_constraint();
     let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
-    let mut stats = Vec::new();
     if nefc > 0 {
-        w.precondition(smooth, efc, cones, newton)?;
-        for (p, mg) in w.search.iter_mut().zip(&w.mgrad) {
-            *p = -mg;
+        p.precondition(true)?;
+        for (s, mg) in p.w.search.iter_mut().zip(&p.w.mgrad) {
+            *s = -mg;
         }
     }
     // bounded by opts.iterations
     while nefc > 0 && stats.len() < opts.iterations {
         // line search along p
-        mul_m(smooth.layout, smooth.qm, &w.search, &mut ls.mv);
-        w.mul_j(efc, &w.search, &mut ls.jv);
-        ls.prepare(efc, cones, &w.search, &w.ma, smooth.qfrc_smooth, &w.jar);
+        let w = &mut *p.w;
+        mul_m(smooth.layout, smooth.qm, &w.search, &mut w.ls.mv);
+        let (search, mut jv) = (std::mem::take(&mut w.search), std::mem::take(&mut w.ls.jv));
+        p.mul_j(&search, &mut jv);
+        let w = &mut *p.w;
+        (w.search, w.ls.jv) = (search, jv);
+        w.ls.prepare(efc, cones, &w.search, &w.ma, smooth.qfrc_smooth, &w.jar);
         let pnorm = norm(&w.search);
         let tol = opts.tolerance * opts.ls_tolerance;
-        let r = ls.search(efc, cones, &w.jar, pnorm, scale, tol, opts.ls_iterations);
+        let r = w.ls.search(efc, cones, &w.jar, pnorm, scale, tol, opts.ls_iterations);
         if r.alpha == 0.0 {
             break;
         }
         // move
         for k in 0..nv {
             w.qacc[k] += r.alpha * w.search[k];
-            w.ma[k] += r.alpha * ls.mv[k];
+            w.ma[k] += r.alpha * w.ls.mv[k];
         }
         for i in 0..nefc {
-            w.jar[i] += r.alpha * ls.jv[i];
+            w.jar[i] += r.alpha * w.ls.jv[i];
         }
         if !newton {
             w.gradold.copy_from_slice(&w.grad);
             w.mgradold.copy_from_slice(&w.mgrad);
         }
         w.oldstate.copy_from_slice(&w.state);
-        let new_cost = w.update_constraint(smooth, efc, cones, newton);
-        w.precondition(smooth, efc, cones, newton)?;
+        let new_cost = p.update_constraint();
+        let nupdate = p.precondition(false)?;
+        let w = &mut *p.w;
         let nchange = w.state.iter().zip(&w.oldstate).filter(|(a, b)| a != b).count();
         let nactive = w.state.iter().filter(|s| **s != EfcState::Satisfied).count();
         // the line search's shifted sum, free of the cancellation in cost - new_cost
@@ -286,7 +580,7 @@ pub fn solve_primal_storage(
             nactive,
             nchange,
             neval: r.neval,
-            nupdate: usize::from(newton),
+            nupdate,
             cost: new_cost,
         });
         // Newton decrement 1/2 g^T H^-1 g: the cost decrease the next Newton step predicts
@@ -303,8 +597,8 @@ pub fn solve_primal_storage(
         }
         // next direction
         if newton {
-            for (p, mg) in w.search.iter_mut().zip(&w.mgrad) {
-                *p = -mg;
+            for (s, mg) in w.search.iter_mut().zip(&w.mgrad) {
+                *s = -mg;
             }
         } else {
             let beta = if dir == Direction::CgHagerZhang {
@@ -315,20 +609,19 @@ pub fn solve_primal_storage(
             cg_direction(&mut w.search, &w.mgrad, beta);
         }
     }
+    let w = &*p.w;
     crate::error::check_output("qacc (primal solver)", &w.qacc)?;
-    let mut qfrc = std::mem::take(&mut w.qfrc);
-    if let Some(jac) = &w.jac {
-        jac.mul_t(&w.force, &mut qfrc);
-    } else {
-        mul_jt(efc, &w.force, &mut qfrc);
+    // the last constraint update left f and J^T f at the final qacc
+    out.iterations = out.stats.len();
+    for (dst, src) in [(&mut out.qacc, &w.qacc), (&mut out.qfrc_constraint, &w.qfrc)] {
+        dst.clear();
+        dst.extend_from_slice(src);
     }
-    Ok(SolverResult {
-        qacc: w.qacc,
-        efc_force: w.force,
-        efc_state: w.state,
-        qfrc_constraint: qfrc,
-        iterations: stats.len(),
-        stats,
-    })
+    out.efc_force.clear();
+    out.efc_force.extend_from_slice(&w.force);
+    out.efc_state.clear();
+    out.efc_state.extend_from_slice(&w.state);
+    ws.rows = own_rows;
+    Ok(())
 }
 // ANCHOR_END: solve_primal
