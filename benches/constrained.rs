@@ -14,6 +14,9 @@
 //! own tolerance and iterations, cold start (MuJoCo's warm start disabled, since every call
 //! repeats the same state).
 
+#[path = "common/peers_timing.rs"]
+mod peers_timing;
+
 use criterion::Criterion;
 use mbd::mjcf;
 use mbd::model::{Cone, Model, Solver};
@@ -21,7 +24,7 @@ use mbd::mujoco::forward::Forward;
 use serde::Deserialize;
 use std::hint::black_box;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The scenes: (label, fixture in `tests/fixtures/forward`).
 const SCENES: [&str; 3] = ["box_stack", "box_stack_10", "humanoid"];
@@ -65,47 +68,10 @@ fn configured(model: &Model, solver: Solver, cone: Cone) -> Model {
     m
 }
 
-/// (median, min, max) ns per call by the rule of `tools/peers/timing.h`.
-fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> (f64, f64, f64) {
-    let mut n: u64 = 1;
-    loop {
-        let t0 = Instant::now();
-        for _ in 0..n {
-            f();
-        }
-        let dt = t0.elapsed().as_secs_f64() * 1e9;
-        if dt > target_ms * 1e6 * 0.5 || n > (1 << 30) {
-            n = ((n as f64) * target_ms * 1e6 / dt.max(1.0)).max(1.0) as u64;
-            break;
-        }
-        n *= 2;
-    }
-    let mut s: Vec<f64> = (0..repeats)
-        .map(|_| {
-            let t0 = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t0.elapsed().as_secs_f64() * 1e9 / n as f64
-        })
-        .collect();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    let med = if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        0.5 * (s[m - 1] + s[m])
-    };
-    (med, s[0], s[s.len() - 1])
-}
-
 /// `MBD_BENCH_PEERS=REPEATS[:TARGET_MS]`: one JSON line per scene, functions named
 /// `forward_<solver>_<cone>`, plus the iterations each solver took.
 fn peers_style(spec: &str, only: Option<&str>) {
-    let usage = "MBD_BENCH_PEERS=REPEATS[:TARGET_MS]";
-    let (r, t) = spec.split_once(':').unwrap_or((spec, "20"));
-    let repeats: usize = r.parse().expect(usage);
-    let target_ms: f64 = t.parse().expect(usage);
+    let (repeats, target_ms) = peers_timing::parse_spec(spec);
     for label in SCENES {
         if only.is_some_and(|o| o != label) {
             continue;
@@ -119,12 +85,10 @@ fn peers_style(spec: &str, only: Option<&str>) {
             let mut fw = Forward::new(&m).expect("forward");
             fw.forward(&f.qpos, &f.qvel, &zeros).expect("forward");
             iters.push(format!("\"{name}\":{}", fw.d.solver_niter));
-            let (med, lo, hi) = peers_style_median(repeats, target_ms, || {
+            let stats = peers_timing::time_batches(repeats, target_ms, || {
                 fw.forward_with(black_box(&f.qpos), &f.qvel, &zeros).expect("forward");
             });
-            times.push(format!(
-                "\"forward_{name}\":{{\"median_ns\":{med:.1},\"min_ns\":{lo:.1},\"max_ns\":{hi:.1}}}"
-            ));
+            times.push(stats.json(&format!("forward_{name}")));
         }
         println!(
             "{{\"engine\":\"mbd\",\"label\":\"{label}\",\"nv\":{},\"repeats\":{repeats},\"niter\":{{{}}},\"fn\":{{{}}}}}",
@@ -137,8 +101,7 @@ fn peers_style(spec: &str, only: Option<&str>) {
 
 fn main() {
     if let Ok(spec) = std::env::var("MBD_BENCH_PEERS") {
-        let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-        peers_style(&spec, only.as_deref());
+        peers_style(&spec, peers_timing::only_arg().as_deref());
         return;
     }
     let mut c = Criterion::default()

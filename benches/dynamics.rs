@@ -24,6 +24,9 @@
 //! MuJoCo's `mjData` are to their functions. Our CRBA fills the lower triangle of H on the tree's
 //! pattern, Pinocchio's the upper triangle; both include the forward kinematics they need.
 
+#[path = "common/peers_timing.rs"]
+mod peers_timing;
+
 use criterion::Criterion;
 use mbd::dynamics::{aba_with, crba, crba_with, rnea_with, Workspace};
 use mbd::mjcf;
@@ -33,7 +36,7 @@ use mbd::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::{DMatrix, DVector};
 use std::hint::black_box;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The benchmarked models: (label, file in `tests/fixtures/models`).
 const MODELS: [(&str, &str); 5] = [
@@ -248,49 +251,11 @@ fn fixed_loop(spec: &str) {
     }
 }
 
-/// (median, min, max) ns per call measured by the rule of `tools/peers/timing.h`: calibrate `n`
-/// back-to-back calls to about `target_ms`, then time `repeats` such batches.
-fn peers_style_median(repeats: usize, target_ms: f64, mut f: impl FnMut()) -> (f64, f64, f64) {
-    let mut n: u64 = 1;
-    loop {
-        let t0 = Instant::now();
-        for _ in 0..n {
-            f();
-        }
-        let dt = t0.elapsed().as_secs_f64() * 1e9;
-        if dt > target_ms * 1e6 * 0.5 || n > (1 << 30) {
-            n = ((n as f64) * target_ms * 1e6 / dt.max(1.0)).max(1.0) as u64;
-            break;
-        }
-        n *= 2;
-    }
-    let mut samples: Vec<f64> = (0..repeats)
-        .map(|_| {
-            let t0 = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t0.elapsed().as_secs_f64() * 1e9 / n as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    let m = samples.len() / 2;
-    let median = if samples.len() % 2 == 1 {
-        samples[m]
-    } else {
-        0.5 * (samples[m - 1] + samples[m])
-    };
-    (median, samples[0], samples[samples.len() - 1])
-}
-
 /// `MBD_BENCH_PEERS=REPEATS[:TARGET_MS]`: one JSON line per model with the median ns per call of
 /// every algorithm, in the format of the peers' drivers (engine "mbd"), so that the three
 /// engines can be run back to back on the same footing.
 fn peers_style(spec: &str, only: Option<&str>) {
-    let usage = "MBD_BENCH_PEERS=REPEATS[:TARGET_MS]";
-    let (r, t) = spec.split_once(':').unwrap_or((spec, "20"));
-    let repeats: usize = r.parse().expect(usage);
-    let target_ms: f64 = t.parse().expect(usage);
+    let (repeats, target_ms) = peers_timing::parse_spec(spec);
     for (label, file) in MODELS {
         if only.is_some_and(|o| o != label) {
             continue;
@@ -298,13 +263,7 @@ fn peers_style(spec: &str, only: Option<&str>) {
         let mut case = Case::new(file);
         let times: Vec<String> = ALGORITHMS
             .iter()
-            .map(|&algo| {
-                let (med, lo, hi) = peers_style_median(repeats, target_ms, || case.run(algo));
-                format!(
-                    "\"{}\":{{\"median_ns\":{med:.1},\"min_ns\":{lo:.1},\"max_ns\":{hi:.1}}}",
-                    algo.name()
-                )
-            })
+            .map(|&algo| peers_timing::time_batches(repeats, target_ms, || case.run(algo)).json(algo.name()))
             .collect();
         println!(
             "{{\"engine\":\"mbd\",\"label\":\"{label}\",\"nv\":{},\"repeats\":{repeats},\"fn\":{{{}}}}}",
@@ -321,8 +280,7 @@ fn main() {
     }
     if let Ok(spec) = std::env::var("MBD_BENCH_PEERS") {
         // `cargo bench` passes `--bench`; a further free argument selects one model.
-        let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-        peers_style(&spec, only.as_deref());
+        peers_style(&spec, peers_timing::only_arg().as_deref());
         return;
     }
     let mut c = Criterion::default()

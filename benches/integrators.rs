@@ -15,6 +15,9 @@
 //! MuJoCo's `rollout` from a state), and prints one JSON line per case with the median and the
 //! fastest batch's time per step.
 
+#[path = "common/peers_timing.rs"]
+mod peers_timing;
+
 use criterion::Criterion;
 use mbd::model::{Integrator, JointType, Model};
 use mbd::mujoco::integrator::{Simulator, State};
@@ -96,11 +99,10 @@ fn peer_mode() {
                 }
                 times.push(t.elapsed().as_secs_f64() * 1e6 / batch as f64);
             }
-            times.sort_by(f64::total_cmp);
+            let stats = peers_timing::Stats::of(times);
             println!(
                 "{{\"engine\": \"mbd\", \"scene\": \"{name}\", \"integrator\": \"{label}\", \"us_median\": {}, \"us_min\": {}}}",
-                times[times.len() / 2],
-                times[0]
+                stats.median, stats.min
             );
         }
     }

@@ -191,6 +191,24 @@ pub fn aba_with(
     f_ext: Option<&[Force]>,
     qdd: &mut [f64],
 ) -> Result<()> {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || aba_passes(model, ws, q, qd, tau, f_ext, qdd),
+    )
+}
+
+/// The three passes of [`aba_with`], compiled for AVX where the processor has it (see
+/// `sparse::with_avx`).
+#[inline(always)]
+fn aba_passes(
+    model: &Model,
+    ws: &mut Workspace,
+    q: &[f64],
+    qd: &[f64],
+    tau: &[f64],
+    f_ext: Option<&[Force]>,
+    qdd: &mut [f64],
+) -> Result<()> {
     for i in 1..=model.nb {
         jcalc_into(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)], &mut ws.jc[i]);
         let jc = &ws.jc[i];

@@ -2,8 +2,8 @@
 
 use super::{coordinate_axis, rnea_with, Workspace};
 use crate::error::Result;
-use crate::model::{jcalc_into, Model};
-use crate::spatial::Force;
+use crate::model::{jcalc_pos, Model};
+use crate::spatial::{Force, SpatialInertia, Vec3};
 use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 
@@ -108,11 +108,19 @@ pub fn hand_c(
 /// is the same; the columns are independent of each other, which lets the processor overlap
 /// their transforms instead of waiting on one chain of dependent products per column.
 pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>) {
-    let zeros = [0.0; 6];
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || crba_body(model, ws, q, h),
+    )
+}
+
+/// The body of [`crba_with`], compiled for AVX where the processor has it (see
+/// `sparse::with_avx`).
+#[inline(always)]
+fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>) {
     for i in 1..=model.nb {
-        let nv = model.joints[i].jtype.nv();
-        jcalc_into(&model.joints[i], &q[model.qs(i)], &zeros[..nv], &mut ws.jc[i]);
-        ws.x_up[i] = ws.jc[i].x_j.compose(&model.x_tree[i]);
+        let x_j = jcalc_pos(&model.joints[i], &q[model.qs(i)], &mut ws.jc[i].s); // X_J and S, no velocity
+        ws.x_up[i] = x_j.compose(&model.x_tree[i]);
         ws.ic[i] = model.inertia[i];
     }
     let nv = model.nv;
@@ -121,15 +129,20 @@ pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f
         // I^c_i is complete: its children have larger numbers and were done already.
         let s = &ws.jc[i].s;
         let subtree = &model.subtree_dofs()[i]; // i's own dofs first, then its descendants'
+        let mut axes = [None; 6]; // which columns of S are rotations about a coordinate axis
         for (k, dof) in model.dofs(i).enumerate() {
-            ws.f_cols[dof] = ws.ic[i].mul_motion(&s.cols[k]); // F = I^c_i S_i
+            axes[k] = coordinate_axis(&s.cols[k]);
+            ws.f_cols[dof] = match axes[k] {
+                Some(a) => inertia_axis_column(&ws.ic[i], a),
+                None => ws.ic[i].mul_motion(&s.cols[k]), // F = I^c_i S_i
+            };
         }
         for (l, dof) in model.dofs(i).enumerate() {
             // column `dof` of H, rows `dof` and below: S_i^T F for this dof and the later ones
             // (table 6.2's H_ji = H_ij^T)
             let h_col = &mut h[dof * nv..(dof + 1) * nv];
             let rows = &subtree[l..];
-            match coordinate_axis(&s.cols[l]) {
+            match axes[l] {
                 // a rotation about coordinate axis k: S^T F is F's k-th moment component
                 Some(k) => {
                     for &r in rows {
@@ -154,6 +167,22 @@ pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f
                 ws.f_cols[r] = x.inv_apply_force(&ws.f_cols[r]); // F = lambda_X_i* F
             }
         }
+    }
+}
+
+/// `I S` for `S = [e_a; 0]`, the rotation about coordinate axis `a`: column `a` of the 6x6
+/// matrix of eq. (2.63), `[Ibar e_a; e_a x h]`, read off instead of multiplied.
+#[inline(always)]
+fn inertia_axis_column(ic: &SpatialInertia, a: usize) -> Force {
+    let h = &ic.h;
+    let f = match a {
+        0 => Vec3::new(0.0, -h.z, h.y), // e_x x h
+        1 => Vec3::new(h.z, 0.0, -h.x), // e_y x h
+        _ => Vec3::new(-h.y, h.x, 0.0), // e_z x h
+    };
+    Force {
+        n: ic.ibar.column(a).into(),
+        f,
     }
 }
 // ANCHOR_END: crba

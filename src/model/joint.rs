@@ -200,28 +200,57 @@ pub fn jcalc(joint: &Joint, q: &[f64], qd: &[f64]) -> JointCalc {
 /// (the others keep whatever they held); every other field is overwritten. The dynamics
 /// algorithms call this on storage in their [`Workspace`](crate::dynamics::Workspace), so that
 /// the 500-byte result is neither zeroed nor copied for every body (see the Performance chapter).
+#[inline]
 pub fn jcalc_into(joint: &Joint, q: &[f64], qd: &[f64], out: &mut JointCalc) {
-    out.s.n = joint.jtype.nv();
-    let s = &mut out.s.cols;
+    out.x_j = jcalc_pos(joint, q, &mut out.s);
     let z = Vec3::zeros();
-    out.c_j = Motion::zero();
-    match joint.jtype {
+    let s = &out.s.cols;
+    out.c_j = match joint.jtype {
+        JointType::Planar => {
+            // S-ring qdot: the translation columns rotate with the body.
+            let v_lin = s[1].v * qd[1] + s[2].v * qd[2];
+            Motion::new(z, -(Vec3::z() * qd[0]).cross(&v_lin))
+        }
+        JointType::Free => {
+            // S-ring qdot = [0; -w x (R^T v)], R^T being X_J's rotation.
+            let w = Vec3::new(qd[3], qd[4], qd[5]);
+            let v_body = out.x_j.e * Vec3::new(qd[0], qd[1], qd[2]);
+            Motion::new(z, -w.cross(&v_body))
+        }
+        _ => Motion::zero(),
+    };
+    out.v_j = out.s.mul(qd); // S is already moved to the body origin
+    if joint.pos != Vec3::zeros() && !matches!(joint.jtype, JointType::Free) {
+        out.c_j = xlt(-joint.pos).apply_motion(&out.c_j);
+    }
+}
+
+/// The part of [`jcalc`] that depends on `q` alone: `S` (written into `subspace`) and `X_J`
+/// (returned), both moved to the body origin for a joint anchored at `pos`. CRBA and the
+/// com-based positions need nothing else, and skip the velocity terms' work this way. Always
+/// inlined: `X_J` then stays in registers for the caller's next step, `X_J X_T`.
+#[inline(always)]
+pub fn jcalc_pos(joint: &Joint, q: &[f64], subspace: &mut Subspace) -> Xform {
+    subspace.n = joint.jtype.nv();
+    let s = &mut subspace.cols;
+    let z = Vec3::zeros();
+    let x_j = match joint.jtype {
         JointType::Revolute { axis } => {
             s[0] = Motion::new(axis, z);
-            out.x_j = Xform::rot_axis(&axis, q[0]);
+            Xform::rot_axis(&axis, q[0])
         }
         JointType::Prismatic { axis } => {
             s[0] = Motion::new(z, axis);
-            out.x_j = xlt(axis * q[0]);
+            xlt(axis * q[0])
         }
         JointType::Helical { axis, pitch } => {
             s[0] = Motion::new(axis, axis * pitch);
-            out.x_j = Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * (pitch * q[0])));
+            Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * (pitch * q[0])))
         }
         JointType::Cylindrical { axis } => {
             s[0] = Motion::new(axis, z);
             s[1] = Motion::new(z, axis);
-            out.x_j = Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * q[1]));
+            Xform::rot_axis(&axis, q[0]).compose(&xlt(axis * q[1]))
         }
         JointType::Planar => {
             // X_J = rotz(theta) xlt([x, y, 0]); the translations are seen in the rotated frame.
@@ -229,44 +258,36 @@ pub fn jcalc_into(joint: &Joint, q: &[f64], qd: &[f64], out: &mut JointCalc) {
             s[0] = Motion::new(Vec3::z(), z);
             s[1] = Motion::new(z, Vec3::new(cs, -sn, 0.0));
             s[2] = Motion::new(z, Vec3::new(sn, cs, 0.0));
-            out.x_j = Xform::rot_axis(&Vec3::z(), q[0]).compose(&xlt(Vec3::new(q[1], q[2], 0.0)));
-            let v_lin = s[1].v * qd[1] + s[2].v * qd[2];
-            // S-ring qdot: the translation columns rotate with the body.
-            out.c_j = Motion::new(z, -(Vec3::z() * qd[0]).cross(&v_lin));
+            Xform::rot_axis(&Vec3::z(), q[0]).compose(&xlt(Vec3::new(q[1], q[2], 0.0)))
         }
         JointType::Spherical => {
             for (k, col) in s.iter_mut().take(3).enumerate() {
                 *col = Motion::new(Vec3::ith(k, 1.0), z);
             }
             let r = quat_to_mat(&[q[0], q[1], q[2], q[3]]);
-            out.x_j = Xform::new(r.transpose(), z);
+            Xform::new(r.transpose(), z)
         }
         JointType::Free => {
             // qdot = [world linear velocity of the origin, body angular velocity]:
-            // in body coordinates S = [0, 1; R^T, 0], and S-ring qdot = [0; -w x (R^T v)].
+            // in body coordinates S = [0, 1; R^T, 0].
             let r = quat_to_mat(&[q[3], q[4], q[5], q[6]]);
             let rt = r.transpose();
             for k in 0..3 {
                 s[k] = Motion::new(z, rt.column(k).into());
                 s[k + 3] = Motion::new(Vec3::ith(k, 1.0), z);
             }
-            let w = Vec3::new(qd[3], qd[4], qd[5]);
-            let v_body = rt * Vec3::new(qd[0], qd[1], qd[2]);
-            out.x_j = Xform::new(rt, Vec3::new(q[0], q[1], q[2]));
-            out.c_j = Motion::new(z, -w.cross(&v_body));
+            Xform::new(rt, Vec3::new(q[0], q[1], q[2]))
         }
-        JointType::Fixed => out.x_j = Xform::identity(),
-    }
-    out.v_j = out.s.mul(qd);
+        JointType::Fixed => Xform::identity(),
+    };
     if joint.pos != Vec3::zeros() && !matches!(joint.jtype, JointType::Free) {
         let to_origin = xlt(-joint.pos);
-        out.x_j = to_origin.compose(&out.x_j).compose(&xlt(joint.pos));
-        for k in 0..out.s.n {
-            out.s.cols[k] = to_origin.apply_motion(&out.s.cols[k]);
+        for col in &mut subspace.cols[..subspace.n] {
+            *col = to_origin.apply_motion(col);
         }
-        out.v_j = to_origin.apply_motion(&out.v_j);
-        out.c_j = to_origin.apply_motion(&out.c_j);
+        return to_origin.compose(&x_j).compose(&xlt(joint.pos));
     }
+    x_j
 }
 // ANCHOR_END: jcalc
 

@@ -27,7 +27,9 @@ pub use elements::{
     Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Site, SolverParams, Tendon, TendonKind, TendonWrap,
     Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
 };
-pub use joint::{difference_joint, integrate_joint, jcalc, jcalc_into, Joint, JointCalc, JointType, Subspace};
+pub use joint::{
+    difference_joint, integrate_joint, jcalc, jcalc_into, jcalc_pos, Joint, JointCalc, JointType, Subspace,
+};
 pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
 

@@ -13,7 +13,7 @@
 use super::Data;
 use crate::error::Result;
 use crate::model::constants::MJ_MINVAL;
-use crate::model::{jcalc_into, JointType, Model};
+use crate::model::{jcalc_pos, JointType, Model};
 use crate::sparse::MjLayout;
 use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xform};
 
@@ -55,19 +55,13 @@ pub fn inertia_from_mj10(c: &[f64; 10]) -> SpatialInertia {
 ///   `[0; u]`, ball `[u_k; u_k x r]` for the body axes `u_k`, free `[0; e_k]` (the axes of the
 ///   predecessor frame, the world axes in MuJoCo) then as ball. Other joint types use the general
 ///   rule `cdof = c_X_i S_i` (which reproduces the table above).
+#[inline(always)]
 pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     let nb = model.nb;
-    let zeros = [0.0; 6];
     // mj_kinematics: i_X_0 for every Featherstone body
     for i in 1..=nb {
-        let jc = &mut d.jc;
-        jcalc_into(
-            &model.joints[i],
-            &qpos[model.qs(i)],
-            &zeros[..model.joints[i].jtype.nv()],
-            jc,
-        );
-        let x_up = jc.x_j.compose(&model.x_tree[i]);
+        let x_j = jcalc_pos(&model.joints[i], &qpos[model.qs(i)], &mut d.jc.s);
+        let x_up = x_j.compose(&model.x_tree[i]);
         d.x_0[i] = x_up.compose(&d.x_0[model.lambda[i]]);
     }
     // world centre of mass of each body and the subtree sums (m_b xipos_b and m_b)
@@ -149,7 +143,7 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
             JointType::Fixed => {}
             JointType::Helical { .. } | JointType::Cylindrical { .. } | JointType::Planar => {
                 let q = &qpos[model.qs(i)];
-                jcalc_into(j, q, &zeros[..j.jtype.nv()], &mut d.jc);
+                jcalc_pos(j, q, &mut d.jc.s);
                 let to_c = i_x_c.inverse(); // c_X_i
                 for k in 0..d.jc.s.n {
                     d.cdof[base + k] = to_c.apply_motion(&d.jc.s.cols[k]);
@@ -169,6 +163,7 @@ pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
 /// rotational ones use the velocity after the translation has been added. A planar joint's
 /// sliding axes turn with its own rotation, which the general rule would count once too often, so
 /// its own angular rate is taken out.
+#[inline(always)]
 pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
     for i in 1..=model.nb {
         let p = model.lambda[i];
@@ -221,6 +216,7 @@ pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
 /// the same frame; nothing is added into the world body) and the sparse inertia matrix in the
 /// legacy layout: `M(i, j) = cdof_j . (crb_body(i) cdof_i)` for j = i and each ancestor of i, plus
 /// armature on the diagonal.
+#[inline(always)]
 pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
     for i in 0..=model.nb {
         d.crb_fb[i] = d.cinert_fb[i];
@@ -251,6 +247,7 @@ pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
 /// `cacc_b = cacc_parent + sum cdof_dot qvel (+ cdof qacc)`, `cfrc_b = I_b cacc_b + cvel_b x*
 /// (I_b cvel_b)`, accumulated leaves to root (not into the world), and `bias_i = cdof_i .
 /// cfrc_body(i)`. Armature is not included (as in MuJoCo).
+#[inline(always)]
 pub fn mj_rne(model: &Model, d: &mut Data, qvel: &[f64], qacc: Option<&[f64]>, out: &mut [f64]) {
     let cacc_world = Motion::new(Vec3::zeros(), -model.opt.gravity);
     for i in 1..=model.nb {

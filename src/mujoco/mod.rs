@@ -161,8 +161,18 @@ pub fn forward_smooth(model: &Model, qpos: &(impl AsVector + ?Sized), qvel: &(im
 // ANCHOR: forward_smooth_with
 /// [`forward_smooth`] on storage made once by [`Data::new`]; inputs are assumed valid (lengths
 /// and unit quaternions, see [`Model::check_state`]). Allocates nothing: this is the pipeline
-/// the Performance chapter times against MuJoCo's own.
+/// the Performance chapter times against MuJoCo's own. Compiled for AVX where the processor has
+/// it, as MuJoCo's library is (see `sparse::with_avx`).
 pub fn forward_smooth_with(model: &Model, d: &mut Data, qpos: &[f64], qvel: &[f64]) -> Result<()> {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || smooth_stages(model, d, qpos, qvel),
+    )
+}
+
+/// The stages of [`forward_smooth_with`].
+#[inline(always)]
+fn smooth_stages(model: &Model, d: &mut Data, qpos: &[f64], qvel: &[f64]) -> Result<()> {
     com::mj_com_pos(model, d, qpos)?;
     com::mj_com_vel(model, d, qvel);
     com::mj_crb(model, model.mj_layout(), d);

@@ -336,15 +336,33 @@ pub fn factor_i_in_place(
     }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") {
-        // SAFETY: the processor supports AVX, checked on the line above.
+        // SAFETY (both blocks): the processor supports AVX, checked on the line above.
         let long = |d: &mut [f64], x: &[f64], s: f64| unsafe { sub_scaled_long_avx(d, x, s) };
         let avx = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, long);
-        return factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, avx);
+        return unsafe { factor_rows_avx(layout, qld, qld_diag_inv, policy, warnings, ops, avx) };
     }
     let portable = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, sub_scaled_long);
     factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, portable)
 }
 
+/// [`factor_rows`] compiled for AVX: the short row updates, done in place, use its four-number
+/// instructions too.
+///
+/// # Safety
+/// Only for processors with AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn factor_rows_avx<C: Counter>(
+    layout: &MjLayout,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    sub_scaled: impl Fn(&mut [f64], &[f64], f64),
+) -> Result<()> {
+    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, sub_scaled)
+}
 /// The pivot `*pivot` of dof k is below `MJ_MINVAL`: an error, or clamp and warn.
 #[cold]
 fn bad_pivot(k: usize, pivot: &mut f64, policy: PivotPolicy, warnings: &mut Vec<String>) -> Result<()> {
@@ -398,9 +416,43 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 /// `x <- L^-T x` (last dof to first), then `x <- D^-1 x` and `x <- L^-1 x` together (first dof
 /// to last: x_i is scaled by `1/D_i` just before its ancestors' values are pulled in).
 /// Row i's off-diagonal entries are contiguous after its diagonal and their columns are
-/// `layout.col` of the same slots. A non-finite result is [`Error::Overflow`]; the test rides
-/// along the last pass (one comparison per dof, no branch) and the entry is looked up only
-/// when it failed.
+/// `layout.col` of the same slots, nearest ancestor first.
+///
+/// In the second pass x_i waits for its ancestors' final values, and the nearest of them, the
+/// parent, is often the row just finished. So the row sums its other ancestors first
+/// (`dot_gather`, which the processor can do while the parent's row is still being computed) and
+/// subtracts the parent's term last: per row, only one multiplication and one subtraction wait
+/// for the row before.
+#[inline(always)]
+fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut impl Counter) -> bool {
+    for i in (0..layout.nv).rev() {
+        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        let xi = x[i];
+        for (&l, &j) in qld[a..a + n].iter().zip(&layout.col[a..a + n]) {
+            x[j] -= l * xi; // push x_i into its ancestors
+        }
+        ops.madd(n);
+    }
+    let mut finite = true;
+    for i in 0..layout.nv {
+        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        let (row, cols) = (&qld[a..a + n], &layout.col[a..a + n]);
+        let mut xi = x[i] * qld_diag_inv[i];
+        if let (Some((&l_parent, l_far)), Some((&parent, c_far))) = (row.split_first(), cols.split_first()) {
+            xi -= dot_gather(l_far, c_far, x); // the ancestors beyond the parent
+            xi -= l_parent * x[parent]; // the parent, last
+        }
+        x[i] = xi;
+        finite &= xi.is_finite();
+        ops.div(1);
+        ops.madd(n);
+    }
+    finite
+}
+
+/// [`solve_rows`] after checking the lengths, through [`with_avx`](super::with_avx) like
+/// [`factor_i_in_place`]. A non-finite result is [`Error::Overflow`]; the test rides along the
+/// last pass (one comparison per dof, no branch) and the entry is looked up only when it failed.
 pub fn solve_ld(
     layout: &MjLayout,
     qld: &[f64],
@@ -421,24 +473,10 @@ pub fn solve_ld(
             });
         }
     }
-    for i in (0..layout.nv).rev() {
-        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
-        let xi = x[i];
-        for (&l, &j) in qld[a..a + n].iter().zip(&layout.col[a..a + n]) {
-            x[j] -= l * xi; // push x_i into its ancestors
-        }
-        ops.madd(n);
-    }
-    let mut finite = true;
-    for i in 0..layout.nv {
-        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
-        let pulled = dot_gather(&qld[a..a + n], &layout.col[a..a + n], x); // from the ancestors
-        x[i] = x[i] * qld_diag_inv[i] - pulled;
-        finite &= x[i].is_finite();
-        ops.div(1);
-        ops.madd(n);
-    }
-    if finite {
+    if super::with_avx(
+        #[inline(always)]
+        || solve_rows(layout, qld, qld_diag_inv, x, ops),
+    ) {
         Ok(())
     } else {
         crate::error::check_output("x = M^-1 x", x)
@@ -446,23 +484,28 @@ pub fn solve_ld(
 }
 // ANCHOR_END: solve_ld
 
-/// `sum_t l[t] x[col[t]]` (MuJoCo's `mju_dotSparse`) with four partial sums, added at the end:
-/// four independent chains of additions that the processor overlaps, where one running sum
-/// would make every addition wait for the one before.
+/// `sum_t l[t] x[col[t]]` (MuJoCo's `mju_dotSparse`). A row of fewer than four entries is
+/// summed in order; a longer one with four partial sums added at the end: four independent
+/// chains of additions that the processor overlaps, where one running sum would make every
+/// addition wait for the one before.
 #[inline(always)]
 fn dot_gather(l: &[f64], col: &[usize], x: &[f64]) -> f64 {
+    let (l4, l_rest) = l.as_chunks::<4>();
+    let (c4, c_rest) = col.as_chunks::<4>();
+    let mut rest = 0.0;
+    for (&l, &j) in l_rest.iter().zip(c_rest) {
+        rest += l * x[j];
+    }
+    if l4.is_empty() {
+        return rest;
+    }
     let mut acc = [0.0; 4];
-    let (l4, c4) = (l.chunks_exact(4), col.chunks_exact(4));
-    let (l_rest, c_rest) = (l4.remainder(), c4.remainder());
-    for (l, c) in l4.zip(c4) {
+    for (l, c) in l4.iter().zip(c4) {
         for k in 0..4 {
             acc[k] += l[k] * x[c[k]];
         }
     }
-    for (&l, &j) in l_rest.iter().zip(c_rest) {
-        acc[0] += l * x[j];
-    }
-    (acc[0] + acc[2]) + (acc[1] + acc[3])
+    rest + ((acc[0] + acc[2]) + (acc[1] + acc[3]))
 }
 
 #[cfg(test)]
@@ -500,9 +543,10 @@ mod tests {
         assert_relative_eq!(hx, nalgebra::DVector::from_vec(b), epsilon = 1e-9);
     }
 
-    /// The run-time choice of the AVX build changes no bit of the factor (long rows: a chain).
+    /// The run-time choice of the AVX build changes no bit of the factor or the solution (long rows:
+    /// a chain).
     #[test]
-    fn dispatched_and_portable_factorizations_agree_bit_for_bit() {
+    fn dispatched_and_portable_kernels_agree_bit_for_bit() {
         for m in [canned::chain(30, true), canned::floating_base_ball_arms()] {
             let q: Vec<f64> = (0..m.nq).map(|k| 0.3 * (k as f64 * 1.1).sin()).collect();
             let mut q = nalgebra::DVector::from_vec(q);
@@ -531,6 +575,12 @@ mod tests {
             .unwrap();
             assert_eq!(a, b);
             assert_eq!(a_inv, b_inv);
+            let rhs: Vec<f64> = (0..m.nv).map(|k| (k as f64 * 0.7).cos()).collect();
+            let mut x = rhs.clone();
+            solve_ld(m.mj_layout(), &a, &a_inv, &mut x, &mut NoCount).unwrap();
+            let mut y = rhs.clone();
+            assert!(solve_rows(m.mj_layout(), &b, &b_inv, &mut y, &mut NoCount));
+            assert_eq!(x, y);
         }
     }
 

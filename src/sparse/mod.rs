@@ -94,6 +94,27 @@ impl Counter for OpCount {
     }
 }
 
+/// Runs `f` compiled for AVX on x86-64 processors that have it, otherwise as compiled for the
+/// default target (SSE2 on x86-64). The choice is made at run time, per call, from the
+/// standard library's cached feature test, so no `target-cpu=native` is needed; MuJoCo's wheel,
+/// which the Performance chapter compares against, is built for AVX throughout. `f` and what it
+/// inlines are compiled twice; only the width of the vector instructions differs. Rust never
+/// fuses a multiplication and an addition on its own, and never reorders floating-point sums,
+/// so both versions compute the same numbers bit for bit.
+#[inline(always)]
+pub(crate) fn with_avx<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx") {
+        #[target_feature(enable = "avx")]
+        fn avx<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        // SAFETY: the processor has AVX, checked on the line above.
+        return unsafe { avx(f) };
+    }
+    f()
+}
+
 use crate::error::{check_output, Error, Result};
 use nalgebra::{DMatrix, DVector};
 

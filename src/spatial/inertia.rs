@@ -106,7 +106,7 @@ impl SpatialInertia {
     /// `[a]x [b]x = b a^T - (a . b) 1` and `p = h_r + m r / 2` the last two terms are
     /// `-(p r^T + r p^T) + 2 (r . p) 1`, which is how it is computed (no 3x3 products; this runs
     /// once per body in CRBA).
-    #[inline]
+    #[inline(always)]
     pub fn transform_back(&self, x: &Xform) -> SpatialInertia {
         let h_r = x.e.tr_mul(&self.h); // rotate into A's axes, still about B's origin
                                        // E^T Ibar E is symmetric: with T = Ibar E, entry (i, j) is column i of E dotted with

@@ -74,7 +74,7 @@ impl Xform {
     /// Axes along +-x, +-y or +-z (most joints in real models) go to [`rotx`], [`roty`],
     /// [`rotz`] of table 2.2, which need only the sine and cosine; other axes use Rodrigues'
     /// formula ([`axis_angle_mat`]). Both give the same matrix to rounding.
-    #[inline]
+    #[inline(always)]
     pub fn rot_axis(axis: &Vec3, angle: f64) -> Self {
         match (axis.x, axis.y, axis.z) {
             (1.0, 0.0, 0.0) => rotx(angle),

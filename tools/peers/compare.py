@@ -157,10 +157,13 @@ def main():
     ap.add_argument("--peers-build", default=os.environ.get("PEERS_BUILD", "/tmp/peers_build"))
     ap.add_argument("--jsonl", default="/tmp/mbd_compare.jsonl")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of the models (for a quick look; the chapter's table uses all)")
     ap.add_argument("--constrained", action="store_true",
                     help="compare the constrained mj_forward (benches/constrained.rs) instead")
     a = ap.parse_args()
     a.out_given = a.out is not None
+    models = a.models.split(",")
     if a.constrained:
         return constrained(a)
     if a.out is None:
@@ -174,7 +177,7 @@ def main():
     loads = [load()]
     timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
     for r in range(a.rounds):
-        for label in MODELS:
+        for label in models:
             path = os.path.join("tests", "fixtures", "models", f"{label}.xml")
             print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
             got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
@@ -206,12 +209,12 @@ def main():
     lines.append(f"Ratio of mbd's time to the peer's (below 1: mbd is faster), each program's {per_round} "
                  f"per round: median over the {a.rounds} rounds, and in brackets the smallest and largest round.")
     lines.append("")
-    lines.append("| | " + " | ".join(f"`{m}`" for m in MODELS) + " |")
-    lines.append("|---" * (len(MODELS) + 1) + "|")
+    lines.append("| | " + " | ".join(f"`{m}`" for m in models) + " |")
+    lines.append("|---" * (len(models) + 1) + "|")
     worst = 0.0
     for title, fn, engine, pfn in PAIRS:
         cells = []
-        for m in MODELS:
+        for m in models:
             ratios = [median_ns("mbd", m, fn, r) / median_ns(engine, m, pfn, r) for r in range(a.rounds)]
             med = statistics.median(ratios)
             worst = max(worst, med)
@@ -220,15 +223,15 @@ def main():
     lines.append("")
     lines.append(f"Median over the rounds of each program's {per_round} time per call, in nanoseconds:")
     lines.append("")
-    lines.append("| engine | function | " + " | ".join(f"`{m}`" for m in MODELS) + " |")
-    lines.append("|---|---" + "|---" * len(MODELS) + "|")
+    lines.append("| engine | function | " + " | ".join(f"`{m}`" for m in models) + " |")
+    lines.append("|---|---" + "|---" * len(models) + "|")
     seen = []
     for _, fn, engine, pfn in PAIRS:
         for eng, f in (("mbd", fn), (engine, pfn)):
             if (eng, f) in seen:
                 continue
             seen.append((eng, f))
-            cells = [f"{statistics.median(median_ns(eng, m, f, r) for r in range(a.rounds)):.0f}" for m in MODELS]
+            cells = [f"{statistics.median(median_ns(eng, m, f, r) for r in range(a.rounds)):.0f}" for m in models]
             lines.append(f"| {eng} | `{f}` | " + " | ".join(cells) + " |")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as fh:

@@ -1,5 +1,5 @@
 /* The timing rule shared by the two peer drivers and by mbd's benchmark in peer mode
- * (benches/peers.rs): double the number n of back-to-back calls until a batch takes at least
+ * (benches/common/peers_timing.rs): double the number n of back-to-back calls until a batch takes at least
  * half of TARGET_MS, scale n to about TARGET_MS, then time REPEATS batches of n calls and report
  * the median, smallest and largest time per call. */
 #ifndef MBD_PEERS_TIMING_H
