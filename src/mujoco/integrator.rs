@@ -22,22 +22,20 @@
 //! as MuJoCo's does.
 
 use super::collision::candidate_pairs;
+use super::com::{mj_com_pos, mj_crb};
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, lu_reverse_tree_in_place, lu_reverse_tree_solve, pattern, qderiv, rne_vel, solve_small,
-    standalone_free_joints, RneVel,
+    check_implicit_supported, legacy_entry, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_at_pos, solve_small,
+    standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
-    aba_with, actuation_with, actuator_na, check_controls, crba_with, fill_upper, kinetic_energy, next_activation,
-    passive_forces_with, potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState,
-    Workspace,
+    aba_with, actuation_with, actuator_na, check_controls, kinetic_energy, next_activation, passive_forces_with,
+    potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState, Workspace,
 };
 use crate::error::{check_vector, Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
 use crate::model::{DynType, Equality, Integrator, Model, MJ_MAXVAL};
-use crate::sparse::{
-    cholesky_dense_in_place, cholesky_solve_dense_with, factor_i_in_place, solve_ld, NoCount, PivotPolicy,
-};
+use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::DMatrix;
 
 /// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities,
@@ -421,13 +419,12 @@ pub struct Simulator<'m> {
     /// The forward pass of the last step's first stage (its forces and actuator quantities).
     pub fwd: Forward,
     scratch: StepScratch,
-    /// `M`, `M + h diag(damping)` or `M - h D`, then its factor (nv x nv).
-    m: DMatrix<f64>,
-    /// `qDeriv` (nv x nv).
-    d: DMatrix<f64>,
-    /// MuJoCo's pattern of `qDeriv`.
-    pat: Vec<bool>,
-    /// `M - h sym(D)` in the legacy sparse layout, then its `L^T D L` factor (implicitfast).
+    /// `qDeriv` on MuJoCo's pattern (implicit, implicitfast).
+    d: TreeMatrix,
+    /// `M - h D` (implicit), then its LU factor, on the same pattern.
+    mhd: TreeMatrix,
+    /// `M + h diag(damping)` (Euler) or `M - h sym(D)` (implicitfast) in the legacy sparse
+    /// layout, then its `L^T D L` factor.
     qh: Vec<f64>,
     qh_diag_inv: Vec<f64>,
     /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
@@ -479,9 +476,8 @@ impl<'m> Simulator<'m> {
             qacc: vec![0.0; nv],
             fwd: Forward::new(model),
             scratch: StepScratch::new(model),
-            m: DMatrix::zeros(nv, nv),
-            d: DMatrix::zeros(nv, nv),
-            pat: pattern(model),
+            d: TreeMatrix::new(model),
+            mhd: TreeMatrix::new(model),
             qh: vec![0.0; model.mj_layout().nm],
             qh_diag_inv: vec![0.0; nv],
             free_bodies: standalone_free_joints(model),
@@ -497,21 +493,26 @@ impl<'m> Simulator<'m> {
         })
     }
 
-    /// `M` at `q` into `self.m`, both triangles (CRBA writes only the tree's pattern: the rest
-    /// is cleared first, so no stale factor survives).
-    fn mass_matrix(&mut self, q: &[f64]) {
-        self.m.fill(0.0);
-        crba_with(self.model, &mut self.fwd.ws, q, &mut self.m);
-        fill_upper(self.model, &mut self.m);
+    /// `M` at `q` in the legacy layout (`rv.data.qm`), by `mj_comPos` and `mj_crb`; `rv.data`
+    /// keeps the com-based positions for [`rne_vel_at_pos`].
+    fn mass_matrix(&mut self, q: &[f64]) -> Result<()> {
+        mj_com_pos(self.model, &mut self.rv.data, q)?;
+        mj_crb(self.model, self.model.mj_layout(), &mut self.rv.data);
+        Ok(())
     }
 
     // ANCHOR: integrators
     /// The acceleration `a_used` each integrator advances the velocity with, from the forward
     /// pass at the step's start (already in `self.fwd`), into `self.f`:
-    /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`;
-    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv`] and [`rne_vel`], reverse LU;
-    /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L`, with the
-    ///   standalone free bodies solved apart including their gyroscopic derivative.
+    /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`,
+    ///   `L^T D L` in `M`'s legacy layout (`mj_factorI`);
+    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv_tree`] and [`rne_vel_at_pos`], reverse
+    ///   LU on the tree pattern ([`TreeMatrix`], [`lu_tree_in_place`]);
+    /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L` in the legacy
+    ///   layout, with the standalone free bodies solved apart including their gyroscopic
+    ///   derivative.
+    ///
+    /// `M` comes from `mj_crb` in the legacy layout; nothing here is dense.
     fn implicit_acceleration(&mut self, q: &[f64], v: &[f64]) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
@@ -519,52 +520,61 @@ impl<'m> Simulator<'m> {
         for k in 0..nv {
             self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
         }
+        let layout = model.mj_layout();
+        self.mass_matrix(q)?;
+        let qm = &self.rv.data.qm;
         match self.integrator {
             Integrator::Euler => {
-                self.mass_matrix(q);
+                // mj_Euler: M + h diag(damping), factored by mj_factorI
+                self.qh.copy_from_slice(qm);
                 for i in 1..=model.nb {
                     for dof in model.dofs(i) {
-                        self.m[(dof, dof)] += h * model.joints[i].damping;
+                        self.qh[layout.dof_madr[dof]] += h * model.joints[i].damping;
                     }
                 }
-                cholesky_dense_in_place(&mut self.m, "M + h diag(damping) of the implicit-damping Euler step")?;
-                cholesky_solve_dense_with(&self.m, &mut self.f);
+                factor_i_in_place(
+                    layout,
+                    &mut self.qh,
+                    &mut self.qh_diag_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut NoCount,
+                )?;
+                solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
             }
             Integrator::Implicit => {
-                self.mass_matrix(q);
-                qderiv(
+                qderiv_tree(
                     model,
                     &self.fwd.actuation,
                     self.fwd.ten.as_ref().map(|t| &t.moment),
                     &self.state.ctrl,
                     &self.state.act,
-                    &self.pat,
                     &mut self.d,
                 );
-                rne_vel(model, &mut self.rv, q, v, &mut self.d)?;
-                for k in 0..nv * nv {
-                    self.m.as_mut_slice()[k] -= h * self.d.as_slice()[k];
+                rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
+                let qm = &self.rv.data.qm;
+                for s in 0..layout.nm {
+                    self.mhd.lower[s] = qm[s] - h * self.d.lower[s];
+                    self.mhd.upper[s] = qm[s] - h * self.d.upper[s];
                 }
-                lu_reverse_tree_in_place(&mut self.m, &model.dof_parent, "M - h qDeriv of the implicit step")?;
-                lu_reverse_tree_solve(&self.m, &model.dof_parent, &mut self.f);
+                lu_tree_in_place(layout, &mut self.mhd, "M - h qDeriv of the implicit step")?;
+                lu_tree_solve(layout, &self.mhd, &mut self.f);
             }
             Integrator::ImplicitFast => {
-                self.mass_matrix(q);
-                qderiv(
+                qderiv_tree(
                     model,
                     &self.fwd.actuation,
                     self.fwd.ten.as_ref().map(|t| &t.moment),
                     &self.state.ctrl,
                     &self.state.act,
-                    &self.pat,
                     &mut self.d,
                 );
-                let layout = model.mj_layout();
                 for i in 0..nv {
-                    for s in layout.dof_madr[i]..layout.dof_madr[i] + layout.dof_depth[i] + 1 {
-                        let j = layout.col[s];
+                    let adr = layout.dof_madr[i];
+                    self.qh[adr] = qm[adr] - h * self.d.lower[adr];
+                    for s in adr + 1..adr + 1 + layout.dof_depth[i] {
                         // the symmetrized derivative, (D + D^T) / 2
-                        self.qh[s] = self.m[(i, j)] - h * 0.5 * (self.d[(i, j)] + self.d[(j, i)]);
+                        self.qh[s] = qm[s] - h * 0.5 * (self.d.lower[s] + self.d.upper[s]);
                     }
                 }
                 factor_i_in_place(
@@ -583,13 +593,14 @@ impl<'m> Simulator<'m> {
                 solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
                 if !self.free_bodies.is_empty() {
                     // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
-                    let mut dfull = self.d.clone();
-                    rne_vel(model, &mut self.rv, q, v, &mut dfull)?;
+                    rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
                     for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
                         let mut a = [[0.0; 6]; 6];
                         for (r, row) in a.iter_mut().enumerate() {
                             for (c, x) in row.iter_mut().enumerate() {
-                                *x = self.m[(adr + r, adr + c)] - h * dfull[(adr + r, adr + c)];
+                                let (i, j) = (adr + r, adr + c);
+                                let m = legacy_entry(layout, &self.rv.data.qm, i, j);
+                                *x = m - h * self.d.get(model, i, j);
                             }
                         }
                         let mut x = rhs;
