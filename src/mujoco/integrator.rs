@@ -315,9 +315,10 @@ impl Forward {
 /// The forward pass every integrator calls, once per step (Euler, implicit, implicitfast) or
 /// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
 /// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
-/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA); then, given the
-/// constrained pipeline (models with constraints), its whole `mj_forward` replaces `qacc` and
-/// fills `qfrc_constraint`.
+/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). Given the
+/// constrained pipeline (models with constraints), its whole `mj_forward` computes the forces,
+/// `qacc` and `qfrc_constraint` instead (its `qfrc_passive`, `qfrc_bias`, `qfrc_smooth` are
+/// copied), and only the actuation is computed here.
 ///
 /// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
 #[allow(clippy::too_many_arguments)]
@@ -345,6 +346,20 @@ pub fn forward_pass(
         };
         transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
     }
+    if let Some(c) = constrained {
+        // the constrained mj_forward computes the passive and bias forces, qfrc_smooth, qacc
+        // and qfrc_constraint itself: only the actuator quantities are needed from here
+        actuation_with(model, v, ctrl, act, &mut out.actuation)?;
+        c.ctrl.copy_from_slice(ctrl);
+        c.act.copy_from_slice(act);
+        c.forward_with(q, v, qfrc_applied)?;
+        out.qfrc_passive.copy_from_slice(&c.d.qfrc_passive);
+        out.qfrc_bias.copy_from_slice(&c.d.data.qfrc_bias);
+        out.qfrc_smooth.copy_from_slice(&c.d.qfrc_smooth);
+        out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
+        out.qacc.copy_from_slice(&c.d.qacc);
+        return Ok(());
+    }
     // velocity stage: passive and bias forces
     passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
     rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias);
@@ -356,21 +371,17 @@ pub fn forward_pass(
         out.qfrc_constraint[k] = 0.0;
     }
     aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)?;
-    // constraint stage: the whole constrained mj_forward replaces qacc and qfrc_constraint
-    if let Some(c) = constrained {
-        c.ctrl.copy_from_slice(ctrl);
-        c.act.copy_from_slice(act);
-        c.forward_with(q, v, qfrc_applied)?;
-        out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
-        out.qacc.copy_from_slice(&c.d.qacc);
-    }
     Ok(())
 }
 // ANCHOR_END: forward
 
-/// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state.
+/// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state. The first
+/// stage is the state itself, whose forward pass the step has already made (`first`), as
+/// MuJoCo's `mj_RungeKutta` reads `qacc` and `act_dot` of the `mj_forward` before it: four
+/// forward passes per step, not five.
 struct Stage<'a, 'b> {
     model: &'a Model,
+    first: Option<(&'a [f64], &'a [f64])>,
     ctrl: &'a [f64],
     qfrc_applied: &'a [f64],
     fwd: &'a mut Forward,
@@ -379,6 +390,11 @@ struct Stage<'a, 'b> {
 
 impl StageDynamics for Stage<'_, '_> {
     fn eval(&mut self, q: &[f64], v: &[f64], act: &[f64], qacc: &mut [f64], act_dot: &mut [f64]) -> Result<()> {
+        if let Some((a, ad)) = self.first.take() {
+            qacc.copy_from_slice(a);
+            act_dot.copy_from_slice(ad);
+            return Ok(());
+        }
         forward_pass(
             self.model,
             q,
@@ -419,6 +435,14 @@ pub struct Simulator<'m> {
     /// The forward pass of the last step's first stage (its forces and actuator quantities).
     pub fwd: Forward,
     scratch: StepScratch,
+    /// The forward passes of RK4's stages 2 to 4 (`fwd` keeps the first stage's).
+    stage_fwd: Forward,
+    /// The next state's `qpos`, `qvel`, `act`, swapped into `state` at the end of a step.
+    qn: Vec<f64>,
+    vn: Vec<f64>,
+    actn: Vec<f64>,
+    /// `M` at the step's state in the legacy layout (`qM`).
+    qm: Vec<f64>,
     /// `qDeriv` on MuJoCo's pattern (implicit, implicitfast).
     d: TreeMatrix,
     /// `M - h D` (implicit), then its LU factor, on the same pattern.
@@ -476,6 +500,11 @@ impl<'m> Simulator<'m> {
             qacc: vec![0.0; nv],
             fwd: Forward::new(model),
             scratch: StepScratch::new(model),
+            stage_fwd: Forward::new(model),
+            qn: vec![0.0; model.nq],
+            vn: vec![0.0; nv],
+            actn: vec![0.0; actuator_na(model)],
+            qm: vec![0.0; model.mj_layout().nm],
             d: TreeMatrix::new(model),
             mhd: TreeMatrix::new(model),
             qh: vec![0.0; model.mj_layout().nm],
@@ -493,11 +522,23 @@ impl<'m> Simulator<'m> {
         })
     }
 
-    /// `M` at `q` in the legacy layout (`rv.data.qm`), by `mj_comPos` and `mj_crb`; `rv.data`
-    /// keeps the com-based positions for [`rne_vel_at_pos`].
-    fn mass_matrix(&mut self, q: &[f64]) -> Result<()> {
-        mj_com_pos(self.model, &mut self.rv.data, q)?;
-        mj_crb(self.model, self.model.mj_layout(), &mut self.rv.data);
+    /// `M` at the state in the legacy layout into `self.qm`: the constrained pipeline's (its
+    /// forward pass at this state made it), or `mj_comPos` and `mj_crb`. `rv.data` gets the
+    /// com-based positions at the state when `rne_vel_at_pos` will need them.
+    fn mass_matrix(&mut self) -> Result<()> {
+        let model = self.model;
+        let need_rne = self.integrator == Integrator::Implicit
+            || (self.integrator == Integrator::ImplicitFast && !self.free_bodies.is_empty());
+        if need_rne || self.constrained.is_none() {
+            mj_com_pos(model, &mut self.rv.data, &self.state.qpos)?;
+        }
+        match &self.constrained {
+            Some(c) => self.qm.copy_from_slice(&c.d.data.qm),
+            None => {
+                mj_crb(model, model.mj_layout(), &mut self.rv.data);
+                self.qm.copy_from_slice(&self.rv.data.qm);
+            }
+        }
         Ok(())
     }
 
@@ -513,7 +554,7 @@ impl<'m> Simulator<'m> {
     ///   derivative.
     ///
     /// `M` comes from `mj_crb` in the legacy layout; nothing here is dense.
-    fn implicit_acceleration(&mut self, q: &[f64], v: &[f64]) -> Result<()> {
+    fn implicit_acceleration(&mut self) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
         let nv = model.nv;
@@ -521,8 +562,8 @@ impl<'m> Simulator<'m> {
             self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
         }
         let layout = model.mj_layout();
-        self.mass_matrix(q)?;
-        let qm = &self.rv.data.qm;
+        self.mass_matrix()?;
+        let (qm, v) = (&self.qm, &self.state.qvel);
         match self.integrator {
             Integrator::Euler => {
                 // mj_Euler: M + h diag(damping), factored by mj_factorI
@@ -552,7 +593,6 @@ impl<'m> Simulator<'m> {
                     &mut self.d,
                 );
                 rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
-                let qm = &self.rv.data.qm;
                 for s in 0..layout.nm {
                     self.mhd.lower[s] = qm[s] - h * self.d.lower[s];
                     self.mhd.upper[s] = qm[s] - h * self.d.upper[s];
@@ -599,7 +639,7 @@ impl<'m> Simulator<'m> {
                         for (r, row) in a.iter_mut().enumerate() {
                             for (c, x) in row.iter_mut().enumerate() {
                                 let (i, j) = (adr + r, adr + c);
-                                let m = legacy_entry(layout, &self.rv.data.qm, i, j);
+                                let m = legacy_entry(layout, qm, i, j);
                                 *x = m - h * self.d.get(model, i, j);
                             }
                         }
@@ -699,68 +739,67 @@ impl<'m> Simulator<'m> {
         // a forward pass at exactly this state is already in `fwd` (from `forward`)
         let fresh = std::mem::replace(&mut self.fwd_fresh, false) && self.fwd_at == self.state;
         let h = model.opt.timestep;
-        let (mut q, mut v) = (self.state.qpos.clone(), self.state.qvel.clone());
         // ANCHOR: step
+        // mj_forward at the state (the first stage of RK4)
+        if !fresh {
+            self.forward_at_state()?;
+        }
+        self.qacc.copy_from_slice(&self.fwd.qacc);
+        self.qn.copy_from_slice(&self.state.qpos);
+        self.vn.copy_from_slice(&self.state.qvel);
         if self.integrator == Integrator::Rk4 {
             let mut stage = Stage {
                 model,
+                first: Some((&self.fwd.qacc, &self.fwd.actuation.act_dot)),
                 ctrl: &self.state.ctrl,
                 qfrc_applied: &self.state.qfrc_applied,
-                fwd: &mut self.fwd,
+                fwd: &mut self.stage_fwd,
                 constrained: self.constrained.as_mut(),
             };
             rk4_step_aux(
                 model,
                 &mut self.scratch,
                 &mut stage,
-                &mut q,
-                &mut v,
+                &mut self.qn,
+                &mut self.vn,
                 &self.state.act,
                 &mut self.act_rate,
                 h,
             )?;
-            // the first stage's forward pass, for qacc and the recorded forces
-            self.forward_at_state()?;
-            self.qacc.copy_from_slice(&self.fwd.qacc);
         } else {
-            if !fresh {
-                self.forward_at_state()?;
-            }
-            self.qacc.copy_from_slice(&self.fwd.qacc);
             self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
             if self.integrator == Integrator::Euler && !euler_damps_implicitly(model) {
                 self.f.copy_from_slice(&self.fwd.qacc);
             } else {
-                let (q0, v0) = (self.state.qpos.clone(), self.state.qvel.clone());
-                self.implicit_acceleration(&q0, &v0)?;
+                self.implicit_acceleration()?;
             }
             // mj_advance: v += h a, q = q (+) h v (the new velocity)
             for k in 0..model.nv {
-                v[k] += h * self.f[k];
+                self.vn[k] += h * self.f[k];
             }
-            model.integrate_with(&mut q, &v, h);
-            model.normalize_quaternions_with(&mut q);
+            model.integrate_with(&mut self.qn, &self.vn, h);
+            model.normalize_quaternions_with(&mut self.qn);
         }
         // mj_advance: act by mj_nextActivation (exact for filterexact)
-        let mut act = self.state.act.clone();
+        self.actn.copy_from_slice(&self.state.act);
         for (ia, a) in model
             .actuators
             .iter()
             .filter(|a| a.dyntype != DynType::None)
             .enumerate()
         {
-            act[ia] = next_activation(a, act[ia], self.act_rate[ia], h);
+            self.actn[ia] = next_activation(a, self.actn[ia], self.act_rate[ia], h);
         }
         // ANCHOR_END: step
         let step = Some(self.steps + 1);
         let t = self.state.time + h;
         check_finite(step, self.state.time, "qacc", &self.qacc)?;
-        check_finite(step, t, "qpos", &q)?;
-        check_finite(step, t, "qvel", &v)?;
-        check_finite(step, t, "act", &act)?;
-        self.state.qpos = q;
-        self.state.qvel = v;
-        self.state.act = act;
+        check_finite(step, t, "qpos", &self.qn)?;
+        check_finite(step, t, "qvel", &self.vn)?;
+        check_finite(step, t, "act", &self.actn)?;
+        std::mem::swap(&mut self.state.qpos, &mut self.qn);
+        std::mem::swap(&mut self.state.qvel, &mut self.vn);
+        std::mem::swap(&mut self.state.act, &mut self.actn);
         self.state.time = t;
         self.steps += 1;
         Ok(())
