@@ -840,7 +840,8 @@ impl<'m> Simulator<'m> {
     }
 
     /// The constrained pipeline's outputs at the last evaluation (contacts, rows, forces), for
-    /// models with constraints.
+    /// models with constraints: after an Euler or implicit step those of the step's state, after
+    /// an RK4 step those of its last stage (as MuJoCo's `mjData` after `mj_RungeKutta`).
     pub fn forward_data(&self) -> Option<&ForwardData> {
         self.constrained.as_ref().map(|f| &f.d)
     }
