@@ -2,76 +2,13 @@
 //! every bad input ends with one line on stderr starting with `mbd:`, a non-zero exit code and no
 //! panic.
 
+mod common;
+
+use common::cli::*;
 use mbd::mjcf;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const MBD: &str = env!("CARGO_BIN_EXE_mbd");
-
-fn model(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/models")
-        .join(name)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_tests").join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn mbd(args: &[&str]) -> Output {
-    Command::new(MBD).args(args).output().expect("cannot run mbd")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs `args`, expects the failure contract, returns stderr.
-fn fails(args: &[&str], code: i32) -> String {
-    let o = mbd(args);
-    let err = stderr(&o);
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "mbd {args:?}: exit {:?}, stderr {err}",
-        o.status.code()
-    );
-    assert!(
-        err.starts_with("mbd: "),
-        "mbd {args:?}: stderr does not start with 'mbd: ': {err}"
-    );
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "mbd {args:?}: stderr is not one line: {err}"
-    );
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "mbd {args:?} panicked: {err}"
-    );
-    err
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "mbd failed: {}", stderr(o));
-    serde_json::from_slice(&o.stdout).expect("stdout is not JSON")
-}
-
-fn vec_of(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
-}
-
-fn matrix_of(v: &serde_json::Value) -> Vec<Vec<f64>> {
-    v.as_array().unwrap().iter().map(vec_of).collect()
-}
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn help_lists_the_commands() {
@@ -210,19 +147,7 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
         );
         assert!(e.contains(needle), "{name}: {e}");
         let out = dir.join(format!("{name}.csv"));
-        fails(
-            &[
-                "simulate",
-                model_path,
-                "--steps",
-                "3",
-                "--state",
-                state.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ],
-            1,
-        );
+        fails(&sim(model_path, &["--steps", "3", "--state", s(&state)], s(&out)), 1);
         assert!(!out.exists(), "{name}: a file was written despite the error");
     }
     let unreadable = dir.join("no_state.json");
@@ -235,23 +160,11 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
     fails(&["inspect"], 2);
     fails(&["inspect", chain, "--frobnicate"], 2);
     fails(&["inspect", chain, "--state"], 2);
-    fails(&["simulate", chain, "--out", out], 2);
-    fails(&["simulate", chain, "--steps", "-3", "--out", out], 2);
+    fails(&sim(chain, &[], out), 2);
+    fails(&sim(chain, &["--steps", "-3"], out), 2);
     fails(&["simulate", chain, "--steps", "3"], 2);
-    fails(&["simulate", chain, "--steps", "3", "--out", "x.txt"], 2);
-    fails(
-        &[
-            "simulate",
-            chain,
-            "--steps",
-            "3",
-            "--integrator",
-            "leapfrog",
-            "--out",
-            out,
-        ],
-        2,
-    );
+    fails(&sim(chain, &["--steps", "3"], "x.txt"), 2);
+    fails(&sim(chain, &["--steps", "3", "--integrator", "leapfrog"], out), 2);
     if !cfg!(feature = "book") {
         let e = fails(&["book"], 2);
         assert!(e.contains("--features book"), "{e}");
@@ -265,17 +178,7 @@ fn bad_inputs_give_one_line_and_a_nonzero_exit() {
 fn simulate_runs_models_with_contacts_and_loops() {
     let dir = scratch("constraints");
     let out = dir.join("t.csv");
-    let o = mbd(&[
-        "simulate",
-        model("box_stack.xml").to_str().unwrap(),
-        "--steps",
-        "500",
-        "--every",
-        "500",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    simulate(&model("box_stack.xml"), &["--steps", "500", "--every", "500"], &out);
     // columns: time, then qpos (7 per free joint: x, y, z, quaternion)
     let (_, rows) = read_csv(&out);
     let z = |b: usize| rows.last().unwrap()[1 + 7 * b + 2];
@@ -283,30 +186,9 @@ fn simulate_runs_models_with_contacts_and_loops() {
         let want = 0.1 + 0.2 * b as f64;
         assert!((z(b) - want).abs() < 2e-3, "box {b} at z = {}", z(b));
     }
-    let o = mbd(&[
-        "simulate",
-        model("fourbar.xml").to_str().unwrap(),
-        "--steps",
-        "200",
-        "--every",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    simulate(&model("fourbar.xml"), &["--steps", "200", "--every", "200"], &out);
     let (_, rows) = read_csv(&out);
     assert!(rows.last().unwrap()[1].abs() > 1e-2, "the four-bar does not move");
-}
-
-/// Reads the CSV written by `mbd simulate`: header and rows of numbers.
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    (header, rows)
 }
 
 #[test]
@@ -320,19 +202,8 @@ fn rk4_conserves_the_energy_of_an_undamped_double_pendulum() {
     fs::write(&state, r#"{"qpos": [1.0, -0.5]}"#).unwrap();
     let drift = |integrator: &str| {
         let out = dir.join(format!("{integrator}.csv"));
-        let o = mbd(&[
-            "simulate",
-            model("chain_2.xml").to_str().unwrap(),
-            "--steps",
-            "500",
-            "--integrator",
-            integrator,
-            "--state",
-            state.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
+        let args = ["--steps", "500", "--integrator", integrator, "--state", s(&state)];
+        simulate(&model("chain_2.xml"), &args, &out);
         let (header, rows) = read_csv(&out);
         assert_eq!(header.len(), 1 + 2 + 2 + 2);
         assert_eq!(header[0], "time");
@@ -368,19 +239,8 @@ fn simulate_matches_mujoco_on_a_floating_base_tree() {
     fs::write(&state, serde_json::json!({ "qvel": QVEL0 }).to_string()).unwrap();
     for (integrator, reference) in [("rk4", MUJOCO_RK4), ("euler", MUJOCO_EULER)] {
         let out = dir.join(format!("{integrator}.json"));
-        let o = mbd(&[
-            "simulate",
-            model("floating.xml").to_str().unwrap(),
-            "--steps",
-            "200",
-            "--integrator",
-            integrator,
-            "--state",
-            state.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
+        let args = ["--steps", "200", "--integrator", integrator, "--state", s(&state)];
+        simulate(&model("floating.xml"), &args, &out);
         let traj: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
         let reference: serde_json::Value = serde_json::from_str(reference).unwrap();
         let columns: Vec<&str> = traj["columns"]
@@ -504,17 +364,7 @@ fn inspect_reports_rank_and_mobility_of_equality_loops() {
 #[test]
 fn simulate_streams_to_stdout_and_thins_with_every() {
     let chain = model("chain_2.xml");
-    let o = mbd(&[
-        "simulate",
-        chain.to_str().unwrap(),
-        "--steps",
-        "10",
-        "--every",
-        "4",
-        "--out",
-        "-",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ok(mbd(&sim(s(&chain), &["--steps", "10", "--every", "4"], "-")));
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     // header + steps 0, 4, 8 and the last (10)
@@ -528,19 +378,7 @@ fn simulate_streams_to_stdout_and_thins_with_every() {
     for (t, k) in times.iter().zip([0.0, 4.0, 8.0, 10.0]) {
         assert!((t - k * h).abs() < 1e-12, "{times:?}");
     }
-    fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--every",
-            "0",
-            "--out",
-            "-",
-        ],
-        2,
-    );
+    fails(&sim(s(&chain), &["--steps", "3", "--every", "0"], "-"), 2);
 }
 
 /// The output may not be an input; an older output is removed before a run that then fails, so
@@ -554,31 +392,11 @@ fn simulate_protects_inputs_and_leaves_no_stale_output() {
     fs::write(&state, r#"{"qpos": [0.1, 0.2]}"#).unwrap();
     let before = fs::read_to_string(&chain).unwrap();
     // the model renamed to .csv through a symlink-free copy of its path
-    let e = fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            chain.to_str().unwrap(),
-        ],
-        2,
-    );
+    let e = fails(&sim(s(&chain), &["--steps", "3"], s(&chain)), 2);
     assert!(e.contains("csv") || e.contains("input"), "{e}");
     let model_as_csv = dir.join("model.csv");
     fs::copy(&chain, &model_as_csv).unwrap();
-    let e = fails(
-        &[
-            "simulate",
-            model_as_csv.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--out",
-            model_as_csv.to_str().unwrap(),
-        ],
-        1,
-    );
+    let e = fails(&sim(s(&model_as_csv), &["--steps", "3"], s(&model_as_csv)), 1);
     assert!(e.contains("is an input"), "{e}");
     assert_eq!(fs::read_to_string(&chain).unwrap(), before);
     // a stale result is removed when the next run fails
@@ -586,19 +404,7 @@ fn simulate_protects_inputs_and_leaves_no_stale_output() {
     fs::write(&out, "time\n0\n").unwrap();
     let bad_state = dir.join("bad.json");
     fs::write(&bad_state, r#"{"qpos": [0.1]}"#).unwrap();
-    fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--state",
-            bad_state.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
+    fails(&sim(s(&chain), &["--steps", "3", "--state", s(&bad_state)], s(&out)), 1);
     assert!(!out.exists(), "a stale output survived a failed run");
 }
 
@@ -609,19 +415,8 @@ fn simulate_divergence_keeps_rows_and_names_the_step() {
     let state = dir.join("state.json");
     fs::write(&state, r#"{"qvel": [3e9, -3e9]}"#).unwrap();
     let out = dir.join("out.csv");
-    let e = fails(
-        &[
-            "simulate",
-            model("chain_2.xml").to_str().unwrap(),
-            "--steps",
-            "100000",
-            "--state",
-            state.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        1,
-    );
+    let args = ["--steps", "100000", "--state", s(&state)];
+    let e = fails(&sim(s(&model("chain_2.xml")), &args, s(&out)), 1);
     assert!(e.contains("diverged at step") && e.contains("t = "), "{e}");
     let text = fs::read_to_string(&out).unwrap();
     assert!(text.lines().count() >= 2, "no rows kept: {text}");
@@ -700,17 +495,8 @@ fn inspect_prints_names_of_a_public_model_and_reads_keyframes() {
 #[test]
 fn simulate_with_the_spook_engine() {
     let chain = model("chain_2.xml");
-    let o = mbd(&[
-        "simulate",
-        chain.to_str().unwrap(),
-        "--steps",
-        "100",
-        "--engine",
-        "spook",
-        "--out",
-        "-",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let chain = s(&chain);
+    let o = ok(mbd(&sim(chain, &["--steps", "100", "--engine", "spook"], "-")));
     let text = stdout(&o);
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -722,47 +508,12 @@ fn simulate_with_the_spook_engine() {
     assert_eq!(rows.len(), 101);
     let worst = rows.iter().map(|r| r[vcol].abs()).fold(0.0, f64::max);
     assert!(worst < 1e-3, "SPOOK constraint violation {worst}");
+    fails(&sim(chain, &["--steps", "3", "--epsilon", "1e-6"], "-"), 2);
     fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--epsilon",
-            "1e-6",
-            "--out",
-            "-",
-        ],
-        2,
-    );
-    fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--engine",
-            "spook",
-            "--epsilon",
-            "-1",
-            "--out",
-            "-",
-        ],
+        &sim(chain, &["--steps", "3", "--engine", "spook", "--epsilon", "-1"], "-"),
         1,
     );
-    fails(
-        &[
-            "simulate",
-            chain.to_str().unwrap(),
-            "--steps",
-            "3",
-            "--engine",
-            "bullet",
-            "--out",
-            "-",
-        ],
-        2,
-    );
+    fails(&sim(chain, &["--steps", "3", "--engine", "bullet"], "-"), 2);
 }
 
 /// `mbd inspect` with solver options: the constrained part of `mj_forward` (contacts, rows,

@@ -2,48 +2,16 @@
 //! keyframes, `--duration`, `--plot` and the progress bar's quiet cases: the rows equal the
 //! library's simulator, and bad input ends with one `mbd:` line.
 
+mod common;
+
+use common::cli::*;
 use mbd::model::Integrator;
 use mbd::mujoco::integrator::{Simulator, State};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const MBD: &str = env!("CARGO_BIN_EXE_mbd");
+use std::path::PathBuf;
 
 fn idp() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/public/gymnasium/inverted_double_pendulum.xml")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_simulate").join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn mbd(args: &[&str]) -> Output {
-    Command::new(MBD).args(args).output().expect("cannot run mbd")
-}
-
-fn fails(args: &[&str], code: i32, needle: &str) {
-    let o = mbd(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(code), "mbd {args:?}: {err}");
-    assert!(
-        err.starts_with("mbd: ") && err.lines().count() == 1,
-        "mbd {args:?}: {err}"
-    );
-    assert!(err.contains(needle), "mbd {args:?}: '{err}' lacks '{needle}'");
-}
-
-/// CSV text -> (header, rows).
-fn csv(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    (header, rows)
+    model("public/gymnasium/inverted_double_pendulum.xml")
 }
 
 /// Every integrator through the command equals the library's `Simulator` with the same
@@ -60,20 +28,8 @@ fn simulate_with_each_integrator_and_constant_controls_matches_the_library() {
         ("rk4", Integrator::Rk4),
     ] {
         let out = dir.join(format!("{flag}.csv"));
-        let o = mbd(&[
-            "simulate",
-            idp().to_str().unwrap(),
-            "--steps",
-            "20",
-            "--integrator",
-            flag,
-            "--ctrl",
-            "0.05",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+        simulate(&idp(), &["--steps", "20", "--integrator", flag, "--ctrl", "0.05"], &out);
+        let (header, rows) = read_csv(&out);
         assert_eq!(&header[..4], ["time", "slider.qpos", "hinge.qpos", "hinge2.qpos"]);
         // the pendulum's cart has a limited slider: the constraint columns come too
         assert!(header.ends_with(&[
@@ -106,22 +62,18 @@ fn control_file_duration_and_plot() {
     let ctrl = dir.join("ctrl.csv");
     fs::write(&ctrl, "time,slide\n0,0.1\n0.05,-0.2\n").unwrap();
     let (out, svg) = (dir.join("run.csv"), dir.join("run.svg"));
-    let o = mbd(&[
-        "simulate",
-        idp().to_str().unwrap(),
+    let args = [
         "--duration",
         "0.1",
         "--ctrl-file",
-        ctrl.to_str().unwrap(),
+        s(&ctrl),
         "--plot",
-        svg.to_str().unwrap(),
+        s(&svg),
         "--plot-vars",
         "qpos:hinge,energy,ctrl:slide",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+    ];
+    let o = simulate(&idp(), &args, &out);
+    let (header, rows) = read_csv(&out);
     assert_eq!(rows.len(), 11, "0.1 s at 10 ms");
     let c = header.iter().position(|h| h == "slide.ctrl").unwrap();
     for r in &rows {
@@ -143,101 +95,23 @@ fn bad_controls_and_plot_requests_are_one_line_errors() {
     let m = m.to_str().unwrap();
     let out = dir.join("x.csv");
     let out = out.to_str().unwrap();
-    fails(
-        &["simulate", m, "--steps", "3", "--ctrl", "1,2", "--out", out],
-        1,
-        "1 actuators",
-    );
-    fails(
-        &["simulate", m, "--steps", "3", "--ctrl", "x", "--out", out],
-        2,
-        "not a number",
-    );
-    fails(
-        &[
-            "simulate",
-            m,
-            "--steps",
-            "3",
-            "--ctrl",
-            "1",
-            "--ctrl-file",
-            "c.csv",
-            "--out",
-            out,
-        ],
-        2,
-        "not both",
-    );
-    fails(
-        &["simulate", m, "--steps", "3", "--duration", "1", "--out", out],
-        2,
-        "not both",
-    );
+    let fails = |extra: &[&str], code: i32, needle: &str| {
+        fails_with(&sim(m, &[&["--steps", "3"], extra].concat(), out), code, needle);
+    };
+    fails(&["--ctrl", "1,2"], 1, "1 actuators");
+    fails(&["--ctrl", "x"], 2, "not a number");
+    fails(&["--ctrl", "1", "--ctrl-file", "c.csv"], 2, "not both");
+    fails(&["--duration", "1"], 2, "not both");
     let bad = dir.join("bad.csv");
     fs::write(&bad, "time,slide\n0,0.1\n0,0.2\n").unwrap();
-    fails(
-        &[
-            "simulate",
-            m,
-            "--steps",
-            "3",
-            "--ctrl-file",
-            bad.to_str().unwrap(),
-            "--out",
-            out,
-        ],
-        1,
-        "does not increase",
-    );
+    fails(&["--ctrl-file", s(&bad)], 1, "does not increase");
     fs::write(&bad, "time,a,b\n0,0.1,0\n").unwrap();
-    fails(
-        &[
-            "simulate",
-            m,
-            "--steps",
-            "3",
-            "--ctrl-file",
-            bad.to_str().unwrap(),
-            "--out",
-            out,
-        ],
-        1,
-        "1 control columns",
-    );
+    fails(&["--ctrl-file", s(&bad)], 1, "1 control columns");
     let svg = dir.join("p.svg");
-    let svg = svg.to_str().unwrap();
-    fails(
-        &[
-            "simulate",
-            m,
-            "--steps",
-            "3",
-            "--plot",
-            svg,
-            "--plot-vars",
-            "qpos:elbow",
-            "--out",
-            out,
-        ],
-        1,
-        "no such signal",
-    );
-    fails(
-        &["simulate", m, "--steps", "3", "--plot-vars", "energy", "--out", out],
-        2,
-        "goes with --plot",
-    );
-    fails(
-        &["simulate", m, "--steps", "3", "--plot", "p.png", "--out", out],
-        2,
-        "must end in .svg",
-    );
-    fails(
-        &["simulate", m, "--steps", "3", "--key", "nope", "--out", out],
-        1,
-        "nope",
-    );
+    fails(&["--plot", s(&svg), "--plot-vars", "qpos:elbow"], 1, "no such signal");
+    fails(&["--plot-vars", "energy"], 2, "goes with --plot");
+    fails(&["--plot", "p.png"], 2, "must end in .svg");
+    fails(&["--key", "nope"], 1, "nope");
 }
 
 /// A model with contacts gets the columns `ncon`, `nefc` and `solver_iterations` after the
@@ -247,20 +121,10 @@ fn bad_controls_and_plot_requests_are_one_line_errors() {
 #[test]
 fn contact_models_report_ncon_nefc_and_solver_iterations() {
     let dir = scratch("ncon");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/sphere_plane.xml");
+    let path = model("sphere_plane.xml");
     let out = dir.join("run.csv");
-    let o = mbd(&[
-        "simulate",
-        path.to_str().unwrap(),
-        "--steps",
-        "300",
-        "--every",
-        "20",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (header, rows) = csv(&fs::read_to_string(&out).unwrap());
+    simulate(&path, &["--steps", "300", "--every", "20"], &out);
+    let (header, rows) = read_csv(&out);
     let col = |name: &str| {
         header
             .iter()
@@ -289,16 +153,7 @@ fn contact_models_report_ncon_nefc_and_solver_iterations() {
         }
     }
     assert!(seen_contact, "the sphere must land within 0.6 s");
-    let chain = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/chain_2.xml");
-    let o = mbd(&[
-        "simulate",
-        chain.to_str().unwrap(),
-        "--steps",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success());
-    let (header, _) = csv(&fs::read_to_string(&out).unwrap());
+    simulate(&common::cli::model("chain_2.xml"), &["--steps", "2"], &out);
+    let (header, _) = read_csv(&out);
     assert!(!header.iter().any(|h| h == "ncon"), "{header:?}");
 }

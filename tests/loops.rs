@@ -14,6 +14,7 @@
 //! found by `assemble_with`; velocities are `G ydot`.
 
 use mbd::error::Error;
+use mbd::integrate::Trajectory;
 use mbd::kinematics::{forward_kinematics, point_jacobian};
 use mbd::loops::*;
 use mbd::model::mechanisms::{self, figure_8_3_gamma};
@@ -212,6 +213,19 @@ fn check_consistent_state(m: &Model, q: &DVector<f64>, qd: &DVector<f64>, ydd: &
 /// prismatic d, closed by a loop joint of type `jt` between d (predecessor) and b (successor).
 /// The frames are chosen so that the loop is closed at `qpos0` with the joint displaced by a
 /// non-trivial allowed motion.
+/// A tree of two branches from the base, `base -> a -> b` and `base -> c -> d`, each body given
+/// as (joint, its origin in the parent's frame, inertia); returns the builder and the body
+/// numbers of a, b, c, d.
+fn two_branches(name: &str, bodies: [(Joint, [f64; 3], SpatialInertia); 4]) -> (ModelBuilder, [usize; 4]) {
+    let mut mb = ModelBuilder::new(name);
+    let mut ids = [0; 4];
+    for (k, (joint, pos, inertia)) in bodies.into_iter().enumerate() {
+        let parent = if k % 2 == 1 { ids[k - 1] } else { 0 };
+        ids[k] = mb.add_body(["a", "b", "c", "d"][k], parent, joint, xlt(Vec3::from(pos)), inertia);
+    }
+    (mb, ids)
+}
+
 fn rig(jt: JointType) -> Model {
     let box_i = |m: f64| {
         SpatialInertia::from_mass_com_inertia(
@@ -220,31 +234,17 @@ fn rig(jt: JointType) -> Model {
             Mat3::from_diagonal(&Vec3::new(0.02, 0.03, 0.04)),
         )
     };
-    let mut mb = ModelBuilder::new(&format!("rig_{}", jt.name()));
-    let a = mb.add_body("a", 0, Joint::new(JointType::Free), Xform::identity(), box_i(2.0));
+    let (mut mb, [a, b, _, d]) = two_branches(
+        &format!("rig_{}", jt.name()),
+        [
+            (Joint::new(JointType::Free), [0.0; 3], box_i(2.0)),
+            (Joint::revolute(Vec3::new(0.3, 0.5, 0.8)), [0.2, 0.1, -0.1], box_i(1.0)),
+            (Joint::revolute(Vec3::x()), [0.6, 0.0, 0.0], box_i(1.5)),
+            (Joint::prismatic(Vec3::new(0.0, 0.6, 0.8)), [0.0, 0.2, 0.1], box_i(0.7)),
+        ],
+    );
     let qa = quat_from_axis_angle(&Vec3::new(0.2, -0.4, 0.9).normalize(), 0.7);
     mb.set_qpos0(a, &[0.3, 0.1, 0.4, qa[0], qa[1], qa[2], qa[3]]);
-    let b = mb.add_body(
-        "b",
-        a,
-        Joint::revolute(Vec3::new(0.3, 0.5, 0.8)),
-        xlt(Vec3::new(0.2, 0.1, -0.1)),
-        box_i(1.0),
-    );
-    let c = mb.add_body(
-        "c",
-        0,
-        Joint::revolute(Vec3::x()),
-        xlt(Vec3::new(0.6, 0.0, 0.0)),
-        box_i(1.5),
-    );
-    let d = mb.add_body(
-        "d",
-        c,
-        Joint::prismatic(Vec3::new(0.0, 0.6, 0.8)),
-        xlt(Vec3::new(0.0, 0.2, 0.1)),
-        box_i(0.7),
-    );
     let mut m = mb.build().unwrap();
     let kin = forward_kinematics(&m, m.qpos0.as_slice()).unwrap();
     let x_p = rotx(0.4) * roty(-0.3) * xlt(Vec3::new(-0.1, 0.2, 0.05));
@@ -611,28 +611,14 @@ fn weld_equality_becomes_a_fixed_loop_with_mujocos_residual() {
     // two branches welded together: base -> a (revolute z) -> b (revolute x);
     // base -> c (revolute y) -> d (prismatic z); weld body1 = b, body2 = d
     let rodi = |l: f64| canned::rod(1.0, l, Vec3::new(1.0, 0.2, -0.1));
-    let mut mb = ModelBuilder::new("weld");
-    let a = mb.add_body("a", 0, Joint::revolute(Vec3::z()), Xform::identity(), rodi(0.3));
-    let b = mb.add_body(
-        "b",
-        a,
-        Joint::revolute(Vec3::x()),
-        xlt(Vec3::new(0.3, 0.0, 0.0)),
-        rodi(0.2),
-    );
-    let c = mb.add_body(
-        "c",
-        0,
-        Joint::revolute(Vec3::y()),
-        xlt(Vec3::new(0.0, 0.5, 0.0)),
-        rodi(0.3),
-    );
-    let d = mb.add_body(
-        "d",
-        c,
-        Joint::prismatic(Vec3::z()),
-        xlt(Vec3::new(0.1, 0.0, 0.2)),
-        rodi(0.2),
+    let (mut mb, [a, b, c, d]) = two_branches(
+        "weld",
+        [
+            (Joint::revolute(Vec3::z()), [0.0; 3], rodi(0.3)),
+            (Joint::revolute(Vec3::x()), [0.3, 0.0, 0.0], rodi(0.2)),
+            (Joint::revolute(Vec3::y()), [0.0, 0.5, 0.0], rodi(0.3)),
+            (Joint::prismatic(Vec3::z()), [0.1, 0.0, 0.2], rodi(0.2)),
+        ],
     );
     mb.set_qpos0(a, &[0.3]);
     mb.set_qpos0(b, &[-0.5]);
@@ -709,25 +695,33 @@ fn four_bar_start(w: f64) -> (Model, DVector<f64>, DVector<f64>) {
 
 const CRANK_SPEED: f64 = 12.0;
 
+/// The null-space method with RK4 from `(q, qd)`: `steps` steps of `h` with Baumgarte time
+/// constant `t_stab`.
+fn rk4_null_space(
+    m: &Model,
+    q: &DVector<f64>,
+    qd: &DVector<f64>,
+    h: f64,
+    steps: usize,
+    t_stab: Option<f64>,
+) -> Trajectory {
+    let opts = SimulateOptions {
+        method: Method::NullSpace,
+        integrator: Integrator::Rk4,
+        h,
+        steps,
+        t_stab,
+    };
+    simulate(m, q.as_slice(), qd.as_slice(), &opts).unwrap()
+}
+
 #[test]
 fn four_bar_simulation_with_baumgarte_keeps_the_loop_closed() {
     // RK4, h = 1 ms, 10 s, T_stab = 0.1: the loop-closure error stays below 1e-6 and the total
     // energy (5.63 J, with the potential energy's zero at the base) within 1e-5 J of its start,
     // while the crank goes round and round under gravity.
     let (m, q, qd) = four_bar_start(CRANK_SPEED);
-    let tr = simulate(
-        &m,
-        q.as_slice(),
-        qd.as_slice(),
-        &SimulateOptions {
-            method: Method::NullSpace,
-            integrator: Integrator::Rk4,
-            h: 1e-3,
-            steps: 10_000,
-            t_stab: Some(0.1),
-        },
-    )
-    .unwrap();
+    let tr = rk4_null_space(&m, &q, &qd, 1e-3, 10_000, Some(0.1));
     assert_eq!(tr.time.len(), 10_001);
     assert!(
         tr.max_of(LOOP_ERROR) < 1e-6,
@@ -746,19 +740,7 @@ fn drift_with_and_without_stabilization() {
     let (m, q, qd) = four_bar_start(CRANK_SPEED);
     let mut results = vec![];
     for ts in [None, Some(1.0), Some(0.1), Some(0.01)] {
-        let tr = simulate(
-            &m,
-            q.as_slice(),
-            qd.as_slice(),
-            &SimulateOptions {
-                method: Method::NullSpace,
-                integrator: Integrator::Rk4,
-                h: 1e-3,
-                steps: 10_000,
-                t_stab: ts,
-            },
-        )
-        .unwrap();
+        let tr = rk4_null_space(&m, &q, &qd, 1e-3, 10_000, ts);
         println!(
             "T_stab = {ts:?}: max loop error {:.3e}, max energy drift {:.3e} J",
             tr.max_of(LOOP_ERROR),
@@ -773,20 +755,7 @@ fn drift_with_and_without_stabilization() {
     // equations stiffer: at T_stab = 0.01 it falls like h^4 (about 16x per halving)
     let err_at = |h: f64| {
         let steps = (2.0 / h).round() as usize;
-        simulate(
-            &m,
-            q.as_slice(),
-            qd.as_slice(),
-            &SimulateOptions {
-                method: Method::NullSpace,
-                integrator: Integrator::Rk4,
-                h,
-                steps,
-                t_stab: Some(0.01),
-            },
-        )
-        .unwrap()
-        .max_of(LOOP_ERROR)
+        rk4_null_space(&m, &q, &qd, h, steps, Some(0.01)).max_of(LOOP_ERROR)
     };
     let (e1, e2) = (err_at(1e-3), err_at(5e-4));
     assert!(e1 / e2 > 10.0, "halving h: {e1:.3e} -> {e2:.3e}");

@@ -191,6 +191,24 @@ impl<'d> Attrs<'d> {
     }
 }
 
+/// The attribute lists `parts` one after another, built at compile time: `N` must be their
+/// total length (a wrong `N` stops the build).
+pub(crate) const fn join<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut n) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[n] = parts[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(n == N, "join: N is not the total length of the lists");
+    out
+}
+
 /// Whitespace-separated finite reals of magnitude at most MuJoCo's `mjMAXVAL` (1e10): larger
 /// values turn into infinities and NaNs downstream (a mass of 1e308 times a velocity).
 pub(crate) fn parse_reals(s: &str) -> std::result::Result<Vec<f64>, String> {
@@ -226,4 +244,21 @@ pub(crate) fn check_leaf(doc: &super::xml::Doc, e: &Elem) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// MuJoCo's tri-state `limited` attributes.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Limited {
+    True,
+    False,
+    Auto,
+}
+
+/// A tri-state `limited` attribute (`true`, `false`, `auto`).
+pub(crate) fn limited_kw(a: &Attrs, key: &str) -> Result<Option<Limited>> {
+    Ok(a.keyword(key, &["true", "false", "auto"])?.map(|k| match k {
+        "true" => Limited::True,
+        "false" => Limited::False,
+        _ => Limited::Auto,
+    }))
 }

@@ -21,17 +21,17 @@ pub(crate) struct Class {
 /// and `class`.
 pub(crate) fn default_kind(tag: &str) -> Option<(&'static str, &'static [&'static str])> {
     match tag {
-        "joint" => Some(("joint", &super::reader::JOINT_ATTRS)),
-        "geom" => Some(("geom", &super::reader::GEOM_ATTRS)),
-        "site" => Some(("site", &super::elements::SITE_ATTRS)),
-        "tendon" => Some(("tendon", &super::elements::TENDON_ATTRS)),
-        "equality" => Some(("equality", &super::elements::EQUALITY_ATTRS)),
-        "pair" => Some(("pair", &super::elements::PAIR_ATTRS)),
-        "general" => Some(("actuator:general", &super::elements::ACTUATOR_ATTRS)),
-        "motor" => Some(("actuator:motor", &super::elements::ACTUATOR_ATTRS)),
-        "position" => Some(("actuator:position", &super::elements::ACTUATOR_ATTRS)),
-        "velocity" => Some(("actuator:velocity", &super::elements::ACTUATOR_ATTRS)),
-        "muscle" => Some(("actuator:muscle", &super::elements::ACTUATOR_ATTRS)),
+        "joint" => Some(("joint", &super::joint::JOINT_ATTRS)),
+        "geom" => Some(("geom", &super::geom::GEOM_ATTRS)),
+        "site" => Some(("site", &super::site::SITE_ATTRS)),
+        "tendon" => Some(("tendon", &super::tendon::TENDON_ATTRS)),
+        "equality" => Some(("equality", &super::equality::EQUALITY_ATTRS)),
+        "pair" => Some(("pair", &super::contact::PAIR_ATTRS)),
+        "general" => Some(("actuator:general", &super::actuator::ACTUATOR_ATTRS)),
+        "motor" => Some(("actuator:motor", &super::actuator::ACTUATOR_ATTRS)),
+        "position" => Some(("actuator:position", &super::actuator::ACTUATOR_ATTRS)),
+        "velocity" => Some(("actuator:velocity", &super::actuator::ACTUATOR_ATTRS)),
+        "muscle" => Some(("actuator:muscle", &super::actuator::ACTUATOR_ATTRS)),
         _ => None,
     }
 }

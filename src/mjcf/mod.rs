@@ -20,8 +20,17 @@
 //! | attribute access and the schema of allowed children | `attrs.rs` | `xml_util.cc` (`ReadAttr`), `xml_native_reader.cc` (`MJCF[]`) |
 //! | default classes | `defaults.rs` | `mjsDefault`, `xml_native_reader.cc` (`Default`) |
 //! | orientation attributes | `orientation.rs` | `user_util.cc` (`mjuu_frame2quat`, ...) |
-//! | element readers: compiler, option, flags, bodies and frames (iterative), joints, geoms, inertials, equality | `reader.rs` | `xml_native_reader.cc` |
-//! | element readers: sites, tendons, actuators, keyframes, contact pairs and exclusions | `elements.rs` | `xml_native_reader.cc` |
+//! | the reader's state, warnings, attribute checks, the intermediate specs and the order the sections are read in | `reader.rs` | `xml_native_reader.cc` (`mjXReader::Parse`) |
+//! | `<compiler>`, `<option>`, `<flag>` | `options.rs` | `xml_native_reader.cc` (`Compiler`, `Option`) |
+//! | bodies and frames (iterative), inertials | `body.rs` | `xml_native_reader.cc` (`Body`) |
+//! | joints | `joint.rs` | `xml_native_reader.cc` (`OneJoint`) |
+//! | geoms | `geom.rs` | `xml_native_reader.cc` (`OneGeom`) |
+//! | sites | `site.rs` | `xml_native_reader.cc` (`OneSite`) |
+//! | tendons | `tendon.rs` | `xml_native_reader.cc` (`Tendon`) |
+//! | equality constraints | `equality.rs` | `xml_native_reader.cc` (`Equality`) |
+//! | actuators | `actuator.rs` | `xml_native_reader.cc` (`Actuator`, `OneActuator`) |
+//! | contact pairs and exclusions | `contact.rs` | `xml_native_reader.cc` (`Contact`) |
+//! | keyframes | `keyframe.rs` | `xml_native_reader.cc` (`Keyframe`) |
 //! | the compile step: mass and inertia from geoms, mass checks | `compile.rs` | `user_model.cc`, `user_objects.cc` (`mjCBody::Compile`, `mjCGeom::SetInertia`) |
 //! | emitting the [`Model`] (one Featherstone body per joint) | `emit.rs` | `mjCModel::CopyObjects` |
 //! | `<asset>`: meshes (inline, STL, OBJ; hull, volume, inertia, principal frame) and height fields | `assets.rs` | `user_mesh.cc` (`mjCMesh::Process`), `mjCHField` |
@@ -110,14 +119,23 @@
 //! explicit stack or the parent-before-child order, so a chain of 100,000 nested bodies loads
 //! like a flat tree of 100,000 bodies (`tests/mjcf.rs`, `benches/mjcf.rs`).
 
+mod actuator;
 mod assets;
 mod attrs;
+mod body;
 mod compile;
+mod contact;
 mod defaults;
-mod elements;
 mod emit;
+mod equality;
+mod geom;
+mod joint;
+mod keyframe;
+mod options;
 mod orientation;
 mod reader;
+mod site;
+mod tendon;
 mod xml;
 
 use crate::error::{Error, Result};

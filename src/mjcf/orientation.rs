@@ -2,7 +2,7 @@
 //! attributes of MJCF): `quat`, `axisangle`, `xyaxes`, `zaxis` and `euler`, each turned into a unit
 //! quaternion (w, x, y, z) with MuJoCo's arithmetic.
 
-use super::attrs::Attrs;
+use super::attrs::{join, Attrs};
 use super::Compiler;
 use crate::error::Result;
 use crate::model::constants::{mjEPS, mjMINVAL};
@@ -10,6 +10,16 @@ use crate::spatial::{quat_mul, Vec3};
 
 /// The attributes that give an orientation; at most one may be used.
 pub(crate) const ORIENTATION: [&str; 5] = ["quat", "axisangle", "xyaxes", "zaxis", "euler"];
+/// The attributes that place an element in its parent's frame: `pos` and the orientations.
+pub(crate) const POSE: [&str; 6] = join(&[&["pos"], &ORIENTATION]);
+
+/// The pose an element gives in its parent's frame: `pos` (default zero) and its orientation
+/// (default the identity).
+pub(crate) fn pose(a: &Attrs, compiler: &Compiler) -> Result<(Vec3, [f64; 4])> {
+    let pos = Vec3::from(a.vec::<3>("pos")?.unwrap_or([0.0; 3]));
+    let quat = orientation(a, compiler)?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+    Ok((pos, quat))
+}
 
 pub(crate) fn normalized4(q: [f64; 4]) -> [f64; 4] {
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();

@@ -5,8 +5,11 @@
 //! ([`StateSpec`] -> [`random_state`]), with enough numbers for the largest tree so that the
 //! two strategies stay independent.
 //!
-//! Use from a test file with `mod common;`.
+//! Use from a test file with `mod common;`. [`cli`] holds the helpers of the `mbd` command's
+//! tests.
 #![allow(dead_code)]
+
+pub mod cli;
 
 use mbd::dynamics::{aba_with, Workspace};
 use mbd::kinematics::{body_velocities, forward_kinematics};

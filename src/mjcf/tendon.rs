@@ -1,0 +1,229 @@
+//! The `<tendon>` reader (MuJoCo's `xml_native_reader.cc`: `Tendon`): fixed and spatial
+//! tendons, resolved against the default classes and checked as MuJoCo's compiler checks them.
+
+use super::attrs::{check_leaf, limited_kw, Attrs, Limited};
+use super::reader::{solver_params, Reader};
+use super::xml::{esc, Elem};
+use crate::error::Result;
+use crate::model::{JointType, Model, Tendon, TendonKind, TendonWrap};
+use crate::spatial::quat_to_mat;
+use std::collections::HashMap;
+
+/// Attributes a `<fixed>` or `<spatial>` tendon may have (besides `name`, `class`).
+pub(crate) const TENDON_ATTRS: [&str; 15] = [
+    "limited",
+    "range",
+    "solreflimit",
+    "solimplimit",
+    "solreffriction",
+    "solimpfriction",
+    "frictionloss",
+    "margin",
+    "springlength",
+    "stiffness",
+    "damping",
+    "armature",
+    "width",
+    "group",
+    "user",
+];
+
+impl<'d> Reader<'d> {
+    /// `<tendon>`: fixed and spatial tendons, in order.
+    pub(crate) fn read_tendons(
+        &mut self,
+        e: &'d Elem,
+        model: &Model,
+        joint_fs: &HashMap<String, usize>,
+    ) -> Result<Vec<Tendon>> {
+        let doc = self.doc;
+        self.check_attrs(e, &[])?;
+        let mut out = Vec::new();
+        for &c in &e.children {
+            let t = &doc.elems[c];
+            let fixed = match t.tag.as_str() {
+                "fixed" => true,
+                "spatial" => false,
+                other => {
+                    return Err(self.err_elem(t, format!("element <{}> is not allowed inside <tendon>", esc(other))))
+                }
+            };
+            self.check_class_attrs(t, &TENDON_ATTRS, &["name", "class"])?;
+            let class = self.class_of(t, 0)?;
+            let a = self.resolved(t, "tendon", class);
+            let name = a.string("name").unwrap_or_default();
+            if !name.is_empty() && self.tendon_index.contains_key(&name) {
+                return Err(a.err(format!("repeated tendon name '{}'", esc(&name))));
+            }
+            let kind = if fixed {
+                let mut joints = Vec::new();
+                for &j in &t.children {
+                    let je = &doc.elems[j];
+                    check_leaf(doc, je)?;
+                    if je.tag != "joint" {
+                        return Err(
+                            self.err_elem(je, format!("element <{}> is not allowed inside <fixed>", esc(&je.tag)))
+                        );
+                    }
+                    self.check_attrs(je, &["joint", "coef"])?;
+                    let ja = Attrs::direct(&doc.files, je);
+                    let Some(src) = ja.last("joint") else {
+                        return Err(ja.err("required attribute 'joint' is missing"));
+                    };
+                    let Some(&fb) = joint_fs.get(src.value.as_str()) else {
+                        return Err(ja.err_attr("joint", src, "unknown joint"));
+                    };
+                    if !matches!(
+                        model.joints[fb].jtype,
+                        JointType::Revolute { .. } | JointType::Prismatic { .. }
+                    ) {
+                        return Err(ja.err_attr("joint", src, "a fixed tendon can only use hinge and slide joints"));
+                    }
+                    joints.push((fb, ja.real("coef")?.unwrap_or(1.0)));
+                }
+                if joints.is_empty() {
+                    return Err(a.err("a fixed tendon needs at least one <joint>"));
+                }
+                TendonKind::Fixed { joints }
+            } else {
+                let mut path = Vec::new();
+                for &w in &t.children {
+                    let we = &doc.elems[w];
+                    check_leaf(doc, we)?;
+                    let wa = Attrs::direct(&doc.files, we);
+                    match we.tag.as_str() {
+                        "site" => {
+                            self.check_attrs(we, &["site"])?;
+                            path.push(TendonWrap::Site(self.site_ref(&wa, "site", true)?.unwrap()));
+                        }
+                        "geom" => {
+                            self.check_attrs(we, &["geom", "sidesite"])?;
+                            let Some(src) = wa.last("geom") else {
+                                return Err(wa.err("required attribute 'geom' is missing"));
+                            };
+                            let Some(g) = model.geoms.iter().position(|g| g.name == src.value) else {
+                                return Err(wa.err_attr("geom", src, "unknown geom"));
+                            };
+                            let sidesite = self.site_ref(&wa, "sidesite", false)?;
+                            path.push(TendonWrap::Geom { geom: g, sidesite });
+                        }
+                        "pulley" => {
+                            self.check_attrs(we, &["divisor"])?;
+                            let d = wa.real("divisor")?.unwrap_or(0.0);
+                            if !(d > 0.0) {
+                                return Err(wa.err_maybe("divisor", "a pulley divisor must be positive"));
+                            }
+                            path.push(TendonWrap::Pulley { divisor: d });
+                        }
+                        other => {
+                            return Err(
+                                self.err_elem(we, format!("element <{}> is not allowed inside <spatial>", esc(other)))
+                            )
+                        }
+                    }
+                }
+                if !matches!(path.first(), Some(TendonWrap::Site(_)))
+                    || !matches!(path.last(), Some(TendonWrap::Site(_)))
+                {
+                    return Err(a.err("a spatial tendon must begin and end at a site"));
+                }
+                TendonKind::Spatial { path }
+            };
+            let range = a.vec::<2>("range")?.unwrap_or([0.0, 0.0]);
+            let limited = match limited_kw(&a, "limited")?.unwrap_or(Limited::Auto) {
+                Limited::True => true,
+                Limited::False => false,
+                Limited::Auto => self.compiler.autolimits && range[0] < range[1],
+            };
+            if limited && range[0] >= range[1] {
+                return Err(a.err_maybe("range", "range[0] must be smaller than range[1] in a limited tendon"));
+            }
+            let armature = a.nonneg("armature", 0.0)?;
+            if armature != 0.0 {
+                return Err(a.err_key("armature", "tendon armature (it adds to M) is not implemented"));
+            }
+            let springlength = match a.reals("springlength")? {
+                None => [-1.0, -1.0],
+                Some(v) if v.len() == 1 => [v[0], v[0]],
+                Some(v) if v.len() == 2 => [v[0], v[1]],
+                Some(v) => return Err(a.err_key("springlength", format!("expected 1 or 2 numbers, got {}", v.len()))),
+            };
+            let mut tendon = Tendon {
+                name: name.clone(),
+                kind,
+                limited,
+                range,
+                stiffness: a.nonneg("stiffness", 0.0)?,
+                damping: a.nonneg("damping", 0.0)?,
+                springlength,
+                armature,
+                frictionloss: a.nonneg("frictionloss", 0.0)?,
+                margin: a.real("margin")?.unwrap_or(0.0),
+                limit: solver_params(&a, "solreflimit", "solimplimit")?,
+                friction: solver_params(&a, "solreffriction", "solimpfriction")?,
+            };
+            if tendon.springlength == [-1.0, -1.0] {
+                let l = self.tendon_length_at_spring(&tendon, model);
+                tendon.springlength = [l, l];
+            } else if tendon.springlength[0] > tendon.springlength[1] {
+                return Err(a.err_key("springlength", "springlength[0] cannot exceed springlength[1]"));
+            }
+            if !name.is_empty() {
+                self.tendon_index.insert(name, out.len());
+            }
+            out.push(tendon);
+        }
+        Ok(out)
+    }
+
+    /// A site named by attribute `key` (index into the model's sites).
+    fn site_ref(&self, a: &Attrs, key: &str, required: bool) -> Result<Option<usize>> {
+        match a.last(key) {
+            Some(src) => match self.site_index.get(src.value.as_str()) {
+                Some(&s) => Ok(Some(s)),
+                None => Err(a.err_attr(key, src, "unknown site")),
+            },
+            None if required => Err(a.err(format!("required attribute '{key}' is missing"))),
+            None => Ok(None),
+        }
+    }
+
+    /// The tendon length at MuJoCo's `qpos_spring` (the joints' `springref`), which is the rest
+    /// length when `springlength` is not given: for a fixed tendon `sum coef springref`; for a
+    /// spatial one the site distances in the bodies' XML poses (where hinges and slides are at
+    /// their `ref`).
+    fn tendon_length_at_spring(&self, t: &Tendon, model: &Model) -> f64 {
+        match &t.kind {
+            TendonKind::Fixed { joints } => joints.iter().map(|&(j, c)| c * model.joints[j].springref).sum(),
+            TendonKind::Spatial { path } => {
+                let world = |s: usize| {
+                    let (b, _, pos, _) = &self.sites[s];
+                    let (mut p, mut body) = (*pos, *b);
+                    while body != 0 {
+                        let bs = &self.bodies[body];
+                        p = bs.pos + quat_to_mat(&bs.quat) * p;
+                        body = bs.parent;
+                    }
+                    p
+                };
+                let (mut len, mut div, mut prev) = (0.0, 1.0, None);
+                for w in path {
+                    match *w {
+                        TendonWrap::Site(s) => {
+                            if let Some(p) = prev {
+                                len += (world(s) - world(p)).norm() / div;
+                            }
+                            prev = Some(s);
+                        }
+                        TendonWrap::Pulley { divisor } => {
+                            div = divisor;
+                            prev = None;
+                        }
+                        TendonWrap::Geom { .. } => {}
+                    }
+                }
+                len
+            }
+        }
+    }
+}
