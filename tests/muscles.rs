@@ -413,6 +413,17 @@ fn length_range_errors_match_mujoco() {
             }
         }
     }
+    // mode="none": nothing is computed, and the muscle without a range is refused when used
+    let none = serde_json::json!({"lengthrange_xml": r#"<lengthrange mode="none"/>"#, "integrator": null,
+        "replace": [null, null]});
+    let model = mbd::mujoco::load_str(&lengthrange_variant(&none)).unwrap().model;
+    assert_eq!(model.actuators[0].lengthrange, [0.0, 0.0]);
+    assert_eq!(model.actuators[4].lengthrange, [0.1, 1.5]);
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler).unwrap();
+    assert!(matches!(
+        sim.step().unwrap_err(),
+        mbd::Error::LengthRangeMissing { actuator: 0, .. }
+    ));
     for bad in [
         r#"inttotal="0""#,
         r#"accel="-1""#,
