@@ -36,8 +36,8 @@
 //!
 //! Every module carries its chapter's number in the book's sidebar (`ch10` is chapter 10,
 //! "Collision detection"), the same number as the chapter's example (`examples/ch10_collision.rs`).
-//! The graders of chapters 10 to 17 end with tests that feed their checks deliberately wrong
-//! answers, run by `cargo test -p exercises --test wrong_answers`.
+//! Every grader ends with tests that feed its checks deliberately wrong answers and expect them
+//! to fail naming what is wrong, run by `cargo test -p exercises --test wrong_answers`.
 //!
 //! Worked answers live in `solutions/`, outside `src/`: with the cargo feature `solutions` each
 //! module is compiled from `solutions/NAME.rs` instead of `src/NAME.rs`

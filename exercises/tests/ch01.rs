@@ -2,7 +2,7 @@
 
 use exercises::ch01;
 use exercises::grade::{close, close_mat, ensure, run, Check, Exercise, Rng};
-use mbd::spatial::{axis_angle_mat, xlt, Force, Mat3, Motion, SpatialInertia, Vec3, Vec6, Xform};
+use mbd::spatial::{axis_angle_mat, xlt, Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Vec6, Xform};
 
 fn random_motion(rng: &mut Rng) -> Motion {
     Motion::new(rng.vec3(2.0), rng.vec3(2.0))
@@ -12,11 +12,11 @@ fn random_force(rng: &mut Rng) -> Force {
     Force::new(rng.vec3(2.0), rng.vec3(2.0))
 }
 
-fn plucker(rng: &mut Rng) -> Check {
+fn plucker_with(rng: &mut Rng, answer: fn(&Mat3, &Vec3) -> Mat6) -> Check {
     for s in 0..8 {
         let (e, r) = (rng.rotation(), rng.vec3(1.5));
         let (m, f) = (random_motion(rng), random_force(rng));
-        let x = ch01::exercise_1(&e, &r);
+        let x = answer(&e, &r);
         let lib = Xform::new(e, r);
         close_mat(
             &(x * m.to_vec6()),
@@ -43,7 +43,11 @@ fn plucker(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn screw(rng: &mut Rng) -> Check {
+fn plucker(rng: &mut Rng) -> Check {
+    plucker_with(rng, ch01::exercise_1)
+}
+
+fn screw_with(rng: &mut Rng, answer: fn(&Motion) -> (f64, Vec3)) -> Check {
     for s in 0..8 {
         let dir = rng.unit3();
         let through = rng.vec3(1.5);
@@ -52,7 +56,7 @@ fn screw(rng: &mut Rng) -> Check {
         // A screw motion about the axis through `through` along `dir`.
         let w = dir * rate;
         let m = Motion::new(w, w * pitch - w.cross(&through));
-        let (h, p) = ch01::exercise_2(&m);
+        let (h, p) = answer(&m);
         close(h, pitch, 1e-12, format_args!("sample {s}: the pitch"))?;
         let nearest = through - dir * dir.dot(&through);
         close_mat(&p, &nearest, 1e-12, format_args!("sample {s}: the axis point"))?;
@@ -67,7 +71,11 @@ fn screw(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn point_cloud(rng: &mut Rng) -> Check {
+fn screw(rng: &mut Rng) -> Check {
+    screw_with(rng, ch01::exercise_2)
+}
+
+fn point_cloud_with(rng: &mut Rng, answer: fn(f64, &Vec3, &Mat3) -> Mat6) -> Check {
     for s in 0..4 {
         let pts: Vec<(f64, Vec3)> = (0..8).map(|_| (rng.uniform(0.2, 1.5), rng.vec3(1.0))).collect();
         let m: f64 = pts.iter().map(|(mk, _)| mk).sum();
@@ -76,7 +84,7 @@ fn point_cloud(rng: &mut Rng) -> Check {
             let d = p - c;
             acc + (Mat3::identity() * d.norm_squared() - d * d.transpose()) * *mk
         });
-        let inertia = ch01::exercise_3(m, &c, &ic);
+        let inertia = answer(m, &c, &ic);
         for k in 0..4 {
             let v = random_motion(rng);
             let (mut lin, mut ang, mut ke) = (Vec3::zeros(), Vec3::zeros(), 0.0);
@@ -106,11 +114,15 @@ fn point_cloud(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn force_cross(rng: &mut Rng) -> Check {
+fn point_cloud(rng: &mut Rng) -> Check {
+    point_cloud_with(rng, ch01::exercise_3)
+}
+
+fn force_cross_with(rng: &mut Rng, answer: fn(&Motion) -> Mat6) -> Check {
     let dt = 1e-5;
     for s in 0..8 {
         let (v, f) = (random_motion(rng), random_force(rng));
-        let crf = ch01::exercise_4(&v);
+        let crf = answer(&v);
         // A frame B moving with the body coincides with A at t = 0; a force fixed in B, seen from
         // A, changes at the rate v x* f.
         let f_a = |t: f64| {
@@ -141,6 +153,11 @@ fn force_cross(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn force_cross(rng: &mut Rng) -> Check {
+    force_cross_with(rng, ch01::exercise_4)
+}
+
+#[allow(dead_code)]
 fn main() {
     run(
         "ch01",
@@ -173,4 +190,55 @@ fn main() {
             },
         ],
     )
+}
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::spatial::skew;
+
+    fn blocks(a: Mat3, b: Mat3, c: Mat3, d: Mat3) -> Mat6 {
+        let mut out = Mat6::zeros();
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&a);
+        out.fixed_view_mut::<3, 3>(0, 3).copy_from(&b);
+        out.fixed_view_mut::<3, 3>(3, 0).copy_from(&c);
+        out.fixed_view_mut::<3, 3>(3, 3).copy_from(&d);
+        out
+    }
+
+    #[test]
+    fn the_factors_in_the_wrong_order_fail() {
+        assert!(fails_naming(0..3, "X m", |rng| plucker_with(rng, |e, r| {
+            let rot = blocks(*e, Mat3::zeros(), Mat3::zeros(), *e);
+            let shift = blocks(Mat3::identity(), Mat3::zeros(), -skew(r), Mat3::identity());
+            shift * rot // should be rot * shift
+        })));
+    }
+
+    #[test]
+    fn the_axis_point_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "the axis point", |rng| screw_with(rng, |m| {
+            let w2 = m.w.norm_squared();
+            (m.w.dot(&m.v) / w2, m.v.cross(&m.w) / w2) // should be w x v_O
+        })));
+    }
+
+    #[test]
+    fn inertia_without_the_parallel_axis_term_fails() {
+        assert!(fails_naming(0..3, "I v", |rng| point_cloud_with(rng, |m, c, ic| {
+            let cx = skew(c);
+            blocks(*ic, cx * m, cx.transpose() * m, Mat3::identity() * m) // forgot m [c]x [c]x^T
+        })));
+    }
+
+    #[test]
+    fn crm_instead_of_crf_fails() {
+        assert!(fails_naming(0..3, "crf(v) f", |rng| force_cross_with(rng, |v| {
+            v.crm() // should be -crm(v)^T
+        })));
+    }
 }

@@ -3,10 +3,11 @@
 
 use exercises::ch02;
 use exercises::grade::{close_mat, ensure, run, Check, Exercise, Rng};
+use exercises::types::UniversalJoint;
 use mbd::dynamics::{crba, rnea_with, Workspace};
 use mbd::kinematics::{body_velocities, forward_kinematics, point_jacobian};
 use mbd::model::{canned, Joint, JointType, Model, ModelBuilder};
-use mbd::spatial::{skew, xlt, Mat3, SpatialInertia, Vec3, Xform};
+use mbd::spatial::{skew, xlt, Mat3, Motion, SpatialInertia, Vec3, Xform};
 
 /// The universal joint as MuJoCo would model it: two hinges (z, then y) on a massless
 /// intermediate body.
@@ -30,13 +31,13 @@ fn two_hinge_model() -> Model {
     b.build().expect("valid model")
 }
 
-fn universal(rng: &mut Rng) -> Check {
+fn universal_with(rng: &mut Rng, answer: fn([f64; 2], [f64; 2]) -> UniversalJoint) -> Check {
     let model = two_hinge_model();
     let mut ws = Workspace::new(&model);
     for s in 0..8 {
         let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
         let qd = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
-        let ans = ch02::exercise_1(q, qd);
+        let ans = answer(q, qd);
         let kin = forward_kinematics(&model, &q).expect("valid state");
         close_mat(
             &ans.x_j,
@@ -64,7 +65,7 @@ fn universal(rng: &mut Rng) -> Check {
         let h = 1e-6;
         let qp = [q[0] + h * qd[0], q[1] + h * qd[1]];
         let qm = [q[0] - h * qd[0], q[1] - h * qd[1]];
-        let fd = (ch02::exercise_1(qp, qd).v_j - ch02::exercise_1(qm, qd).v_j) / (2.0 * h);
+        let fd = (answer(qp, qd).v_j - answer(qm, qd).v_j) / (2.0 * h);
         close_mat(
             &ans.c_j,
             &fd,
@@ -73,6 +74,10 @@ fn universal(rng: &mut Rng) -> Check {
         )?;
     }
     Ok(())
+}
+
+fn universal(rng: &mut Rng) -> Check {
+    universal_with(rng, ch02::exercise_1)
 }
 
 /// A random tree of `nb` bodies with joints of every kind, welded bodies among them.
@@ -98,7 +103,7 @@ fn random_tree(rng: &mut Rng, nb: usize) -> Model {
     b.build().expect("valid model")
 }
 
-fn dof_parents(rng: &mut Rng) -> Check {
+fn dof_parents_with(rng: &mut Rng, answer: fn(&[usize], &[usize]) -> Vec<Option<usize>>) -> Check {
     let mut models = vec![
         canned::floating_base_ball_arms(),
         canned::binary_tree(4),
@@ -110,7 +115,7 @@ fn dof_parents(rng: &mut Rng) -> Check {
     }
     for (s, model) in models.iter().enumerate() {
         let ndof: Vec<usize> = model.joints.iter().map(|j| j.jtype.nv()).collect();
-        let ans = ch02::exercise_2(&model.lambda, &ndof);
+        let ans = answer(&model.lambda, &ndof);
         ensure(
             ans == model.dof_parent,
             format_args!(
@@ -140,15 +145,19 @@ fn dof_parents(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn dof_parents(rng: &mut Rng) -> Check {
+    dof_parents_with(rng, ch02::exercise_2)
+}
+
 const TIP: Vec3 = Vec3::new(0.0, 0.0, -0.48);
 
-fn tip(rng: &mut Rng) -> Check {
+fn tip_with(rng: &mut Rng, answer: fn([f64; 3]) -> Vec3) -> Check {
     let model = canned::chain(3, false);
     for s in 0..10 {
         let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
         let kin = forward_kinematics(&model, &q).expect("valid state");
         close_mat(
-            &ch02::exercise_3(q),
+            &answer(q),
             &kin.point(3, &TIP),
             1e-12,
             format_args!("configuration {s}: the tip against forward_kinematics"),
@@ -157,12 +166,16 @@ fn tip(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn tip_jacobian(rng: &mut Rng) -> Check {
+fn tip(rng: &mut Rng) -> Check {
+    tip_with(rng, ch02::exercise_3)
+}
+
+fn tip_jacobian_with(rng: &mut Rng, answer: fn([f64; 3]) -> Mat3) -> Check {
     let model = canned::chain(3, false);
     let point = |q: &[f64; 3]| forward_kinematics(&model, q).expect("valid").point(3, &TIP);
     for s in 0..10 {
         let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
-        let ans = ch02::exercise_4(q);
+        let ans = answer(q);
         let jac = point_jacobian(&model, &q, 3, &TIP).expect("valid state");
         let jac3 = Mat3::from_fn(|r, c| jac[(r, c)]);
         close_mat(
@@ -188,7 +201,11 @@ fn tip_jacobian(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn free_velocity(rng: &mut Rng) -> Check {
+fn tip_jacobian(rng: &mut Rng) -> Check {
+    tip_jacobian_with(rng, ch02::exercise_4)
+}
+
+fn free_velocity_with(rng: &mut Rng, answer: fn([f64; 7], [f64; 6]) -> Motion) -> Check {
     let mut b = ModelBuilder::new("one free body");
     b.add_body(
         "box",
@@ -204,7 +221,7 @@ fn free_velocity(rng: &mut Rng) -> Check {
         let qpos = [p.x, p.y, p.z, quat[0], quat[1], quat[2], quat[3]];
         let v = rng.vec(6, 2.0);
         let qvel = [v[0], v[1], v[2], v[3], v[4], v[5]];
-        let ans = ch02::exercise_5(qpos, qvel);
+        let ans = answer(qpos, qvel);
         let v_body = body_velocities(&model, &qpos, &qvel).expect("valid state")[1];
         let kin = forward_kinematics(&model, &qpos).expect("valid state");
         close_mat(
@@ -240,6 +257,11 @@ fn free_velocity(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn free_velocity(rng: &mut Rng) -> Check {
+    free_velocity_with(rng, ch02::exercise_5)
+}
+
+#[allow(dead_code)]
 fn main() {
     run(
         "ch02",
@@ -278,4 +300,98 @@ fn main() {
             },
         ],
     )
+}
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::spatial::{quat_to_mat, Vec6};
+    use nalgebra::Matrix6x2;
+
+    #[test]
+    fn a_universal_joint_without_the_velocity_product_fails() {
+        assert!(fails_naming(0..3, "c_J", |rng| universal_with(rng, |q, qd| {
+            let model = two_hinge_model();
+            let x_j = forward_kinematics(&model, &q).expect("valid state").x_0[2].to_motion_matrix();
+            let column = |rates: [f64; 2]| body_velocities(&model, &q, &rates).expect("valid state")[2].to_vec6();
+            let s = Matrix6x2::from_columns(&[column([1.0, 0.0]), column([0.0, 1.0])]);
+            let v_j = s * nalgebra::Vector2::new(qd[0], qd[1]);
+            // forgot that the first axis turns with q2: c_J = (dS/dt) qdot is not zero
+            UniversalJoint {
+                x_j,
+                s,
+                v_j,
+                c_j: Vec6::zeros(),
+            }
+        })));
+    }
+
+    #[test]
+    fn hanging_from_the_first_dof_of_the_parent_fails() {
+        assert!(fails_naming(0..3, "dof parent array", |rng| dof_parents_with(
+            rng,
+            |lambda, ndof| {
+                let nb = lambda.len() - 1;
+                let mut first: Vec<Option<usize>> = vec![None; nb + 1];
+                let mut out = Vec::new();
+                for i in 1..=nb {
+                    let mut parent = first[lambda[i]]; // should be the ancestor's last dof
+                    let start = out.len();
+                    for _ in 0..ndof[i] {
+                        out.push(parent);
+                        parent = Some(out.len() - 1);
+                    }
+                    first[i] = if ndof[i] > 0 { Some(start) } else { first[lambda[i]] };
+                }
+                out
+            }
+        )));
+    }
+
+    fn tip_of(q: [f64; 3], sign: f64) -> Vec3 {
+        let lengths = [0.5, 0.49, 0.48];
+        let mut theta = 0.0;
+        let mut tip = Vec3::zeros();
+        for k in 0..3 {
+            theta += q[k];
+            tip += Vec3::new(sign * theta.sin(), 0.0, -theta.cos()) * lengths[k];
+        }
+        tip
+    }
+
+    #[test]
+    fn links_turning_the_wrong_way_fail() {
+        // a turn about y takes (0, 0, -1) to (-sin, 0, -cos), not (sin, 0, -cos)
+        assert!(fails_naming(0..3, "the tip", |rng| tip_with(rng, |q| tip_of(q, 1.0))));
+    }
+
+    #[test]
+    fn the_transposed_jacobian_fails() {
+        assert!(fails_naming(0..3, "point_jacobian", |rng| tip_jacobian_with(
+            rng,
+            |q| {
+                let model = canned::chain(3, false);
+                let jac = point_jacobian(&model, &q, 3, &TIP).expect("valid state");
+                Mat3::from_fn(|r, c| jac[(c, r)]) // rows and columns swapped
+            }
+        )));
+    }
+
+    #[test]
+    fn the_angular_velocity_left_in_body_axes_fails() {
+        assert!(fails_naming(0..3, "body velocity", |rng| free_velocity_with(
+            rng,
+            |qpos, qvel| {
+                let p = Vec3::new(qpos[0], qpos[1], qpos[2]);
+                let w = Vec3::new(qvel[3], qvel[4], qvel[5]); // should be rotated to world axes
+                let pdot = Vec3::new(qvel[0], qvel[1], qvel[2]);
+                let _ = quat_to_mat(&[qpos[3], qpos[4], qpos[5], qpos[6]]);
+                Motion::new(w, pdot - w.cross(&p))
+            }
+        )));
+    }
 }

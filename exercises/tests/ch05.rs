@@ -7,8 +7,8 @@ use mbd::dynamics::{aba, crba, kinetic_energy, potential_energy};
 use mbd::integrate::{rk4_step, StepScratch};
 use mbd::model::canned::{self, rod};
 use mbd::model::{jcalc, Joint, JointType, Model, ModelBuilder};
-use mbd::spatial::{xlt, Mat3, SpatialInertia, Vec3, Xform};
-use nalgebra::DMatrix;
+use mbd::spatial::{xlt, Mat3, Mat6, SpatialInertia, Vec3, Vec6, Xform};
+use nalgebra::{DMatrix, DVector};
 
 fn cart_pole() -> Model {
     let mut b = ModelBuilder::new("cart-pole");
@@ -24,7 +24,7 @@ fn cart_pole() -> Model {
     b.build().expect("valid model")
 }
 
-fn cart_pole_check(rng: &mut Rng) -> Check {
+fn cart_pole_check_with(rng: &mut Rng, answer: fn(f64, f64, f64, f64) -> [f64; 2]) -> Check {
     let model = cart_pole();
     for s in 0..10 {
         let (x, th) = (rng.uniform(-2.0, 2.0), rng.uniform(-3.2, 3.2));
@@ -32,7 +32,7 @@ fn cart_pole_check(rng: &mut Rng) -> Check {
         let (f, t) = (rng.uniform(-5.0, 5.0), rng.uniform(-1.0, 1.0));
         let expected = aba(&model, &[x, th], &[xd, thd], &[f, t], None).expect("valid state");
         close_all(
-            &ch05::exercise_1(th, thd, f, t),
+            &answer(th, thd, f, t),
             expected.as_slice(),
             1e-12 * expected.amax().max(1.0),
             format_args!("state {s}: accelerations against ABA"),
@@ -41,7 +41,11 @@ fn cart_pole_check(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn schur(rng: &mut Rng) -> Check {
+fn cart_pole_check(rng: &mut Rng) -> Check {
+    cart_pole_check_with(rng, ch05::exercise_1)
+}
+
+fn schur_with(rng: &mut Rng, answer: fn(&Mat6, &Mat6, &Mat6, &Vec6) -> Mat6) -> Check {
     // Body 1 on a free joint, body 2 on a hinge. At the identity orientation the free joint's S_1
     // is the permutation P = [0 1; 1 0] (qvel = [linear; angular]), and eliminating the hinge from
     // H gives S_1^T I^A_1 S_1 = H_11 - H_12 H_22^-1 H_21.
@@ -69,7 +73,7 @@ fn schur(rng: &mut Rng) -> Check {
         let jc = jcalc(&model.joints[2], &[q2], &[0.0]);
         let x21 = jc.x_j.compose(&model.x_tree[2]).to_motion_matrix();
         let sv = jc.s.cols[0].to_vec6();
-        let got = ch05::exercise_2(&i1, &i2, &x21, &sv);
+        let got = answer(&i1, &i2, &x21, &sv);
         let h = crba(&model, &q).expect("valid state");
         let h11 = h.view((0, 0), (6, 6)).into_owned();
         let h12 = h.view((0, 6), (6, 1)).into_owned();
@@ -91,7 +95,13 @@ fn schur(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn rk4(_rng: &mut Rng) -> Check {
+fn schur(rng: &mut Rng) -> Check {
+    schur_with(rng, ch05::exercise_2)
+}
+
+type Rk4 = fn(&Model, &[f64], &[f64], f64) -> (Vec<f64>, Vec<f64>);
+
+fn rk4_with(_rng: &mut Rng, answer: Rk4) -> Check {
     let model = canned::chain(2, false);
     let energy = |q: &[f64], v: &[f64]| {
         kinetic_energy(&model, q, v).expect("valid") + potential_energy(&model, q).expect("valid")
@@ -102,7 +112,7 @@ fn rk4(_rng: &mut Rng) -> Check {
     let run = |h: f64, t: f64| {
         let (mut q, mut v) = (q0.clone(), vec![0.0, 0.0]);
         for _ in 0..(t / h).round() as usize {
-            let (q1, v1) = ch05::exercise_3(&model, &q, &v, h);
+            let (q1, v1) = answer(&model, &q, &v, h);
             q = q1;
             v = v1;
         }
@@ -141,7 +151,13 @@ fn rk4(_rng: &mut Rng) -> Check {
     )
 }
 
-fn crba_route(rng: &mut Rng) -> Check {
+fn rk4(rng: &mut Rng) -> Check {
+    rk4_with(rng, ch05::exercise_3)
+}
+
+type Forward = fn(&Model, &[f64], &[f64], &[f64]) -> DVector<f64>;
+
+fn crba_route_with(rng: &mut Rng, answer: Forward) -> Check {
     let mut model = canned::floating_base_ball_arms();
     for (k, j) in model.joints.iter_mut().enumerate() {
         j.armature = 0.02 * k as f64;
@@ -153,7 +169,7 @@ fn crba_route(rng: &mut Rng) -> Check {
         let qd = rng.vec(model.nv, 1.0);
         let tau = rng.vec(model.nv, 1.0);
         let expected = aba(&model, q.as_slice(), &qd, &tau, None).expect("valid state");
-        let got = ch05::exercise_4(&model, q.as_slice(), &qd, &tau);
+        let got = answer(&model, q.as_slice(), &qd, &tau);
         close_mat(
             &got,
             &expected,
@@ -164,6 +180,11 @@ fn crba_route(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn crba_route(rng: &mut Rng) -> Check {
+    crba_route_with(rng, ch05::exercise_4)
+}
+
+#[allow(dead_code)]
 fn main() {
     run(
         "ch05",
@@ -196,4 +217,78 @@ fn main() {
             },
         ],
     )
+}
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_cart_pole_without_the_centripetal_term_fails() {
+        assert!(fails_naming(0..3, "accelerations", |rng| cart_pole_check_with(
+            rng,
+            |theta, _thetad, force, torque| {
+                let (big_m, m, l, g) = (2.0, 0.5, 0.8, 9.81);
+                let a = 0.5 * l;
+                let j = m * a * a + m * l * l / 12.0;
+                let (s, c) = theta.sin_cos();
+                let (h11, h12, h22) = (big_m + m, -m * a * c, j);
+                let r1 = force; // forgot - m a sin(th) th'^2
+                let r2 = torque - m * g * a * s;
+                let det = h11 * h22 - h12 * h12;
+                [(h22 * r1 - h12 * r2) / det, (h11 * r2 - h12 * r1) / det]
+            }
+        )));
+    }
+
+    #[test]
+    fn the_composite_inertia_instead_of_the_articulated_fails() {
+        assert!(fails_naming(0..3, "I^A_1", |rng| schur_with(rng, |i1, i2, x21, _s| {
+            i1 + x21.transpose() * i2 * x21 // forgot to remove U U^T / D
+        })));
+    }
+
+    #[test]
+    fn equal_weights_for_the_four_stages_fail() {
+        assert!(fails_naming(0..1, "energy", |rng| rk4_with(rng, |model, q, qd, h| {
+            let n = model.nv;
+            let acc = |q: &[f64], v: &[f64]| aba(model, q, v, &vec![0.0; n], None).expect("valid state");
+            let shift =
+                |x: &[f64], dx: &[f64], c: f64| -> Vec<f64> { x.iter().zip(dx).map(|(a, b)| a + c * b).collect() };
+            let k1v = acc(q, qd);
+            let k1q = qd.to_vec();
+            let (q2, v2) = (shift(q, &k1q, 0.5 * h), shift(qd, k1v.as_slice(), 0.5 * h));
+            let k2v = acc(&q2, &v2);
+            let (q3, v3) = (shift(q, &v2, 0.5 * h), shift(qd, k2v.as_slice(), 0.5 * h));
+            let k3v = acc(&q3, &v3);
+            let (q4, v4) = (shift(q, &v3, h), shift(qd, k3v.as_slice(), h));
+            let k4v = acc(&q4, &v4);
+            // (k1 + k2 + k3 + k4) / 4 in place of (k1 + 2 k2 + 2 k3 + k4) / 6
+            let q_new = (0..n)
+                .map(|i| q[i] + h / 4.0 * (k1q[i] + v2[i] + v3[i] + v4[i]))
+                .collect();
+            let v_new = (0..n)
+                .map(|i| qd[i] + h / 4.0 * (k1v[i] + k2v[i] + k3v[i] + k4v[i]))
+                .collect();
+            (q_new, v_new)
+        })));
+    }
+
+    #[test]
+    fn forward_dynamics_without_the_bias_force_fails() {
+        assert!(fails_naming(0..3, "qdd", |rng| crba_route_with(
+            rng,
+            |model, q, _qd, tau| {
+                let h = crba(model, q).expect("valid state");
+                // forgot C(q, qd): solves H qdd = tau
+                h.cholesky()
+                    .expect("H is positive definite")
+                    .solve(&DVector::from_column_slice(tau))
+            }
+        )));
+    }
 }

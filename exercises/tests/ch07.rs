@@ -19,13 +19,13 @@ fn small_displacement(th: [f64; 3], v: [f64; 3]) -> Xform {
     rotx(th[0]) * roty(th[1]) * rotz(th[2]) * xlt(Vec3::new(v[0], v[1], v[2]))
 }
 
-fn cylindrical(rng: &mut Rng) -> Check {
+fn cylindrical_with(rng: &mut Rng, answer: fn(&Xform) -> (DMatrix<f64>, DVector<f64>)) -> Check {
     let mut psi = DMatrix::zeros(6, 2);
     psi[(2, 0)] = 1.0;
     psi[(5, 1)] = 1.0;
     for s in 0..6 {
         let (q, z) = (rng.uniform(-3.2, 3.2), rng.uniform(-2.0, 2.0));
-        let (t, err) = ch07::exercise_1(&(rotz(q) * xlt(Vec3::new(0.0, 0.0, z))));
+        let (t, err) = answer(&(rotz(q) * xlt(Vec3::new(0.0, 0.0, z))));
         ensure(
             (t.nrows(), t.ncols(), err.len()) == (6, 4, 4),
             "T must be 6 x 4 and the error hold 4 numbers",
@@ -43,7 +43,7 @@ fn cylindrical(rng: &mut Rng) -> Check {
         for k in 0..4 {
             let d = DVector::from_vec(rng.vec(6, 1.0)) * 1e-6;
             let x = rotz(q) * small_displacement([d[0], d[1], d[2]], [d[3], d[4], d[5]]) * xlt(Vec3::new(0.0, 0.0, z));
-            let (_, err_d) = ch07::exercise_1(&x);
+            let (_, err_d) = answer(&x);
             let first_order = t.transpose() * &d;
             close_mat(
                 &err_d,
@@ -56,7 +56,11 @@ fn cylindrical(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn critical_damping(rng: &mut Rng) -> Check {
+fn cylindrical(rng: &mut Rng) -> Check {
+    cylindrical_with(rng, ch07::exercise_1)
+}
+
+fn critical_damping_with(rng: &mut Rng, answer: fn(f64, f64, f64, f64) -> f64) -> Check {
     // The four-bar without gravity, opened at the rocker joint and released; every component of
     // the simulated loop-closure error (RK4, h = 1 ms) must follow the answer over 0.6 s.
     let mut m = mechanisms::four_bar();
@@ -85,7 +89,7 @@ fn critical_damping(rng: &mut Rng) -> Check {
                 .err;
             for c in 0..e.len() {
                 close(
-                    ch07::exercise_2(*t, ts, e0[c], edot0[c]),
+                    answer(*t, ts, e0[c], edot0[c]),
                     e[c],
                     1e-3 * scale,
                     format_args!("T_stab = {ts:.3} s, t = {t:.3} s, component {c}: against the simulated error"),
@@ -96,9 +100,13 @@ fn critical_damping(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn critical_damping(rng: &mut Rng) -> Check {
+    critical_damping_with(rng, ch07::exercise_2)
+}
+
 const ROCKER_TIP: [f64; 3] = [0.05, 0.0, -0.3];
 
-fn loop_jacobian(rng: &mut Rng) -> Check {
+fn loop_jacobian_with(rng: &mut Rng, answer: fn([f64; 3]) -> [[f64; 3]; 2]) -> Check {
     let m = mechanisms::four_bar();
     let tip = Vec3::from(ROCKER_TIP);
     let point = |q: &[f64]| forward_kinematics(&m, q).expect("valid").point(3, &tip);
@@ -111,7 +119,7 @@ fn loop_jacobian(rng: &mut Rng) -> Check {
             closed[2] + rng.uniform(-0.2, 0.2),
         ];
         for q in [[closed[0], closed[1], closed[2]], open] {
-            let jac = ch07::exercise_3(q);
+            let jac = answer(q);
             let h = 1e-6;
             for j in 0..3 {
                 let (mut qp, mut qm) = (q, q);
@@ -134,7 +142,7 @@ fn loop_jacobian(rng: &mut Rng) -> Check {
         }
         // at the closed configuration the rows span the row space of the library's K
         let q = [closed[0], closed[1], closed[2]];
-        let jac = ch07::exercise_3(q);
+        let jac = answer(q);
         let mine = DMatrix::from_row_slice(2, 3, &[jac[0], jac[1]].concat());
         let sys = loop_constraints(&m, &q, &[0.0; 3], None).expect("valid");
         let ns = null_space(&sys.kmat, &DVector::zeros(sys.nc())).expect("valid");
@@ -153,6 +161,10 @@ fn loop_jacobian(rng: &mut Rng) -> Check {
         )?;
     }
     Ok(())
+}
+
+fn loop_jacobian(rng: &mut Rng) -> Check {
+    loop_jacobian_with(rng, ch07::exercise_3)
 }
 
 /// A state of the figure 8.3 mechanism that satisfies the loop constraints, from y, ydot, yddot.
@@ -175,7 +187,7 @@ fn figure_8_3_state(
     (q, qd, qdd)
 }
 
-fn moving_actuator(rng: &mut Rng) -> Check {
+fn moving_actuator_with(rng: &mut Rng, answer: fn(f64, f64, f64, [f64; 4]) -> [f64; 2]) -> Check {
     let (l1, l2) = (1.0, 0.6);
     let m = mechanisms::figure_8_3(l1, l2).expect("valid");
     let mut ys = vec![(0.0, rng.uniform(-1.0, 1.0))];
@@ -188,7 +200,7 @@ fn moving_actuator(rng: &mut Rng) -> Check {
         let (q, qd, qdd) = figure_8_3_state(&m, l1, l2, [y1, y2], yd, ydd);
         let inv = inverse_dynamics(&m, &q, qd.as_slice(), qdd.as_slice(), None, &[0, 3]).expect("valid");
         let t = &inv.tau_id;
-        let u = ch07::exercise_4(l1, l2, y1, [t[0], t[1], t[2], t[3]]);
+        let u = answer(l1, l2, y1, [t[0], t[1], t[2], t[3]]);
         let scale = inv.u.amax().max(1.0);
         close(
             u[0],
@@ -218,6 +230,11 @@ fn moving_actuator(rng: &mut Rng) -> Check {
     Ok(())
 }
 
+fn moving_actuator(rng: &mut Rng) -> Check {
+    moving_actuator_with(rng, ch07::exercise_4)
+}
+
+#[allow(dead_code)]
 fn main() {
     run(
         "ch07",
@@ -250,4 +267,64 @@ fn main() {
             },
         ],
     )
+}
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+    use mbd::kinematics::point_jacobian;
+
+    #[test]
+    fn the_tilt_about_x_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "T^T d", |rng| cylindrical_with(rng, |x_sp| {
+            let mut t = DMatrix::zeros(6, 4);
+            for (col, row) in [0, 1, 3, 4].into_iter().enumerate() {
+                t[(row, col)] = 1.0;
+            }
+            let e = &x_sp.e;
+            // theta_x is -E32
+            (t, DVector::from_vec(vec![e[(2, 1)], e[(2, 0)], x_sp.r.x, x_sp.r.y]))
+        })));
+    }
+
+    #[test]
+    fn the_damped_solution_with_a_sign_slip_fails() {
+        assert!(fails_naming(0..3, "against the simulated error", |rng| {
+            critical_damping_with(
+                rng,
+                |t, t_stab, e0, edot0| (e0 + (edot0 - e0 / t_stab) * t) * (-t / t_stab).exp(), // + e0/T
+            )
+        }));
+    }
+
+    #[test]
+    fn the_z_row_with_its_sign_flipped_fails() {
+        assert!(fails_naming(0..3, "dz/dq", |rng| loop_jacobian_with(rng, |q| {
+            let m = mechanisms::four_bar();
+            let jac = point_jacobian(&m, &q, 3, &Vec3::from(ROCKER_TIP)).expect("valid state");
+            // y x (p - o) has -(p - o)_x in z: the z row taken with the wrong sign
+            [
+                [jac[(0, 0)], jac[(0, 1)], jac[(0, 2)]],
+                [-jac[(2, 0)], -jac[(2, 1)], -jac[(2, 2)]],
+            ]
+        })));
+    }
+
+    #[test]
+    fn forces_without_the_slider_row_fail() {
+        assert!(fails_naming(0..3, "u1", |rng| moving_actuator_with(
+            rng,
+            |l1, l2, y1, tau_id| {
+                let c1 = y1.cos();
+                let dd = l1 * l1 + l2 * l2 - 2.0 * l1 * l2 * c1;
+                let theta2_p = l2 * (l2 - l1 * c1) / dd;
+                // forgot the d' tau_3 term of G^T tau
+                [tau_id[0] + theta2_p * tau_id[1], tau_id[3]]
+            }
+        )));
+    }
 }

@@ -28,6 +28,16 @@ fn problem(model: &Model, counts: &RowCounts, rng: &mut Rng) -> Result<Problem, 
     Problem::random(model, counts, rng.next_u64()).map_err(|e| format!("grader: a random problem: {e}"))
 }
 
+/// The forces `ours` against `theirs` row by row, each within `tol(theirs[i])`; the messages
+/// start with `what` and name the reference as `against`.
+fn same_forces(ours: &[f64], theirs: &[f64], tol: impl Fn(f64) -> f64, what: &str, against: &str) -> Check {
+    ensure(ours.len() == theirs.len(), format_args!("{what}: the number of forces"))?;
+    for (i, (&o, &t)) in ours.iter().zip(theirs).enumerate() {
+        close(o, t, tol(t), format_args!("{what}: row {i}'s force against {against}"))?;
+    }
+    Ok(())
+}
+
 fn dual_with(rng: &mut Rng, f: fn(&DMatrix<f64>, &[f64]) -> Vec<f64>) -> Check {
     let model = canned::chain(5, true);
     for s in 0..6 {
@@ -41,18 +51,13 @@ fn dual_with(rng: &mut Rng, f: fn(&DMatrix<f64>, &[f64]) -> Vec<f64>) -> Check {
         let ours = f(&dual.ar, &dual.b);
         let r = solve(&p.smooth(), &p.efc, &options(Solver::Newton, 1e-15, 100)).map_err(|e| format!("grader: {e}"))?;
         let scale = r.efc_force.iter().fold(1e-3f64, |m, x| m.max(x.abs()));
-        ensure(
-            ours.len() == r.efc_force.len(),
-            format_args!("problem {s}: the number of forces"),
+        same_forces(
+            &ours,
+            &r.efc_force,
+            |_| 1e-8 * scale,
+            &format!("problem {s}"),
+            "Newton's",
         )?;
-        for i in 0..ours.len() {
-            close(
-                ours[i],
-                r.efc_force[i],
-                1e-8 * scale,
-                format_args!("problem {s}: row {i}'s force against Newton's"),
-            )?;
-        }
     }
     Ok(())
 }
@@ -164,18 +169,9 @@ fn gauss_seidel_with(rng: &mut Rng, f: fn(&DMatrix<f64>, &[f64], usize) -> Vec<f
             let o = options(Solver::Pgs, 0.0, sweeps);
             let r = solve_pgs_with(&p.smooth(), &p.efc, &cs, &o, PgsVariant::Classic)
                 .map_err(|e| format!("grader: {e}"))?;
-            ensure(
-                ours.len() == r.efc_force.len(),
-                format_args!("problem {s}: the number of forces"),
-            )?;
-            for i in 0..ours.len() {
-                close(
-                    ours[i],
-                    r.efc_force[i],
-                    1e-12 * (1.0 + r.efc_force[i].abs()),
-                    format_args!("problem {s}, {sweeps} sweeps: row {i}'s force against classic PGS"),
-                )?;
-            }
+            let tol = |f: f64| 1e-12 * (1.0 + f.abs());
+            let what = format!("problem {s}, {sweeps} sweeps");
+            same_forces(&ours, &r.efc_force, tol, &what, "classic PGS")?;
         }
     }
     Ok(())

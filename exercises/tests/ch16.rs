@@ -10,10 +10,10 @@ use mbd::spook::{
     Stepper, SIGNALS,
 };
 
-fn gamma_check(rng: &mut Rng) -> Check {
+fn gamma_check_with(rng: &mut Rng, answer: fn([f64; 4]) -> [[f64; 3]; 4]) -> Check {
     for s in 0..8 {
         let rho = rng.quat();
-        let ours = ch16::exercise_1(rho);
+        let ours = answer(rho);
         let lib = gamma(&rho);
         for i in 0..4 {
             for j in 0..3 {
@@ -47,10 +47,14 @@ fn gamma_check(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn cannon(rng: &mut Rng) -> Check {
+fn gamma_check(rng: &mut Rng) -> Check {
+    gamma_check_with(rng, ch16::exercise_1)
+}
+
+fn cannon_with(rng: &mut Rng, answer: fn(f64, f64, f64) -> (f64, f64, f64)) -> Check {
     let h = 1.0 / 60.0;
     let (k, d) = (10f64.powf(rng.uniform(4.0, 8.0)), rng.uniform(0.5, 5.0));
-    let (a, b, eps) = ch16::exercise_2(h, k, d);
+    let (a, b, eps) = answer(h, k, d);
     let (upsilon, sigma) = spook_parameters(h, 1.0 / k, d * h);
     close(eps, sigma, 1e-12 * sigma, "eps should be SPOOK's Sigma")?;
     close(1.0 - b, upsilon, 1e-15, "1 - b should be SPOOK's Upsilon")?;
@@ -79,11 +83,15 @@ fn cannon(rng: &mut Rng) -> Check {
     Ok(())
 }
 
-fn decay(rng: &mut Rng) -> Check {
+fn cannon(rng: &mut Rng) -> Check {
+    cannon_with(rng, ch16::exercise_2)
+}
+
+fn decay_with(rng: &mut Rng, answer: fn(f64, f64) -> f64) -> Check {
     let h = 0.01;
     for d in [0.0, 0.5, 1.0, 2.0, 3.0, 8.0, rng.uniform(0.1, 10.0)] {
         close(
-            ch16::exercise_3(h, d * h),
+            answer(h, d * h),
             violation_decay_factor(h, d * h),
             1e-7,
             format_args!("tau = {d:.2} h: against the library's decay factor"),
@@ -103,14 +111,18 @@ fn decay(rng: &mut Rng) -> Check {
     spook_run(&mut sys, &mut st, 60, &mut tr).expect("valid");
     let v = tr.signal("violation").expect("recorded");
     close(
-        ch16::exercise_3(h, d * h),
+        answer(h, d * h),
         v[50] / v[49],
         0.01,
         "tau = 6 h: against the ratio of successive violations measured in a simulation",
     )
 }
 
-fn soft_rod(rng: &mut Rng) -> Check {
+fn decay(rng: &mut Rng) -> Check {
+    decay_with(rng, ch16::exercise_3)
+}
+
+fn soft_rod_with(rng: &mut Rng, answer: fn(f64, f64, f64) -> f64) -> Check {
     let (eps, h) = (10f64.powf(rng.uniform(-5.0, -4.0)), 1.0 / 60.0);
     let mut sys = scenes::pendulum(eps, 2.0 * h);
     sys.bodies[0].x = Vec3::new(0.0, 0.0, -1.0);
@@ -119,7 +131,7 @@ fn soft_rod(rng: &mut Rng) -> Check {
     spook_run(&mut sys, &mut st, 120, &mut tr).expect("valid");
     let stretch = sys.bodies[0].x.norm() - 1.0;
     let g = -sys.gravity.z;
-    let ours = ch16::exercise_4(eps, 1.0, g);
+    let ours = answer(eps, 1.0, g);
     close(
         ours,
         stretch,
@@ -128,6 +140,11 @@ fn soft_rod(rng: &mut Rng) -> Check {
     )
 }
 
+fn soft_rod(rng: &mut Rng) -> Check {
+    soft_rod_with(rng, ch16::exercise_4)
+}
+
+#[allow(dead_code)]
 fn main() {
     run(
         "ch16",
@@ -160,4 +177,50 @@ fn main() {
             },
         ],
     )
+}
+
+/// Deliberately wrong answers, each a common slip: the checks must fail them, naming what is
+/// wrong (run by `cargo test -p exercises --test wrong_answers`).
+#[cfg(test)]
+#[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
+mod wrong_answers {
+    use super::*;
+    use exercises::grade::fails_naming;
+
+    #[test]
+    fn the_cross_product_the_wrong_way_round_fails() {
+        // r x w in place of w x r in [0; w] (x) [r0; r]
+        assert!(fails_naming(0..3, "Gamma[", |rng| gamma_check_with(rng, |rho| {
+            let [r0, r1, r2, r3] = rho;
+            [
+                [-0.5 * r1, -0.5 * r2, -0.5 * r3],
+                [0.5 * r0, -0.5 * r3, 0.5 * r2],
+                [0.5 * r3, 0.5 * r0, -0.5 * r1],
+                [-0.5 * r2, 0.5 * r1, 0.5 * r0],
+            ]
+        })));
+    }
+
+    #[test]
+    fn eps_without_the_four_fails() {
+        assert!(fails_naming(0..3, "Sigma", |rng| cannon_with(rng, |h, k, d| {
+            let den = 1.0 + 4.0 * d;
+            (4.0 / (h * den), 4.0 * d / den, 1.0 / (h * h * k * den)) // eps: 4 / (h^2 k (1 + 4 d))
+        })));
+    }
+
+    #[test]
+    fn upsilon_as_the_decay_factor_fails() {
+        // Upsilon multiplies the violation in the step, but it is not the step's spectral radius
+        assert!(fails_naming(0..3, "decay factor", |rng| decay_with(rng, |h, tau| 1.0
+            / (1.0 + 4.0 * tau / h))));
+    }
+
+    #[test]
+    fn stiffness_in_place_of_compliance_fails() {
+        assert!(fails_naming(0..3, "stretch", |rng| soft_rod_with(
+            rng,
+            |epsilon, m, g| m * g / epsilon
+        )));
+    }
 }

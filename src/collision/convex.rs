@@ -582,8 +582,9 @@ pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mu
 // ANCHOR: plane_convex
 /// MuJoCo's `mjc_PlaneConvex` (plane - ellipsoid, plane - mesh): the support point of `s` along
 /// `-n` is the first contact. For a mesh hull, up to two more (`maxplanemesh` = 3 in all): the
-/// hull neighbours of that support vertex lying below the plane's margin, skipped when closer
-/// than `0.3 rbound` to the first (`tolplanemesh`), each at its own depth.
+/// hull neighbours of that support vertex lying below the plane's margin, each at its own depth.
+/// (MuJoCo 3.x also skipped a neighbour closer than `0.3 rbound` to the first contact,
+/// `tolplanemesh`; 4.0 keeps it, as the fixture's `plane_blob` shows.)
 pub fn plane_convex(plane: &GeomPose, s: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
     let n = plane.rot.column(2).into_owned();
     let start = out.len();
@@ -592,16 +593,14 @@ pub fn plane_convex(plane: &GeomPose, s: &ConvexShape, margin: f64, out: &mut Ve
     if out.len() == start {
         return;
     }
-    let first = out[start].pos;
     let best = h.support_index(&(s.pose.rot.transpose() * -n));
-    let tol = 0.3 * h.rbound();
     for &k in &h.neighbors[best] {
         if out.len() - start >= 3 {
             break;
         }
         let p = s.pose.rot * h.vertices[k] + s.pose.pos;
         let dist = n.dot(&(p - plane.pos));
-        if dist < margin && (p - first).norm() >= tol {
+        if dist < margin {
             out.push(Contact {
                 pos: p - n * (0.5 * dist),
                 frame: super::frame::frame_from_normal(&n),

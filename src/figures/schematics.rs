@@ -28,6 +28,22 @@ fn xz(p: &Vec3) -> (f64, f64) {
     (p.x, p.z)
 }
 
+/// The bounding box `((x_lo, x_hi), (z_lo, z_hi))` of plane points.
+fn bounds(pts: &[(f64, f64)]) -> ((f64, f64), (f64, f64)) {
+    pts.iter().fold(
+        ((f64::MAX, f64::MIN), (f64::MAX, f64::MIN)),
+        |((x0, x1), (z0, z1)), p| ((x0.min(p.0), x1.max(p.0)), (z0.min(p.1), z1.max(p.1))),
+    )
+}
+
+/// Lines of text centred at their points (a figure's caption inside the drawing).
+fn caption(s: &Sketch, lines: &[((f64, f64), &str)]) -> Result<()> {
+    for &(at, text) in lines {
+        s.label(at, text, Side::Centre, 14, INK)?;
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Joints chapter: kinematic trees.
 
@@ -211,12 +227,7 @@ pub fn com_frames(dir: &Path) -> Result<PathBuf> {
         )?;
         let mut pts: Vec<(f64, f64)> = anchors.iter().map(xz).collect();
         pts.extend([xz(&tip), xz(&c), xz(&(c + lin)), (0.0, 0.0)]);
-        let (lo_x, hi_x) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.0), m.1.max(p.0)));
-        let (lo_z, hi_z) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.1), m.1.max(p.1)));
+        let ((lo_x, hi_x), (lo_z, hi_z)) = bounds(&pts);
         let s = Sketch::new(
             root.clone(),
             (lo_x - 0.35, hi_x + 0.55),
@@ -349,12 +360,7 @@ pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
             pts.push(xz(&p));
             pts.push(xz(&(p + f * k)));
         }
-        let (lo_x, hi_x) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.0), m.1.max(p.0)));
-        let (lo_z, hi_z) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.1), m.1.max(p.1)));
+        let ((lo_x, hi_x), (lo_z, hi_z)) = bounds(&pts);
         let s = Sketch::new(root.clone(), (lo_x - 0.3, hi_x + 0.4), (lo_z - 0.06, hi_z + 0.06), 30.0);
         // the rest of the chain, for context
         s.line(&[(0.0, 0.0), xz(&a2)], GREY, 3)?;
@@ -368,42 +374,28 @@ pub fn rnea_free_body(dir: &Path) -> Result<PathBuf> {
         let tip_of = |p: &Vec3, f: &Vec3| xz(&(p + f * k));
         // labels go on the side the arrow points to, away from its shaft
         let side = |f: &Vec3| if f.x < 0.0 { Side::Left } else { Side::Right };
-        s.arrow(xz(&a2), tip_of(&a2, &f2), colour(0), 3)?;
-        s.label(
-            tip_of(&a2, &f2),
-            &format!("f₂ from body 1: {:.1} N", f2.norm()),
-            side(&f2),
-            14,
-            colour(0),
-        )?;
-        s.turn(xz(&a2), 22.0, n2.y < 0.0, colour(0))?;
         let left_of = |p: &Vec3| {
             let c = s.px(xz(p));
             (c.0 - 26, c.1)
         };
-        s.label_px(
-            left_of(&a2),
-            &format!("n₂ = {:.2} N m", n2.y),
-            Side::Left,
-            13,
-            colour(0),
-        )?;
-        s.arrow(xz(&a3), tip_of(&a3, &f3), colour(1), 3)?;
-        s.label(
-            tip_of(&a3, &f3),
-            &format!("−f₃ from body 3: {:.1} N", f3.norm()),
-            side(&f3),
-            14,
-            colour(1),
-        )?;
-        s.turn(xz(&a3), 22.0, n3.y < 0.0, colour(1))?;
-        s.label_px(
-            left_of(&a3),
-            &format!("−n₃ = {:.2} N m", n3.y),
-            Side::Left,
-            13,
-            colour(1),
-        )?;
+        // the two joints' forces and moments: (joint, force, moment about y, names)
+        let cuts = [
+            (a2, f2, n2.y, "f₂ from body 1", "n₂"),
+            (a3, f3, n3.y, "−f₃ from body 3", "−n₃"),
+        ];
+        for (c, (at, f, n, f_name, n_name)) in cuts.into_iter().enumerate() {
+            s.arrow(xz(&at), tip_of(&at, &f), colour(c), 3)?;
+            let f_text = format!("{f_name}: {:.1} N", f.norm());
+            s.label(tip_of(&at, &f), &f_text, side(&f), 14, colour(c))?;
+            s.turn(xz(&at), 22.0, n < 0.0, colour(c))?;
+            s.label_px(
+                left_of(&at),
+                &format!("{n_name} = {n:.2} N m"),
+                Side::Left,
+                13,
+                colour(c),
+            )?;
+        }
         s.arrow(xz(&com), tip_of(&com, &g), colour(2), 3)?;
         s.label(
             tip_of(&com, &g),
@@ -488,19 +480,18 @@ pub fn spatial_velocity(dir: &Path) -> Result<PathBuf> {
         s.dashed(centre, qp, GREY)?;
         s.dot(centre, 6, colour(2))?;
         s.label(centre, "screw axis: zero velocity", Side::Above, 15, colour(2))?;
-        s.label(
-            (0.55, 1.12),
-            "the six numbers (ω; v_O) describe the whole field; moving the",
-            Side::Centre,
-            14,
-            INK,
-        )?;
-        s.label(
-            (0.55, 1.04),
-            "reference point to Q changes only the linear part: (ω; v_Q)",
-            Side::Centre,
-            14,
-            INK,
+        caption(
+            &s,
+            &[
+                (
+                    (0.55, 1.12),
+                    "the six numbers (ω; v_O) describe the whole field; moving the",
+                ),
+                (
+                    (0.55, 1.04),
+                    "reference point to Q changes only the linear part: (ω; v_Q)",
+                ),
+            ],
         )?;
         finish(&root)?;
     }
@@ -627,19 +618,16 @@ pub fn crba_composite(dir: &Path) -> Result<PathBuf> {
             14,
             colour(2),
         )?;
-        s.label(
-            (0.0, -0.8),
-            "blue: ν(2), joints inside it locked (filled dots); grey: bodies that stay still",
-            Side::Centre,
-            14,
-            INK,
-        )?;
-        s.label(
-            (0.0, -0.88),
-            &format!("H₂₂ = S₂ᵀ I^c₂ S₂ = {hjj:.4} kg m², the inertia of the welded subtree about joint 2's axis"),
-            Side::Centre,
-            14,
-            INK,
+        let h22 = format!("H₂₂ = S₂ᵀ I^c₂ S₂ = {hjj:.4} kg m², the inertia of the welded subtree about joint 2's axis");
+        caption(
+            &s,
+            &[
+                (
+                    (0.0, -0.8),
+                    "blue: ν(2), joints inside it locked (filled dots); grey: bodies that stay still",
+                ),
+                ((0.0, -0.88), &h22),
+            ],
         )?;
         finish(&root)?;
     }
@@ -722,12 +710,7 @@ pub fn aba_articulated(dir: &Path) -> Result<PathBuf> {
         let mut pts = anchors.clone();
         pts.push(xz(&tip));
         pts.extend(curves[0].iter().cloned());
-        let (lo_x, hi_x) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.0), m.1.max(p.0)));
-        let (lo_z, hi_z) = pts
-            .iter()
-            .fold((f64::MAX, f64::MIN), |m, p| (m.0.min(p.1), m.1.max(p.1)));
+        let ((lo_x, hi_x), (lo_z, hi_z)) = bounds(&pts);
         let s = Sketch::new(
             root.clone(),
             (lo_x - 0.1, hi_x + 0.75),
@@ -788,6 +771,14 @@ mod tests {
         assert_eq!((x[2], x[3], x[4]), (0.0, 1.0, 2.0));
         assert_eq!(x[1], 0.5);
         assert_eq!(x[0], 1.25);
+    }
+
+    #[test]
+    fn bounds_of_points() {
+        assert_eq!(
+            bounds(&[(0.5, -1.0), (-2.0, 3.0), (1.0, 0.0)]),
+            ((-2.0, 1.0), (-1.0, 3.0))
+        );
     }
 
     #[test]

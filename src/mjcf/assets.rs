@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use super::attrs::Attrs;
 use super::xml::{esc, model_error, Elem};
 use crate::error::{Error, Result};
-use crate::model::mesh::{mass_properties, quickhull, HField, Mesh};
+use crate::model::mesh::{mass_properties, quickhull, shell_properties, HField, Mesh};
 use crate::model::principal_axes;
 use crate::spatial::{quat_to_mat, Mat3, Vec3};
 
@@ -31,6 +31,22 @@ pub(crate) struct AssetSet {
 /// Rounds to single precision, as MuJoCo stores mesh vertices and height-field data (`float`).
 fn f32r(x: f64) -> f64 {
     x as f32 as f64
+}
+
+/// MuJoCo's scaling of height-field data to `[0, 1]` (end of `mjCHField::Compile`), in single
+/// precision as MuJoCo stores it: subtract the minimum, then divide by the range when that
+/// exceeds `mjEPS` = 1e-14 (a flat field stays all zeros).
+fn normalize_elevation(raw: &[f32]) -> Vec<f64> {
+    let (lo, hi) = raw
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+    let range = hi - lo;
+    raw.iter()
+        .map(|&x| {
+            let y = x - lo;
+            (if (range as f64) > 1e-14 { y / range } else { y }) as f64
+        })
+        .collect()
 }
 
 /// The triangles and vertices of an STL file (binary or ASCII); errors name the file and line.
@@ -126,6 +142,47 @@ pub(crate) fn read_stl(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
     Ok((verts, faces))
 }
 
+// ANCHOR: png_hfield
+/// The elevation grid of a PNG height field, as MuJoCo's `mjCHField::LoadPNG` reads it: the
+/// image decoded to 8-bit grey (lodepng's `LCT_GREY`: palettes expanded, 16-bit samples cut
+/// to their high byte, and a colour pixel's grey taken as its **red** sample), `ncol` = width,
+/// `nrow` = height, and the rows reversed (the image's top row is the grid's last row, at
+/// `+size_y`). Returns `(nrow, ncol, data)` with `data[r * ncol + c]` in `0..=255`.
+///
+/// Errors: [`Error::Model`] naming the file when it cannot be read or decoded, or is empty.
+pub(crate) fn read_png_hfield(path: &Path) -> Result<(usize, usize, Vec<f32>)> {
+    let name = path.display().to_string();
+    let bad = |why: String| model_error(&name, 0, why);
+    let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read height-field file: {e}")))?;
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder
+        .read_info()
+        .map_err(|e| bad(format!("error decoding PNG file: {e}")))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| bad("PNG image too large".into()))?;
+    let mut buf = vec![0u8; size];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| bad(format!("error decoding PNG file: {e}")))?;
+    let (ncol, nrow) = (info.width as usize, info.height as usize);
+    if nrow == 0 || ncol == 0 {
+        return Err(bad("empty PNG image".into()));
+    }
+    // samples per pixel after the transformations (8 bits each): grey, grey + alpha, RGB, RGBA
+    let channels = info.color_type.samples();
+    let mut data = Vec::with_capacity(nrow * ncol);
+    for r in 0..nrow {
+        let row = &buf[(nrow - 1 - r) * info.line_size..];
+        for c in 0..ncol {
+            data.push(row[c * channels] as f32);
+        }
+    }
+    Ok((nrow, ncol, data))
+}
+// ANCHOR_END: png_hfield
+
 /// The vertices and (fan-triangulated) faces of an OBJ file (`v` and `f` lines; `f` entries may
 /// be `i`, `i/t`, `i//n`, `i/t/n`, negative = from the end); errors name the file and line.
 pub(crate) fn read_obj(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
@@ -183,17 +240,30 @@ pub(crate) fn read_obj(path: &Path) -> Result<(Vec<Vec3>, Vec<[usize; 3]>)> {
     Ok((verts, faces))
 }
 
-/// Compiles a mesh: transforms, hull, mass properties, principal frame (see the module map).
-/// `at` names the `<mesh>` element for errors.
+/// The `<mesh>` attributes that shape the compiled mesh: `refpos`, `refquat`, `scale` and
+/// whether `inertia="shell"`.
+pub(crate) struct MeshOptions {
+    pub refpos: Vec3,
+    pub refquat: [f64; 4],
+    pub scale: Vec3,
+    pub shell: bool,
+}
+
+/// Compiles a mesh: transforms, hull, mass properties (of the volume, or of the surface for a
+/// shell), principal frame (see the module map). `at` names the `<mesh>` element for errors.
 pub(crate) fn compile_mesh(
     name: &str,
     raw: Vec<Vec3>,
     faces: Vec<[usize; 3]>,
-    refpos: Vec3,
-    refquat: [f64; 4],
-    scale: Vec3,
+    opts: &MeshOptions,
     at: &dyn Fn(String) -> Error,
 ) -> Result<Mesh> {
+    let MeshOptions {
+        refpos,
+        refquat,
+        scale,
+        shell,
+    } = *opts;
     let q = {
         let n = refquat.iter().map(|x| x * x).sum::<f64>().sqrt();
         refquat.map(|x| x / n)
@@ -228,15 +298,28 @@ pub(crate) fn compile_mesh(
     } else {
         faces
     };
-    let (volume, com, inertia) = mass_properties(&verts, &tri).map_err(|e| at(format!("mesh '{}': {e}", esc(name))))?;
+    let (volume, com, inertia) = if shell {
+        shell_properties(&verts, &tri)
+    } else {
+        mass_properties(&verts, &tri)
+    }
+    .map_err(|e| at(format!("mesh '{}': {e}", esc(name))))?;
     let (quat, principal) = principal_axes(&inertia);
     let r: Mat3 = quat_to_mat(&quat);
     let local = |v: &Vec3| (r.transpose() * (v - com)).map(f32r);
     let vertices: Vec<Vec3> = verts.iter().map(local).collect();
+    // MuJoCo bins the hull's triangles into polygons in the file's frame (before refpos,
+    // refquat and scale) and takes each polygon's normal in the mesh frame
+    let key: Vec<Vec3> = hull
+        .vertices
+        .iter()
+        .map(|h| verts.iter().position(|v| v == h).map_or(*h, |i| raw[i].map(f32r)))
+        .collect();
     let mut hull = hull;
     for v in &mut hull.vertices {
         *v = local(v);
     }
+    hull.merge_polygons(&key);
     Ok(Mesh {
         name: name.to_string(),
         vertices,
@@ -319,55 +402,81 @@ pub(crate) fn read_assets(
                             .collect();
                         (verts, faces)
                     };
-                    let refpos = Vec3::from(a.vec::<3>("refpos")?.unwrap_or([0.0; 3]));
-                    let refquat = a.vec::<4>("refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
-                    let scale = Vec3::from(a.vec::<3>("scale")?.unwrap_or([1.0; 3]));
-                    if let Some(k) = a.keyword("inertia", &["legacy", "convex", "exact", "shell"])? {
-                        if k == "shell" {
-                            return Err(a.err("mesh inertia=\"shell\" is not supported"));
-                        }
-                    }
+                    let opts = MeshOptions {
+                        refpos: Vec3::from(a.vec::<3>("refpos")?.unwrap_or([0.0; 3])),
+                        refquat: a.vec::<4>("refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]),
+                        scale: Vec3::from(a.vec::<3>("scale")?.unwrap_or([1.0; 3])),
+                        shell: a.keyword("inertia", &["legacy", "convex", "exact", "shell"])? == Some("shell"),
+                    };
                     if set.mesh_index.contains_key(&name) {
                         return Err(a.err(format!("repeated mesh name '{}'", esc(&name))));
                     }
-                    let mesh = compile_mesh(&name, raw, faces, refpos, refquat, scale, &err)?;
+                    let mesh = compile_mesh(&name, raw, faces, &opts, &err)?;
                     set.mesh_index.insert(name, set.meshes.len());
                     set.meshes.push(mesh);
                 }
                 "hfield" => {
                     let a = Attrs::direct(files, e);
                     let name = a.string("name").ok_or_else(|| a.err("a height field needs a name"))?;
-                    if a.has("file") {
-                        return Err(a.err("height-field files (PNG) are not read; give nrow, ncol and elevation"));
-                    }
-                    let nrow = a.int("nrow")?.unwrap_or(0);
-                    let ncol = a.int("ncol")?.unwrap_or(0);
-                    if nrow < 2 || ncol < 2 {
-                        return Err(a.err(format!("nrow = {nrow} and ncol = {ncol} must both be at least 2")));
-                    }
                     let size = a.vec::<4>("size")?.ok_or_else(|| a.err("a height field needs size"))?;
                     if size.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
                         return Err(a.err(format!("size {size:?} must be 4 positive numbers")));
                     }
-                    let (nr, nc) = (nrow as usize, ncol as usize);
-                    let mut data = match a.reals("elevation")? {
-                        Some(v) if v.len() != nr * nc => {
-                            return Err(a.err(format!("elevation has {} numbers, nrow x ncol = {}", v.len(), nr * nc)))
+                    let (nr, nc, raw) = if let Some(f) = a.string("file") {
+                        if a.has("nrow") || a.has("ncol") || a.has("elevation") {
+                            return Err(
+                                a.err("a height field is given by file or by nrow, ncol and elevation, not both")
+                            );
                         }
-                        Some(v) => v,
-                        None => vec![0.0; nr * nc],
+                        let mut p = PathBuf::from(model_dir);
+                        if let Some(d) = meshdir {
+                            p.push(d);
+                        }
+                        p.push(&f);
+                        let is_png = p
+                            .extension()
+                            .and_then(|x| x.to_str())
+                            .is_some_and(|x| x.eq_ignore_ascii_case("png"));
+                        if !is_png {
+                            return Err(a.err(format!("height-field file '{}': only PNG is read", esc(&f))));
+                        }
+                        if !p.exists() {
+                            return Err(a.err(format!(
+                                "height-field file '{}' not found (looked for {})",
+                                esc(&f),
+                                p.display()
+                            )));
+                        }
+                        read_png_hfield(&p)?
+                    } else {
+                        let nrow = a.int("nrow")?.unwrap_or(0);
+                        let ncol = a.int("ncol")?.unwrap_or(0);
+                        if nrow < 2 || ncol < 2 {
+                            return Err(a.err(format!("nrow = {nrow} and ncol = {ncol} must both be at least 2")));
+                        }
+                        let (nr, nc) = (nrow as usize, ncol as usize);
+                        let data: Vec<f32> = match a.reals("elevation")? {
+                            Some(v) if v.len() != nr * nc => {
+                                return Err(a.err(format!(
+                                    "elevation has {} numbers, nrow x ncol = {}",
+                                    v.len(),
+                                    nr * nc
+                                )))
+                            }
+                            Some(v) => v.iter().map(|&x| x as f32).collect(),
+                            None => vec![0.0; nr * nc],
+                        };
+                        // MuJoCo's rows run bottom to top: the XML's first row is the last
+                        let mut flipped = vec![0.0; nr * nc];
+                        for r in 0..nr {
+                            flipped[(nr - 1 - r) * nc..(nr - r) * nc].copy_from_slice(&data[r * nc..(r + 1) * nc]);
+                        }
+                        (nr, nc, flipped)
                     };
-                    let (lo, hi) = data
-                        .iter()
-                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
-                    for x in &mut data {
-                        *x = f32r(if hi > lo { (*x - lo) / (hi - lo) } else { *x - lo });
+                    if nr < 2 || nc < 2 {
+                        return Err(a.err(format!("a height field needs at least 2 x 2 points, has {nr} x {nc}")));
                     }
-                    // MuJoCo's rows run bottom to top: the XML's first row is the last
-                    let mut flipped = vec![0.0; nr * nc];
-                    for r in 0..nr {
-                        flipped[(nr - 1 - r) * nc..(nr - r) * nc].copy_from_slice(&data[r * nc..(r + 1) * nc]);
-                    }
+                    let flipped = normalize_elevation(&raw);
                     if set.hfield_index.contains_key(&name) {
                         return Err(a.err(format!("repeated hfield name '{}'", esc(&name))));
                     }

@@ -84,9 +84,11 @@ pub struct Mesh {
     pub faces: Vec<[usize; 3]>,
     /// The convex hull, in the mesh frame.
     pub hull: ConvexHull,
-    /// Volume.
+    /// Volume, or for a mesh with `inertia="shell"` its surface area (MuJoCo's
+    /// `GetVolumeRef`): a geom's mass is `density * volume`.
     pub volume: f64,
-    /// Principal moments of inertia per unit density, about the centre of mass.
+    /// Principal moments of inertia per unit density (per unit area density for a shell),
+    /// about the centre of mass.
     pub inertia: Vec3,
     /// Where the mesh frame sits in the frame the vertices were given in (MuJoCo's `mesh_pos`).
     pub pos: Vec3,
@@ -260,7 +262,6 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
     let mut index = vec![usize::MAX; points.len()];
     let mut vertices = vec![];
     let mut triangles = vec![];
-    let mut tri_normals = vec![];
     for f in faces.iter().filter(|f| f.alive) {
         let mut t = [0; 3];
         for (k, &v) in f.v.iter().enumerate() {
@@ -271,9 +272,7 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
             t[k] = index[v];
         }
         triangles.push(t);
-        tri_normals.push(f.n);
     }
-    let (polygons, normals) = merge_coplanar(&triangles, &tri_normals);
     let mut neighbors = vec![vec![]; vertices.len()];
     for t in &triangles {
         for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
@@ -285,67 +284,110 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
             }
         }
     }
-    Ok(ConvexHull {
+    let mut hull = ConvexHull {
+        polygons: vec![],
+        normals: vec![],
         vertices,
         triangles,
-        polygons,
-        normals,
         neighbors,
-    })
+    };
+    let key = hull.vertices.clone();
+    hull.merge_polygons(&key);
+    Ok(hull)
 }
 // ANCHOR_END: quickhull
 
-/// Merges the hull's triangles whose normals agree (to `1 - 1e-10`) and that share edges into
-/// flat polygons (MuJoCo's `mesh_polyvert`), each traced counter-clockwise from outside.
-fn merge_coplanar(triangles: &[[usize; 3]], normals: &[Vec3]) -> (Vec<Vec<usize>>, Vec<Vec3>) {
-    let nt = triangles.len();
-    let mut group = vec![usize::MAX; nt];
-    let mut polys = vec![];
-    let mut pnormals = vec![];
-    for seed in 0..nt {
-        if group[seed] != usize::MAX {
-            continue;
-        }
-        let g = pnormals.len();
-        group[seed] = g;
-        let mut stack = vec![seed];
-        let mut members = vec![];
-        while let Some(t) = stack.pop() {
-            members.push(t);
-            for u in 0..nt {
-                if group[u] == usize::MAX
-                    && normals[u].dot(&normals[seed]) > 1.0 - 1e-10
-                    && triangles[u].iter().filter(|v| triangles[t].contains(v)).count() == 2
-                {
-                    group[u] = g;
-                    stack.push(u);
+/// The angle bin of MuJoCo's polygon merging (`kAngleTol` of `mjCMesh::MakePolygons`), radians.
+pub const POLYGON_ANGLE_TOL: f64 = 0.01;
+
+impl ConvexHull {
+    // ANCHOR: merge_polygons
+    /// Re-merges the hull's triangles into flat polygons, MuJoCo's `mjCMesh::MakePolygons`: a
+    /// triangle's normal, computed from `key[v]` (the vertices in the frame MuJoCo bins them in:
+    /// the mesh file's, before `refpos`, `refquat` and `scale`), goes to the bin of its azimuth
+    /// `round(atan2(n_y, n_x) / 0.01)` and polar angle `round(acos(n_z) / 0.01)` (a normal within
+    /// `1e-7` of the z axis bins by its sign only); the triangles of one bin that share edges
+    /// form one polygon, traced counter-clockwise from outside. Each polygon's normal is that of
+    /// its first three vertices (`MakePolygonNormals`). `key` is indexed like `self.vertices`.
+    pub fn merge_polygons(&mut self, key: &[Vec3]) {
+        let bin = |t: &[usize; 3]| {
+            let n = (key[t[1]] - key[t[0]]).cross(&(key[t[2]] - key[t[0]]));
+            let len = n.norm();
+            if len < crate::model::constants::mjMINVAL {
+                return None;
+            }
+            let n = n / len;
+            if n.z.abs() > 1.0 - 1e-7 {
+                let phi = if n.z < 0.0 {
+                    (std::f64::consts::PI / POLYGON_ANGLE_TOL).round()
+                } else {
+                    0.0
+                };
+                return Some((0i64, phi as i64));
+            }
+            Some((
+                ((n.y + 0.0).atan2(n.x + 0.0) / POLYGON_ANGLE_TOL).round() as i64,
+                (n.z.acos() / POLYGON_ANGLE_TOL).round() as i64,
+            ))
+        };
+        let nt = self.triangles.len();
+        let keys: Vec<Option<(i64, i64)>> = self.triangles.iter().map(bin).collect();
+        let mut group = vec![usize::MAX; nt];
+        let mut polygons = vec![];
+        let mut normals = vec![];
+        for seed in 0..nt {
+            if group[seed] != usize::MAX || keys[seed].is_none() {
+                continue;
+            }
+            // the connected triangles of the seed's bin (sharing an edge)
+            group[seed] = seed;
+            let mut stack = vec![seed];
+            let mut members = vec![];
+            while let Some(t) = stack.pop() {
+                members.push(t);
+                for u in 0..nt {
+                    if group[u] == usize::MAX
+                        && keys[u] == keys[seed]
+                        && self.triangles[u]
+                            .iter()
+                            .filter(|v| self.triangles[t].contains(v))
+                            .count()
+                            == 2
+                    {
+                        group[u] = seed;
+                        stack.push(u);
+                    }
                 }
             }
-        }
-        // boundary: directed edges of the group whose reverse is not in the group
-        let mut edges = vec![];
-        for &t in &members {
-            let v = triangles[t];
-            edges.extend([(v[0], v[1]), (v[1], v[2]), (v[2], v[0])]);
-        }
-        let boundary: Vec<(usize, usize)> = edges
-            .iter()
-            .copied()
-            .filter(|&(a, b)| !edges.contains(&(b, a)))
-            .collect();
-        let mut loop_ = vec![boundary[0].0];
-        let mut cur = boundary[0].1;
-        for _ in 0..boundary.len() {
-            if cur == loop_[0] {
-                break;
+            // boundary: directed edges of the group whose reverse is not in the group
+            let mut edges = vec![];
+            for &t in &members {
+                let v = self.triangles[t];
+                edges.extend([(v[0], v[1]), (v[1], v[2]), (v[2], v[0])]);
             }
-            loop_.push(cur);
-            cur = boundary.iter().find(|e| e.0 == cur).map_or(loop_[0], |e| e.1);
+            let boundary: Vec<(usize, usize)> = edges
+                .iter()
+                .copied()
+                .filter(|&(a, b)| !edges.contains(&(b, a)))
+                .collect();
+            let mut path = vec![boundary[0].0];
+            let mut cur = boundary[0].1;
+            for _ in 0..boundary.len() {
+                if cur == path[0] {
+                    break;
+                }
+                path.push(cur);
+                cur = boundary.iter().find(|e| e.0 == cur).map_or(path[0], |e| e.1);
+            }
+            let v = &self.vertices;
+            let n = (v[path[1]] - v[path[0]]).cross(&(v[path[2]] - v[path[0]]));
+            normals.push(n.normalize());
+            polygons.push(path);
         }
-        polys.push(loop_);
-        pnormals.push(normals[seed]);
+        self.polygons = polygons;
+        self.normals = normals;
     }
-    (polys, pnormals)
+    // ANCHOR_END: merge_polygons
 }
 
 // ANCHOR: mass_properties
@@ -407,6 +449,56 @@ pub fn mass_properties(vertices: &[Vec3], faces: &[[usize; 3]]) -> Result<(f64, 
 }
 // ANCHOR_END: mass_properties
 
+// ANCHOR: shell_properties
+/// Surface area, centre and inertia (per unit area density, about the centre) of a triangle
+/// mesh taken as a thin shell, MuJoCo's `inertia="shell"` (`mjCMesh::ComputeSurfaceArea`,
+/// `ComputeInertia` with `C = 12`): the mass sits on the surface, so each triangle of area `A`
+/// and vertices `p_0, p_1, p_2` weighs `A`; the centre is the area-weighted mean of the
+/// triangles' centroids, and the triangle's second moment about a point `o` is
+/// `A/12 (sum q_i q_i^T + (sum q_i)(sum q_i)^T)`, `q_i = p_i - o` (exact for a uniform
+/// triangle), giving `I = tr(S) 1 - S` summed. A geom of this mesh has mass `density * A`.
+///
+/// Errors: [`Error::DegenerateHull`] when the surface area is below `mjMINVAL`.
+pub fn shell_properties(vertices: &[Vec3], faces: &[[usize; 3]]) -> Result<(f64, Vec3, Mat3)> {
+    use crate::model::constants::mjMINVAL;
+    let area_of = |f: &[usize; 3]| {
+        let (a, b, c) = (vertices[f[0]], vertices[f[1]], vertices[f[2]]);
+        let n = (b - a).cross(&(c - a)).norm();
+        if n < mjMINVAL {
+            0.0
+        } else {
+            0.5 * n
+        }
+    };
+    let mut area = 0.0;
+    let mut com = Vec3::zeros();
+    for f in faces {
+        let ar = area_of(f);
+        area += ar;
+        com += ar * (vertices[f[0]] + vertices[f[1]] + vertices[f[2]]) / 3.0;
+    }
+    if area < mjMINVAL {
+        return Err(Error::DegenerateHull {
+            why: format!("surface area {area:.3e} is too small"),
+        });
+    }
+    com /= area;
+    let mut second = Mat3::zeros();
+    for f in faces {
+        let ar = area_of(f);
+        let q = [vertices[f[0]] - com, vertices[f[1]] - com, vertices[f[2]] - com];
+        let sum: Vec3 = q.iter().sum();
+        let mut m = sum * sum.transpose();
+        for x in &q {
+            m += x * x.transpose();
+        }
+        second += m * (ar / 12.0);
+    }
+    let inertia = Mat3::identity() * second.trace() - second;
+    Ok((area, com, inertia))
+}
+// ANCHOR_END: shell_properties
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,6 +527,24 @@ mod tests {
         let m = v;
         assert!((i[(0, 0)] - m / 3.0 * (0.04 + 0.09)).abs() < 1e-15);
         assert!((i[(2, 2)] - m / 3.0 * (0.01 + 0.04)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn cube_shell_matches_its_six_plates() {
+        // six square plates of side 2a at distance a: I_zz = sum over plates of the plate's own
+        // moment plus the parallel-axis term (A = 4 a^2 per plate)
+        let h = quickhull(&cube_points()[..8]).unwrap();
+        let a = 0.1;
+        let pts: Vec<Vec3> = h.vertices.iter().map(|v| v.map(|x| x.signum() * a)).collect();
+        let (area, c, i) = shell_properties(&pts, &h.triangles).unwrap();
+        let plate = 4.0 * a * a;
+        assert!((area - 6.0 * plate).abs() < 1e-15);
+        assert!(c.norm() < 1e-15);
+        // z-normal plates: (2a)^2 (2a^2)/12 + 0 each... both in-plane axes: A (a^2 + a^2)/3
+        // x- and y-normal plates: A (a^2/3 + a^2) each
+        let izz = 2.0 * plate * (2.0 * a * a / 3.0) + 4.0 * plate * (a * a / 3.0 + a * a);
+        assert!((i[(2, 2)] - izz).abs() < 1e-15, "{} {}", i[(2, 2)], izz);
+        assert!(i[(0, 1)].abs() < 1e-15);
     }
 
     #[test]
