@@ -160,6 +160,19 @@ pub enum Error {
     /// or in a plane (a flat mesh has no volume).
     #[error("degenerate convex hull: {why}")]
     DegenerateHull { why: String },
+    /// A muscle has no usable `lengthrange` (`lengthrange[0] >= lengthrange[1]`): give one, or
+    /// compute it with `mbd::mujoco::lengthrange::set_length_range` (`mbd::mujoco::load` does).
+    #[error("actuator {actuator} ('{name}'): a muscle needs lengthrange[0] < lengthrange[1], got {range:?}; give lengthrange or compute it with mbd::mujoco::lengthrange::set_length_range (mbd::mujoco::load does, as MuJoCo's compiler runs mj_setLengthRange)")]
+    LengthRangeMissing {
+        actuator: usize,
+        name: String,
+        range: [f64; 2],
+    },
+    /// MuJoCo's `mj_setLengthRange` failed for an actuator: its simulation diverged
+    /// ("Unstable lengthrange simulation"), found no range ("Invalid lengthrange") or did not
+    /// settle within `tolrange` ("Lengthrange computation did not converge").
+    #[error("actuator {actuator} ('{name}'): {why}")]
+    LengthRange { actuator: usize, name: String, why: String },
 }
 
 impl From<std::io::Error> for Error {

@@ -265,8 +265,10 @@ fn qderiv_with_rne_agrees_with_mujoco() {
 
 /// `<compiler><lengthrange uselimit="true"/>`: a muscle without `lengthrange` on a limited
 /// joint or tendon takes that range (what MuJoCo 4.0 compiles: the joint's range in radians, the
-/// tendon's range); on an unlimited one it still needs its own, since MuJoCo's simulation
-/// (`mj_setLengthRange`) is not implemented.
+/// tendon's range); on an unlimited joint MuJoCo simulates, and the simulation does not settle
+/// (nothing stops the joint), which is MuJoCo's "did not converge" error. Read without the
+/// length-range step (`mbd::mjcf::load_str`), the muscle has no range, and the forward pass
+/// says so with a typed error instead of computing with `lengthrange = (0, 0)`.
 #[test]
 fn uselimit_copies_joint_and_tendon_ranges() {
     let xml = |uselimit: &str, limited: &str| {
@@ -280,7 +282,7 @@ fn uselimit_copies_joint_and_tendon_ranges() {
 </mujoco>"#
         )
     };
-    let model = mbd::mjcf::load_str(&xml(r#"<lengthrange uselimit="true"/>"#, "true"))
+    let model = mbd::mujoco::load_str(&xml(r#"<lengthrange uselimit="true"/>"#, "true"))
         .unwrap()
         .model;
     let deg = std::f64::consts::PI / 180.0;
@@ -290,11 +292,147 @@ fn uselimit_copies_joint_and_tendon_ranges() {
         "{lr:?}"
     );
     assert_eq!(model.actuators[1].lengthrange, [-0.2, 0.4]);
-    for (compiler, limited) in [("", "true"), (r#"<lengthrange uselimit="true"/>"#, "false")] {
-        let err = mbd::mjcf::load_str(&xml(compiler, limited)).unwrap_err().to_string();
-        assert!(
-            err.contains("lengthrange") && err.contains("mj_setLengthRange"),
-            "{err}"
+    let err = mbd::mujoco::load_str(&xml(r#"<lengthrange uselimit="true"/>"#, "false"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("'mj'") && err.contains("Lengthrange computation did not converge in actuator 0"),
+        "{err}"
+    );
+    // the reader alone leaves the range to the length-range step
+    let raw = mbd::mjcf::load_str(&xml("", "true")).unwrap().model;
+    assert_eq!(raw.actuators[0].lengthrange, [0.0, 0.0]);
+    let state = State::reference(&raw);
+    let mut sim = Simulator::new(&raw, state, Integrator::Euler).unwrap();
+    let err = sim.step().unwrap_err();
+    assert!(
+        matches!(err, mbd::Error::LengthRangeMissing { actuator: 0, .. }),
+        "{err}"
+    );
+}
+
+fn lengthrange_fixture() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(format!("{FIXTURES}/lengthrange/lengthrange.json")).unwrap()).unwrap()
+}
+
+/// `muscle_lengthrange.xml` as the fixture script varies it: the `<lengthrange>` element in
+/// `<compiler>`, the integrator, and one text replacement.
+fn lengthrange_variant(case: &Value) -> String {
+    let base = std::fs::read_to_string(format!("{FIXTURES}/lengthrange/muscle_lengthrange.xml")).unwrap();
+    let lr = case["lengthrange_xml"].as_str().unwrap();
+    let mut xml = base.replace(
+        r#"<compiler angle="degree"/>"#,
+        &format!(r#"<compiler angle="degree">{lr}</compiler>"#),
+    );
+    if let Some(integ) = case["integrator"].as_str() {
+        xml = xml.replace(
+            r#"<option timestep="0.002"/>"#,
+            &format!(r#"<option timestep="0.002" integrator="{integ}"/>"#),
         );
+    }
+    if let (Some(old), Some(new)) = (case["replace"][0].as_str(), case["replace"][1].as_str()) {
+        assert!(xml.contains(old));
+        xml = xml.replacen(old, new, 1);
+    }
+    xml
+}
+
+/// MuJoCo's `mj_setLengthRange` (`tests/fixtures/make_lengthrange_fixtures.py`): the ranges the
+/// compiler finds by simulation for muscles on a limited hinge, a spatial tendon over two
+/// limited hinges, a fixed tendon and a geared limited slider, a given range kept
+/// (`useexisting`) and a motor left at (0, 0) (mode `muscle`) or simulated (mode `all`), with
+/// MuJoCo's default options, non-default `accel`, `timeconst`, `timestep`, `inttotal`,
+/// `interval`, `tolrange`, a `maxforce` cap, and the implicit and RK4 integrators (RK4's
+/// `mj_step2` integrates with Euler, so its ranges equal Euler's).
+///
+/// Tolerance 1e-9 of the range. The procedure is deterministic: the same 1000 steps of the same
+/// dynamics, so the ends agree as far as the two simulations agree, which the rollout tests hold
+/// to 1e-10 per state over hundreds of steps here (the limits' soft constraints solved to the
+/// solver's tolerance). Any departure from MuJoCo's procedure is orders of magnitude larger: the
+/// ends sit about `accel / k` inside the soft limit, and measuring the length after instead of
+/// before the step, the damping factor, the force scaling or the measuring window each move them
+/// by more than 1e-6 here; `tolrange` (5% of the range) is how far MuJoCo lets an end still be
+/// moving, not how well two implementations agree.
+#[test]
+fn length_ranges_by_simulation_agree_with_mujoco() {
+    let fx = lengthrange_fixture();
+    let mut worst = 0.0_f64;
+    for (name, case) in fx["ranges"].as_object().unwrap() {
+        let model = mbd::mujoco::load_str(&lengthrange_variant(case)).unwrap().model;
+        let want = case["lengthrange"].as_array().unwrap();
+        assert_eq!(model.actuators.len(), want.len());
+        for (k, a) in model.actuators.iter().enumerate() {
+            let w = vecf(&want[k]);
+            let scale = (w[1] - w[0]).abs().max(1e-3);
+            for e in 0..2 {
+                let err = (a.lengthrange[e] - w[e]).abs() / scale;
+                assert!(
+                    err <= 1e-9,
+                    "{name}: actuator {k} ('{}') lengthrange[{e}] {} vs MuJoCo {} (error {err:.2e})",
+                    a.name,
+                    a.lengthrange[e],
+                    w[e]
+                );
+                worst = worst.max(err);
+            }
+        }
+    }
+    eprintln!("largest lengthrange difference from MuJoCo, relative to the range: {worst:.2e}");
+}
+
+/// MuJoCo's refusals: a muscle on an unlimited hinge never settles ("did not converge", with
+/// the same evaluated ends), and a simulation shorter than one step finds an empty range
+/// ("Invalid lengthrange (0, 0)"). Options outside their domain are typed errors before any
+/// simulation.
+#[test]
+fn length_range_errors_match_mujoco() {
+    let fx = lengthrange_fixture();
+    for (name, case) in fx["errors"].as_object().unwrap() {
+        let err = mbd::mujoco::load_str(&lengthrange_variant(case)).unwrap_err();
+        let want = case["message"].as_str().unwrap();
+        let first = want
+            .trim_start_matches("Error: ")
+            .lines()
+            .next()
+            .unwrap()
+            .trim_end_matches(':');
+        let text = err.to_string();
+        assert!(matches!(err, mbd::Error::LengthRange { .. }), "{name}: {text}");
+        assert!(text.contains(first), "{name}: {text} vs MuJoCo {want}");
+        if name == "unlimited_hinge" {
+            // MuJoCo prints the ends with %g: the same six significant digits
+            let nums = |s: &str| -> Vec<f64> {
+                s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
+                    .filter_map(|t| t.parse::<f64>().ok())
+                    .collect()
+            };
+            let (g, w) = (nums(&text), nums(want));
+            let (g, w) = (&g[g.len() - 4..], &w[w.len() - 4..]);
+            for (a, b) in g.iter().zip(w) {
+                assert!((a - b).abs() <= 1e-5 * b.abs(), "{name}: {text} vs MuJoCo {want}");
+            }
+        }
+    }
+    // mode="none": nothing is computed, and the muscle without a range is refused when used
+    let none = serde_json::json!({"lengthrange_xml": r#"<lengthrange mode="none"/>"#, "integrator": null,
+        "replace": [null, null]});
+    let model = mbd::mujoco::load_str(&lengthrange_variant(&none)).unwrap().model;
+    assert_eq!(model.actuators[0].lengthrange, [0.0, 0.0]);
+    assert_eq!(model.actuators[4].lengthrange, [0.1, 1.5]);
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler).unwrap();
+    assert!(matches!(
+        sim.step().unwrap_err(),
+        mbd::Error::LengthRangeMissing { actuator: 0, .. }
+    ));
+    for bad in [
+        r#"inttotal="0""#,
+        r#"accel="-1""#,
+        r#"tolrange="-0.1""#,
+        r#"timestep="-0.01""#,
+    ] {
+        let fx_case = serde_json::json!({"lengthrange_xml": format!("<lengthrange {bad}/>"), "integrator": null,
+            "replace": [null, null]});
+        let err = mbd::mujoco::load_str(&lengthrange_variant(&fx_case)).unwrap_err();
+        assert!(matches!(err, mbd::Error::BadParameter { .. }), "{bad}: {err}");
     }
 }

@@ -479,7 +479,7 @@ pub fn inspect_with(
     dense: bool,
     overrides: &SolverOverrides,
 ) -> Result<Inspection> {
-    let mut loaded = crate::mjcf::load(model_path.as_ref())?;
+    let mut loaded = crate::mujoco::load(model_path.as_ref())?;
     overrides.apply(&mut loaded.model)?;
     let state = match (state, key) {
         (Some(p), None) => read_state(p, &loaded.model)?,

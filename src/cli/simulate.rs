@@ -349,7 +349,7 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
             }
         }
     }
-    let model = crate::mjcf::load(&o.model)?.model;
+    let model = crate::mujoco::load(&o.model)?.model;
     let mut state = match (&o.state, &o.key) {
         (Some(p), None) => read_state(p, &model)?,
         (None, Some(k)) => State::keyframe(&model, k)?,

@@ -486,7 +486,9 @@ pub fn clamped_ctrl(a: &Actuator, ctrl: f64) -> f64 {
 ///
 /// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
 /// `actrange` when used. A muscle whose `actuator_acc0` could not be computed (`out.acc0`
-/// NaN) is an [`Error::Singular`]. Kernel: lengths are assumed valid (see [`actuation`]).
+/// NaN) is an [`Error::Singular`]; one without a length range (`lengthrange[0] >=
+/// lengthrange[1]`, left for `mbd::mujoco::lengthrange::set_length_range`) an
+/// [`Error::LengthRangeMissing`]. Kernel: lengths are assumed valid (see [`actuation`]).
 pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out: &mut Actuation) -> Result<()> {
     out.qfrc.fill(0.0);
     let mut ia = 0;
@@ -495,6 +497,14 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
         let velocity: f64 = (0..model.nv).map(|c| row[c] * qd[c]).sum();
         out.velocity[k] = velocity;
         let length = out.length[k];
+        let muscle = a.gaintype == GainType::Muscle || a.biastype == BiasType::Muscle;
+        if muscle && a.lengthrange[0] >= a.lengthrange[1] {
+            return Err(Error::LengthRangeMissing {
+                actuator: k,
+                name: a.name.clone(),
+                range: a.lengthrange,
+            });
+        }
         if needs_acc0(a) && out.acc0[k].is_nan() {
             return Err(Error::Singular {
                 what: format!("actuator_acc0 of muscle actuator {k} ('{}')", a.name),

@@ -168,18 +168,24 @@ pub fn lqr_balance(model_path: &Path, controlled: bool) -> Result<LqrRun> {
 // ANCHOR_END: lqr_balance
 
 // ANCHOR: contact_scenes
-/// Height `(t, z)` of a ball (radius 0.1 m, 1 kg) dropped from z = 0.5 m on a plane with
-/// contact `solref` (on both geoms, so the mixed value is the same): `[timeconst, dampratio]`,
-/// or `[-stiffness, -damping]` (MuJoCo's direct form). Euler, h = 1 ms, elliptic cone.
-pub fn bouncing_ball(solref: [f64; 2], duration: f64) -> Result<Vec<(f64, f64)>> {
-    let xml = format!(
+/// The model of [`bouncing_ball`]; `tests/fixtures/make_contact_figure_fixtures.py` writes the
+/// same text for MuJoCo, and `tests/integrators.rs` checks that the two are equal.
+pub fn bouncing_ball_xml(solref: [f64; 2]) -> String {
+    format!(
         r#"<mujoco><option timestep="0.001" cone="elliptic"/>
         <worldbody><geom type="plane" size="2 2 0.1" solref="{a} {b}"/>
         <body pos="0 0 0.5"><freejoint/><geom type="sphere" size="0.1" mass="1" solref="{a} {b}"/></body>
         </worldbody></mujoco>"#,
         a = solref[0],
         b = solref[1]
-    );
+    )
+}
+
+/// Height `(t, z)` of a ball (radius 0.1 m, 1 kg) dropped from z = 0.5 m on a plane with
+/// contact `solref` (on both geoms, so the mixed value is the same): `[timeconst, dampratio]`,
+/// or `[-stiffness, -damping]` (MuJoCo's direct form). Euler, h = 1 ms, elliptic cone.
+pub fn bouncing_ball(solref: [f64; 2], duration: f64) -> Result<Vec<(f64, f64)>> {
+    let xml = bouncing_ball_xml(solref);
     let model = crate::mjcf::load_str(&xml)?.model;
     let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
     sim.on_divergence = OnDivergence::Error;
@@ -239,18 +245,23 @@ pub fn incline_slide(mu: f64, theta: f64, duration: f64) -> Result<Vec<(f64, f64
     Ok(out)
 }
 
-/// Heights above their resting place `z_i - (0.1 + 0.2 i)` (m) of `n` cubes of 0.2 m and 1 kg
-/// released at rest, each `gap` above the one below (the first `gap` above the floor), over
-/// `duration`: `(times, heights[i])`. Euler, h = 2 ms, pyramidal cone, Newton.
-pub fn stack_settling(n: usize, gap: f64, duration: f64) -> Result<(Vec<f64>, Vec<Vec<f64>>)> {
+/// The model of [`stack_settling`]: `n` cubes of 0.2 m and 1 kg, each `gap` above the one below.
+pub fn stack_xml(n: usize, gap: f64) -> String {
     let mut bodies = String::new();
     for i in 0..n {
         let z = 0.1 + 0.2 * i as f64 + gap * (i + 1) as f64;
         bodies += &format!(r#"<body pos="0 0 {z}"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>"#);
     }
-    let xml = format!(
+    format!(
         r#"<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>{bodies}</worldbody></mujoco>"#
-    );
+    )
+}
+
+/// Heights above their resting place `z_i - (0.1 + 0.2 i)` (m) of `n` cubes of 0.2 m and 1 kg
+/// released at rest, each `gap` above the one below (the first `gap` above the floor), over
+/// `duration`: `(times, heights[i])`. Euler, h = 2 ms, pyramidal cone, Newton.
+pub fn stack_settling(n: usize, gap: f64, duration: f64) -> Result<(Vec<f64>, Vec<Vec<f64>>)> {
+    let xml = stack_xml(n, gap);
     let model = crate::mjcf::load_str(&xml)?.model;
     let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
     sim.on_divergence = OnDivergence::Error;
@@ -270,6 +281,51 @@ pub fn stack_settling(n: usize, gap: f64, duration: f64) -> Result<(Vec<f64>, Ve
     Ok((times, heights))
 }
 // ANCHOR_END: contact_scenes
+
+/// MuJoCo 4.0.0's trajectories of the bounce and stack figures
+/// (`tests/fixtures/make_contact_figure_fixtures.py`).
+const CONTACT_FIGURES: &str = include_str!("../../tests/fixtures/rollout/contact_figures.json");
+
+/// MuJoCo's heights for the figures: the ball's `(t, z)` for `solref` (None if the fixture has
+/// no such case), and the stack's `heights[i]` at the samples of [`stack_settling`].
+pub fn mujoco_ball(solref: [f64; 2]) -> Result<Option<Vec<(f64, f64)>>> {
+    let fx = contact_fixture()?;
+    let every = fx["every"].as_f64().unwrap_or(5.0);
+    for case in fx["bounce"].as_array().into_iter().flatten() {
+        let sr: Vec<f64> = case["solref"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_f64())
+            .collect();
+        if sr == solref {
+            let z = case["z"].as_array().into_iter().flatten().filter_map(|x| x.as_f64());
+            return Ok(Some(
+                z.enumerate().map(|(k, z)| (k as f64 * every * 0.001, z)).collect(),
+            ));
+        }
+    }
+    Ok(None)
+}
+
+/// MuJoCo's box heights above their resting place of the stack figure (10 boxes, 5 mm gaps, 1 s).
+pub fn mujoco_stack() -> Result<Vec<Vec<f64>>> {
+    let fx = contact_fixture()?;
+    Ok(fx["stack"]["heights"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| h.as_array().into_iter().flatten().filter_map(|x| x.as_f64()).collect())
+        .collect())
+}
+
+fn contact_fixture() -> Result<serde_json::Value> {
+    serde_json::from_str(CONTACT_FIGURES).map_err(|e| Error::Model {
+        file: "tests/fixtures/rollout/contact_figures.json".into(),
+        line: 1,
+        why: e.to_string(),
+    })
+}
 
 /// `(time, mbd's qpos, MuJoCo's qpos)` at one sample of [`hopper_beside_mujoco`].
 pub type HopperSample = (f64, Vec<f64>, Vec<f64>);
@@ -429,7 +485,7 @@ pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = vec![];
     // Figure 4: a bouncing ball for several solref.
     let mut chart = Chart::new(
-        "A ball dropped on a plane: contact solref and the bounce",
+        "A ball dropped on a plane: contact solref and the bounce (dashed: MuJoCo 4.0)",
         "time (s)",
         "height of the centre (m)",
     );
@@ -448,6 +504,11 @@ pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
             .collect();
         let lowest = z.iter().fold(f64::INFINITY, |m, p| m.min(p.1));
         println!("  ball, {label}: rebound peaks {peaks:?} m, lowest centre {lowest:.4} m");
+        if let Some(mj) = mujoco_ball(solref)? {
+            let gap = z.iter().zip(&mj).map(|(a, b)| (a.1 - b.1).abs()).fold(0.0, f64::max);
+            println!("    largest |z - MuJoCo's| over the run: {gap:.1e} m");
+            chart = chart.with(Series::dashed(&format!("MuJoCo, {label}"), mj));
+        }
         chart = chart.with(Series::line(label, z));
     }
     // too stiff for the step: timeconst 5 h with little damping gains energy (MuJoCo too)
@@ -490,15 +551,26 @@ pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
 
     // Figure 6: ten boxes settling into a stack.
     let (times, heights) = stack_settling(10, 0.005, 1.0)?;
+    let mj = mujoco_stack()?;
     let mut chart = Chart::new(
-        "Ten boxes released 5 mm apart settle into a stack",
+        "Ten boxes released 5 mm apart settle into a stack (dashed: MuJoCo 4.0)",
         "time (s)",
         "height above the resting place (mm)",
     );
     for (i, h) in heights.iter().enumerate() {
+        if let Some(m) = mj.get(i) {
+            let pts = times.iter().zip(m).map(|(t, z)| (*t, 1e3 * z)).collect();
+            chart = chart.with(Series::dashed(&format!("box {}, MuJoCo", i + 1), pts));
+        }
         let pts = times.iter().zip(h).map(|(t, z)| (*t, 1e3 * z)).collect();
         chart = chart.with(Series::line(&format!("box {}", i + 1), pts));
     }
+    let gap = heights
+        .iter()
+        .zip(&mj)
+        .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max);
+    println!("  stack of 10: largest |height - MuJoCo's| over the run {gap:.1e} m");
     println!(
         "  stack of 10: final heights above the resting place {:?} mm",
         heights

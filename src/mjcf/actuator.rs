@@ -244,24 +244,6 @@ impl<'d> Reader<'d> {
             spec.act.ctrllimited = resolve(spec.ctrllimited, spec.act.ctrlrange, "ctrlrange")?;
             spec.act.forcelimited = resolve(spec.forcelimited, spec.act.forcerange, "forcerange")?;
             spec.act.actlimited = resolve(spec.actlimited, spec.act.actrange, "actrange")?;
-            let muscle = spec.act.gaintype == GainType::Muscle || spec.act.biastype == BiasType::Muscle;
-            if muscle && self.compiler.lengthrange_uselimit && spec.act.lengthrange[0] >= spec.act.lengthrange[1] {
-                // <compiler><lengthrange uselimit="true">: a limited joint's or tendon's range
-                let limit = match spec.act.trn {
-                    Transmission::Joint(j) | Transmission::JointInParent(j) => {
-                        let jt = &_model.joints[j];
-                        jt.limited.then_some(jt.range)
-                    }
-                    Transmission::Tendon(t) => {
-                        let tn = &_model.tendons[t];
-                        tn.limited.then_some(tn.range)
-                    }
-                    _ => None,
-                };
-                if let Some(r) = limit {
-                    spec.act.lengthrange = r;
-                }
-            }
             check_muscle(&own, &spec.act)?;
             out.push(spec.act);
         }
@@ -463,9 +445,9 @@ fn apply_muscle(a: &Attrs, act: &mut Actuator) -> Result<()> {
 }
 
 /// MuJoCo's compile-time checks of a muscle gain or bias (`mjCActuator::Compile`): `range[0] <
-/// range[1]`, `lmin < 1 < lmax`, positive `scale`, `vmax`, `fpmax`, `fvmax`; and, since the
-/// simulation-based `mj_setLengthRange` is not implemented here, a given `lengthrange` with
-/// `lengthrange[0] < lengthrange[1]`.
+/// range[1]`, `lmin < 1 < lmax`, positive `scale`, `vmax`, `fpmax`, `fvmax`. A missing
+/// `lengthrange` is computed later by `mbd::mujoco::lengthrange::set_length_range` (MuJoCo's
+/// `mj_setLengthRange`).
 fn check_muscle(a: &Attrs, act: &Actuator) -> Result<()> {
     let prms = [
         (act.gaintype == GainType::Muscle, &act.gainprm),
@@ -481,13 +463,6 @@ fn check_muscle(a: &Attrs, act: &Actuator) -> Result<()> {
         if prm[3] <= 0.0 || prm[6] <= 0.0 || prm[7] <= 0.0 || prm[8] <= 0.0 {
             return Err(a.err("positive scale, vmax, fpmax, fvmax required in muscle"));
         }
-    }
-    if prms.iter().any(|(on, _)| *on) && act.lengthrange[0] >= act.lengthrange[1] {
-        return Err(a.err_maybe(
-            "lengthrange",
-            "a muscle needs lengthrange with lengthrange[0] < lengthrange[1] (MuJoCo computes a \
-             missing one by simulation, mj_setLengthRange, which is not implemented)",
-        ));
     }
     Ok(())
 }

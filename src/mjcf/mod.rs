@@ -41,7 +41,7 @@
 //! |---|---|---|
 //! | `<mujoco>` | `model` | |
 //! | `<include>` | `file` | relative to the including file; the included `<mujoco>`'s children replace it; a file included twice is an error |
-//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass`; the child `<lengthrange>` with `uselimit` (a muscle without `lengthrange` takes its limited joint's or tendon's range; the other attributes are accepted and unused) | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir` (and `assetdir`) locate mesh files; `texturedir`, `strippath`, `usethread` are skipped with a warning |
+//! | `<compiler>` | `angle` (`degree` default, `radian`), `coordinate` (`local`), `eulerseq`, `inertiafromgeom` (`auto`, `true`, `false`), `autolimits`, `inertiagrouprange`, `settotalmass`; the child `<lengthrange>` (every attribute, into `Options::lengthrange`; `mbd::mujoco::load` then computes the missing actuator length ranges as MuJoCo's compiler does) | `boundmass`, `boundinertia`, `balanceinertia`, `fusestatic`, `discardvisual`, `alignfree` only at their defaults; `meshdir` (and `assetdir`) locate mesh files; `texturedir`, `strippath`, `usethread` are skipped with a warning |
 //! | `<option>` | `timestep`, `gravity`, `integrator`, `solver`, `cone`, `iterations`, `tolerance`, `impratio`, `density`, `viscosity`, `wind` | `magnetic` and `jacobian` skipped with a warning |
 //! | `<option><flag>` | every MuJoCo flag | `gravity="disable"` sets the gravity to zero (as `mj_rne` then ignores it); disabling `spring`, `damper`, `actuation` or `passive` is an error; the others are stored in [`Options::flags`](crate::model::Options::flags) with a warning (they concern stages not computed yet) |
 //! | `<default>` | nested `<default class>` with `<joint>`, `<geom>`, `<site>`, `<tendon>`, `<equality>`, `<pair>` and actuator (`<general>`, `<motor>`, `<position>`, `<velocity>`) defaults | the top-level class is `main`; an element's `class` wins over the `childclass` of its enclosing bodies and frames; actuator defaults apply layer by layer, each shortcut setting gains and biases as MuJoCo's `mjs_setTo*` do |
@@ -54,7 +54,7 @@
 //! | `<asset>` | `<mesh name file vertex face scale refpos refquat inertia>` (file: binary or ASCII `.stl`, `.obj`, relative to the model file and `meshdir`; `inertia="shell"` puts the mass on the surface), `<hfield name nrow ncol size elevation file>` (`file`: a PNG, grey from the red sample) | textures and materials are skipped |
 //! | `<site>` | `name`, `class`, `type`, `size`, `pos`, the orientations, `fromto` | stored in [`Model::sites`](crate::model::Model::sites) |
 //! | `<tendon>` | `<fixed>` (`<joint joint coef>` on hinges and slides) and `<spatial>` (`<site>`, `<geom geom sidesite>`, `<pulley divisor>`), with `name`, `class`, `limited`, `range`, `stiffness`, `damping`, `springlength` (default: the length at `springref`), `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction`, `armature` (0 only) | lengths and moments in [`crate::dynamics::tendon_kinematics`]; wrapping around geoms is stored, and asking for the length of such a tendon is an [`Error::Unsupported`] |
-//! | `<actuator>` | `<general>` (`dyntype`, `gaintype`, `biastype`, `dynprm`, `gainprm`, `biasprm`), `<motor>`, `<position>` (`kp`, `kv`), `<velocity>` (`kv`), `<muscle>` (`timeconst`, `tausmooth`, `range`, `force`, `scale`, `lmin`, `lmax`, `vmax`, `fpmax`, `fvmax`; `lengthrange` required), each with `name`, `class`, a transmission (`joint`, `jointinparent`, `tendon`, `cranksite` with `slidersite` and `cranklength`, `site` with an optional `refsite`), `gear`, `ctrlrange`, `ctrllimited`, `forcerange`, `forcelimited`, `actrange`, `actlimited` | transmissions, activation dynamics and forces in [`crate::dynamics::actuation`]; `qacc_smooth` includes them at `ctrl = 0`; `actearly`, `actdim` and the body (adhesion) transmission are errors |
+//! | `<actuator>` | `<general>` (`dyntype`, `gaintype`, `biastype`, `dynprm`, `gainprm`, `biasprm`), `<motor>`, `<position>` (`kp`, `kv`), `<velocity>` (`kv`), `<muscle>` (`timeconst`, `tausmooth`, `range`, `force`, `scale`, `lmin`, `lmax`, `vmax`, `fpmax`, `fvmax`; `lengthrange`, computed by `mbd::mujoco::load` when missing), each with `name`, `class`, a transmission (`joint`, `jointinparent`, `tendon`, `cranksite` with `slidersite` and `cranklength`, `site` with an optional `refsite`), `gear`, `ctrlrange`, `ctrllimited`, `forcerange`, `forcelimited`, `actrange`, `actlimited` | transmissions, activation dynamics and forces in [`crate::dynamics::actuation`]; `qacc_smooth` includes them at `ctrl = 0`; `actearly`, `actdim` and the body (adhesion) transmission are errors |
 //! | `<equality>` | `<connect body1 body2 anchor>`, `<weld body1 body2 relpose anchor>`, `<joint joint1 joint2 polycoef>`, `<tendon tendon1 tendon2 polycoef>`, each with `name`, `class`, `active="true"`, `solref`, `solimp` | softness in [`Model::eq_params`](crate::model::Model::eq_params) |
 //! | `<contact>` | `<pair geom1 geom2 condim friction solref solreffriction solimp margin gap>`, `<exclude body1 body2>` | stored for the collision stage |
 //! | `<keyframe>` | `<key name time qpos qvel act ctrl>` | [`Model::keyframes`](crate::model::Model::keyframes); `mbd inspect --key NAME` |
@@ -104,7 +104,7 @@
 //! `<site>` or a `<joint>`; anything inside `<joint>`, `<freejoint>`, `<geom>`, `<inertial>`,
 //! `<site>`, `<connect>`, `<weld>`, `<compiler>`, `<key>`, `<exclude>`, `<pair>`, an actuator);
 //! `<composite>`, `<flexcomp>`, `<deformable>`, `<extension>`; actuators other than the five
-//! above (`intvelocity`, `damper`, `cylinder`, `adhesion`); a muscle without `lengthrange`; and transmissions other
+//! above (`intvelocity`, `damper`, `cylinder`, `adhesion`); and transmissions other
 //! than joint and tendon; flat meshes (no volume: their hull is degenerate), mesh files that do not parse (the error names the file and line); `fluidshape`; tendon
 //! armature; and every other attribute or element not listed above; numbers that do not parse,
 //! are not finite or exceed MuJoCo's `mjMAXVAL` = 1e10 in magnitude (`mass="1e308"`,
@@ -227,9 +227,6 @@ pub(crate) struct Compiler {
     pub inertia_from_geom: InertiaFromGeom,
     pub autolimits: bool,
     pub inertia_group_range: [i32; 2],
-    /// `<compiler><lengthrange uselimit>`: a muscle without `lengthrange` on a limited joint or
-    /// tendon takes its range (MuJoCo's `mj_setLengthRange` before it would simulate).
-    pub lengthrange_uselimit: bool,
 }
 
 impl Default for Compiler {
@@ -240,7 +237,6 @@ impl Default for Compiler {
             inertia_from_geom: InertiaFromGeom::Auto,
             autolimits: true,
             inertia_group_range: [0, 5],
-            lengthrange_uselimit: false,
         }
     }
 }

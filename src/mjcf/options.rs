@@ -7,16 +7,14 @@ use super::reader::Reader;
 use super::xml::{esc, Elem};
 use super::InertiaFromGeom;
 use crate::error::Result;
+use crate::model::LengthRangeMode;
 use crate::spatial::Vec3;
 
 impl<'d> Reader<'d> {
-    /// `<compiler>`'s one child, `<lengthrange>` (MuJoCo's `mjLROpt`): `mode` (none, muscle,
-    /// muscleuser, all) and `useexisting` change nothing here (only muscles use their length
-    /// range, and a given one is always kept); `uselimit` copies a limited joint's or tendon's
-    /// range into a muscle that has none. The simulation's own settings (`accel`, `maxforce`,
-    /// `timeconst`, `timestep`, `inttotal`, `interval`, `tolrange`) are accepted and unused:
-    /// `mj_setLengthRange`'s simulation is not implemented, so a muscle still without a range is
-    /// an error.
+    /// `<compiler>`'s one child, `<lengthrange>` (MuJoCo's `mjLROpt`): every attribute is read
+    /// into [`Options::lengthrange`](crate::model::Options::lengthrange), which
+    /// `mbd::mujoco::lengthrange::set_length_range` (MuJoCo's `mj_setLengthRange`, a
+    /// simulation, so above this reader's layer) uses to fill the actuator length ranges.
     fn read_compiler_lengthrange(&mut self, e: &'d Elem) -> Result<()> {
         let doc = self.doc;
         for (k, &c) in e.children.iter().enumerate() {
@@ -47,9 +45,30 @@ impl<'d> Reader<'d> {
                 ],
             )?;
             let a = Attrs::direct(&doc.files, child);
-            a.keyword("mode", &["none", "muscle", "muscleuser", "all"])?;
-            a.boolean("useexisting")?;
-            self.compiler.lengthrange_uselimit = a.boolean("uselimit")?.unwrap_or(false);
+            let lr = &mut self.opt.lengthrange;
+            if let Some(mode) = a.keyword("mode", &["none", "muscle", "muscleuser", "all"])? {
+                lr.mode = match mode {
+                    "none" => LengthRangeMode::None,
+                    "muscle" => LengthRangeMode::Muscle,
+                    "muscleuser" => LengthRangeMode::MuscleUser,
+                    _ => LengthRangeMode::All,
+                };
+            }
+            lr.useexisting = a.boolean("useexisting")?.unwrap_or(lr.useexisting);
+            lr.uselimit = a.boolean("uselimit")?.unwrap_or(lr.uselimit);
+            for (key, x) in [
+                ("accel", &mut lr.accel),
+                ("maxforce", &mut lr.maxforce),
+                ("timeconst", &mut lr.timeconst),
+                ("timestep", &mut lr.timestep),
+                ("inttotal", &mut lr.inttotal),
+                ("interval", &mut lr.interval),
+                ("tolrange", &mut lr.tolrange),
+            ] {
+                if let Some(v) = a.real(key)? {
+                    *x = v;
+                }
+            }
         }
         Ok(())
     }

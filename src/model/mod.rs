@@ -146,6 +146,70 @@ pub struct Options {
     /// `("contact", false)`. A disabled `gravity` flag is applied to [`Options::gravity`] (set
     /// to zero) by the MJCF reader, as MuJoCo's `mj_rne` ignores gravity then.
     pub flags: Vec<(String, bool)>,
+    /// `<compiler><lengthrange>` (MuJoCo's `mjLROpt`): how the actuator length ranges a muscle
+    /// needs are found, by `crate::mujoco::lengthrange::set_length_range`. A compiler setting
+    /// in MuJoCo (not part of `mjOption`); kept here so that the model carries it from the
+    /// MJCF reader to the simulation that computes the ranges.
+    pub lengthrange: LengthRangeOptions,
+}
+
+/// Which actuators get a computed length range (MuJoCo's `mjtLRMode`, `<lengthrange mode>`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LengthRangeMode {
+    /// None (`mjLRMODE_NONE`).
+    None,
+    /// Muscles: actuators with a muscle gain or bias (`mjLRMODE_MUSCLE`, the default).
+    #[default]
+    Muscle,
+    /// Muscles and actuators with a user gain or bias (`mjLRMODE_MUSCLEUSER`); this crate has
+    /// no user gains, so the same as `Muscle`.
+    MuscleUser,
+    /// Every actuator (`mjLRMODE_ALL`).
+    All,
+}
+
+/// MuJoCo's `mjLROpt` with its defaults (`mj_defaultLROpt`): the settings of the simulation that
+/// finds an actuator's length range (`mj_setLengthRange`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LengthRangeOptions {
+    /// Which actuators (`mode`, default muscles).
+    pub mode: LengthRangeMode,
+    /// Keep a given range with `lengthrange[0] < lengthrange[1]` (`useexisting`, default true).
+    pub useexisting: bool,
+    /// Take a limited joint's or tendon's range instead of simulating (`uselimit`, default false).
+    pub uselimit: bool,
+    /// The acceleration the pushing force causes, `|M^-1 f| = accel` (`accel`, default 20).
+    pub accel: f64,
+    /// A cap on `|f|`, 0 for none (`maxforce`, default 0).
+    pub maxforce: f64,
+    /// Time constant of the velocity damping `qvel *= exp(-h / timeconst)` (`timeconst`, default 1 s).
+    pub timeconst: f64,
+    /// Time step of the simulation, 0 for the model's (`timestep`, default 0.01 s).
+    pub timestep: f64,
+    /// Simulated time per side (`inttotal`, default 10 s).
+    pub inttotal: f64,
+    /// The final interval over which the length is measured (`interval`, default 2 s).
+    pub interval: f64,
+    /// Convergence tolerance: the length may move by at most `tolrange` times the range over the
+    /// interval (`tolrange`, default 0.05).
+    pub tolrange: f64,
+}
+
+impl Default for LengthRangeOptions {
+    fn default() -> Self {
+        LengthRangeOptions {
+            mode: LengthRangeMode::Muscle,
+            useexisting: true,
+            uselimit: false,
+            accel: 20.0,
+            maxforce: 0.0,
+            timeconst: 1.0,
+            timestep: 0.01,
+            inttotal: 10.0,
+            interval: 2.0,
+            tolrange: 0.05,
+        }
+    }
 }
 
 impl Options {
@@ -171,6 +235,7 @@ impl Default for Options {
             viscosity: 0.0,
             wind: Vec3::zeros(),
             flags: Vec::new(),
+            lengthrange: LengthRangeOptions::default(),
         }
     }
 }

@@ -21,7 +21,7 @@ use super::com::{mj_com_pos, mj_com_vel};
 use crate::dynamics::{muscle_gain_vel, rnea_with, Actuation, Workspace};
 use crate::error::{Error, Result};
 use crate::model::{BiasType, DynType, GainType, JointType, Model};
-use crate::sparse::is_ancestor_or_self;
+use crate::sparse::{is_ancestor_or_self, MjLayout};
 use crate::spatial::{Force, Motion, Vec3};
 use nalgebra::DMatrix;
 
@@ -119,9 +119,18 @@ impl RneVel {
 /// `b` gives `(r, c)`, and the same subtree sum read at `r`'s own column gives `(c, r)`. Work is
 /// `O(sum over bodies of the chain length)`, one recursion instead of `2 nv` RNEA passes.
 ///
+/// `d` is dense (the reference) or a [`TreeMatrix`] (the integrators' storage).
+///
 /// Kernel: `q` (unit quaternions) and `v` are assumed valid; `rv` is [`RneVel::new`] of `model`.
-pub fn rne_vel(model: &Model, rv: &mut RneVel, q: &[f64], v: &[f64], d: &mut DMatrix<f64>) -> Result<()> {
+pub fn rne_vel(model: &Model, rv: &mut RneVel, q: &[f64], v: &[f64], d: &mut impl DerivSink) -> Result<()> {
     mj_com_pos(model, &mut rv.data, q)?;
+    rne_vel_at_pos(model, rv, v, d);
+    Ok(())
+}
+
+/// [`rne_vel`] after `mj_com_pos` at the state already ran on `rv.data` (the implicit step
+/// runs it once for `mj_crb` and this).
+pub fn rne_vel_at_pos(model: &Model, rv: &mut RneVel, v: &[f64], d: &mut impl DerivSink) {
     mj_com_vel(model, &mut rv.data, v);
     let RneVel {
         data,
@@ -230,14 +239,13 @@ pub fn rne_vel(model: &Model, rv: &mut RneVel, q: &[f64], v: &[f64], d: &mut DMa
             let kr = plen + r - model.v_adr[b];
             for k in 0..len {
                 let c = chain_dofs[adr + k];
-                d[(r, c)] -= cdof[r].dot(&dcfrc[adr + k]);
+                d.sub(r, c, cdof[r].dot(&dcfrc[adr + k]));
                 if k < plen {
-                    d[(c, r)] -= cdof[c].dot(&dcfrc[adr + kr]);
+                    d.sub(c, r, cdof[c].dot(&dcfrc[adr + kr]));
                 }
             }
         }
     }
-    Ok(())
 }
 // ANCHOR_END: rne_vel
 
@@ -345,22 +353,262 @@ pub fn qderiv(
         if act_out.clamped[k] {
             continue;
         }
-        let mut b = 0.0;
-        if a.biastype == BiasType::Affine {
-            b += a.biasprm[2];
-        }
-        if a.gaintype == GainType::Affine {
-            b += a.gainprm[2] * input;
-        } else if a.gaintype == GainType::Muscle {
-            let (l, v) = (act_out.length[k], act_out.velocity[k]);
-            b += muscle_gain_vel(l, v, &a.lengthrange, act_out.acc0[k], &a.gainprm) * input;
-        }
+        let b = actuator_velocity_gain(a, act_out, k, input);
         if b != 0.0 {
             add_jtbj(d, &|c| act_out.moment[(k, c)], b);
         }
     }
 }
 // ANCHOR_END: qderiv
+
+/// Where [`rne_vel`] and [`qderiv_tree`] write: `d(i, j) -= x` for `(i, j)` on MuJoCo's
+/// pattern ([`on_pattern`]).
+pub trait DerivSink {
+    /// `d(i, j) -= x`.
+    fn sub(&mut self, i: usize, j: usize, x: f64);
+}
+
+impl DerivSink for DMatrix<f64> {
+    fn sub(&mut self, i: usize, j: usize, x: f64) {
+        self[(i, j)] -= x;
+    }
+}
+
+// ANCHOR: tree_matrix
+/// An nv x nv matrix on MuJoCo's `qDeriv` pattern (entry `(i, j)` when one dof is an ancestor
+/// of the other), stored in `M`'s legacy layout ([`crate::sparse::MjLayout`]) twice: `lower[s]`
+/// is `(i, col[s])` for the slots `s` of row `i` (the diagonal at `dof_madr[i]`, then the
+/// ancestors nearest first), `upper[s]` is the transposed entry `(col[s], i)` (`upper` at the
+/// diagonal slots is unused). This is the pattern of `M` plus that of `D` (the two are the same
+/// here): `M - h D` lives in it with no other storage, and its reverse-order LU creates no fill-in
+/// ([`lu_tree_in_place`]). The slot of a pair needs no search: if `j` is an ancestor of `i`, it
+/// is `i`'s `(depth(i) - depth(j))`-th ancestor, slot `dof_madr[i] + depth(i) - depth(j)`.
+///
+/// Terms of a tendon or actuator that couple two branches fall off this pattern and are dropped,
+/// as MuJoCo drops them (MuJoCo 4.0's `nD` for two hinges on separate bodies joined by a damped
+/// fixed tendon is 2: its `qDeriv` has the diagonal only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeMatrix {
+    /// Row entries: `(i, col[s])`, size `nM`.
+    pub lower: Vec<f64>,
+    /// Transposed entries: `(col[s], i)`, size `nM` (diagonal slots unused, zero).
+    pub upper: Vec<f64>,
+}
+
+impl TreeMatrix {
+    /// Zeros in `model`'s layout.
+    pub fn new(model: &Model) -> Self {
+        let nm = model.mj_layout().nm;
+        TreeMatrix {
+            lower: vec![0.0; nm],
+            upper: vec![0.0; nm],
+        }
+    }
+
+    /// `(lower or upper, slot)` of the pair `(i, j)`, which must be on the pattern.
+    #[inline]
+    fn slot(layout: &MjLayout, i: usize, j: usize) -> (bool, usize) {
+        let (di, dj) = (layout.dof_depth[i], layout.dof_depth[j]);
+        if dj <= di {
+            debug_assert!(dj < di || i == j, "({i}, {j}) off the pattern");
+            (false, layout.dof_madr[i] + di - dj)
+        } else {
+            (true, layout.dof_madr[j] + dj - di)
+        }
+    }
+
+    /// Entry `(i, j)`: zero off the pattern.
+    pub fn get(&self, model: &Model, i: usize, j: usize) -> f64 {
+        if !on_pattern(model, i, j) {
+            return 0.0;
+        }
+        match Self::slot(model.mj_layout(), i, j) {
+            (false, s) => self.lower[s],
+            (true, s) => self.upper[s],
+        }
+    }
+
+    /// The dense matrix (zeros off the pattern), for tests and printing.
+    pub fn to_dense(&self, model: &Model) -> DMatrix<f64> {
+        DMatrix::from_fn(model.nv, model.nv, |i, j| self.get(model, i, j))
+    }
+
+    /// Sets every entry to zero.
+    pub fn clear(&mut self) {
+        self.lower.fill(0.0);
+        self.upper.fill(0.0);
+    }
+}
+
+/// Entry `(i, j)` of a symmetric matrix in the legacy layout (`qM`), for `(i, j)` on the
+/// pattern (one dof an ancestor of the other).
+pub fn legacy_entry(layout: &MjLayout, qm: &[f64], i: usize, j: usize) -> f64 {
+    qm[TreeMatrix::slot(layout, i, j).1]
+}
+
+/// [`TreeMatrix`] with its layout, as a [`DerivSink`].
+pub struct TreeSink<'a> {
+    /// The layout of `m`.
+    pub layout: &'a MjLayout,
+    /// The matrix written.
+    pub m: &'a mut TreeMatrix,
+}
+
+impl DerivSink for TreeSink<'_> {
+    #[inline]
+    fn sub(&mut self, i: usize, j: usize, x: f64) {
+        match TreeMatrix::slot(self.layout, i, j) {
+            (false, s) => self.m.lower[s] -= x,
+            (true, s) => self.m.upper[s] -= x,
+        }
+    }
+}
+// ANCHOR_END: tree_matrix
+
+// ANCHOR: qderiv_tree
+/// [`qderiv`] into a [`TreeMatrix`] (cleared first): the same terms, each written to its slot.
+/// A rank-one term `b J^T J` walks, for every dof `i` with `J_i != 0`, the diagonal and `i`'s
+/// ancestors `j` (the slots of row `i`), adding `J_i b J_j` at `(i, j)` and `J_j b J_i` at
+/// `(j, i)`: every pair on the pattern once, in `O(nnz(J) depth)` instead of `O(nv^2)`.
+pub fn qderiv_tree(
+    model: &Model,
+    act_out: &Actuation,
+    ten_j: Option<&DMatrix<f64>>,
+    ctrl: &[f64],
+    act: &[f64],
+    d: &mut TreeMatrix,
+) {
+    d.clear();
+    let layout = model.mj_layout();
+    let add_jtbj = |d: &mut TreeMatrix, row: &dyn Fn(usize) -> f64, b: f64| {
+        for i in 0..model.nv {
+            let ri = row(i);
+            if ri == 0.0 {
+                continue;
+            }
+            let adr = layout.dof_madr[i];
+            d.lower[adr] += ri * b * ri;
+            for s in adr + 1..adr + 1 + layout.dof_depth[i] {
+                let rj = row(layout.col[s]);
+                d.lower[s] += ri * b * rj;
+                d.upper[s] += rj * b * ri;
+            }
+        }
+    };
+    for i in 1..=model.nb {
+        for dof in model.dofs(i) {
+            d.lower[layout.dof_madr[dof]] -= model.joints[i].damping;
+        }
+    }
+    if let Some(tj) = ten_j {
+        for (t, ten) in model.tendons.iter().enumerate() {
+            if ten.damping != 0.0 {
+                add_jtbj(d, &|c| tj[(t, c)], -ten.damping);
+            }
+        }
+    }
+    let mut ia = 0;
+    for (k, a) in model.actuators.iter().enumerate() {
+        let input = if a.dyntype == DynType::None {
+            if model.opt.disabled("clampctrl") {
+                ctrl[k]
+            } else {
+                crate::dynamics::clamped_ctrl(a, ctrl[k])
+            }
+        } else {
+            ia += 1;
+            act[ia - 1]
+        };
+        if act_out.clamped[k] {
+            continue;
+        }
+        let b = actuator_velocity_gain(a, act_out, k, input);
+        if b != 0.0 {
+            add_jtbj(d, &|c| act_out.moment[(k, c)], b);
+        }
+    }
+}
+// ANCHOR_END: qderiv_tree
+
+/// `d force / d actuator_velocity` of actuator `k` (`mjd_actuator_vel`): the affine bias's
+/// `biasprm[2]`, plus the affine gain's `gainprm[2]` or the muscle gain's derivative times the
+/// input.
+fn actuator_velocity_gain(a: &crate::model::Actuator, act_out: &Actuation, k: usize, input: f64) -> f64 {
+    let mut b = 0.0;
+    if a.biastype == BiasType::Affine {
+        b += a.biasprm[2];
+    }
+    if a.gaintype == GainType::Affine {
+        b += a.gainprm[2] * input;
+    } else if a.gaintype == GainType::Muscle {
+        let (l, v) = (act_out.length[k], act_out.velocity[k]);
+        b += muscle_gain_vel(l, v, &a.lengthrange, act_out.acc0[k], &a.gainprm) * input;
+    }
+    b
+}
+
+// ANCHOR: lu_tree
+/// MuJoCo's `mju_factorLUSparse` on a [`TreeMatrix`], in place: [`lu_reverse_tree_in_place`]
+/// with every entry at its slot. For pivot `k` (last to first), the entries `(i, k)` above it
+/// are `upper` at `k`'s ancestor slots, the entries `(k, j)` left of it `lower` at the same
+/// slots; `(i, j)` for `i`, `j` the `t`-th and `t2`-th ancestors of `k` is `i`'s
+/// `(t2 - t)`-th ancestor slot (`lower`) when `t2 > t`, `j`'s `(t - t2)`-th (`upper`) when
+/// `t2 < t`, the diagonal when equal. Same operations in the same order as the dense loops, so
+/// the factor is bitwise theirs. `what` names the matrix in the error raised on a zero pivot.
+pub fn lu_tree_in_place(layout: &MjLayout, a: &mut TreeMatrix, what: &str) -> Result<()> {
+    for k in (0..layout.nv).rev() {
+        let dk = layout.dof_madr[k];
+        let depth = layout.dof_depth[k];
+        let pivot = a.lower[dk];
+        if pivot == 0.0 || !pivot.is_finite() {
+            return Err(Error::ZeroPivot {
+                what: what.to_string(),
+                index: k,
+                value: pivot,
+            });
+        }
+        for t in 1..=depth {
+            a.upper[dk + t] /= pivot;
+            let f = a.upper[dk + t];
+            if f == 0.0 {
+                continue;
+            }
+            let madr_i = layout.col_madr[dk + t];
+            for t2 in 1..=depth {
+                let akj = a.lower[dk + t2];
+                if t2 > t {
+                    a.lower[madr_i + t2 - t] -= f * akj;
+                } else if t2 < t {
+                    a.upper[layout.col_madr[dk + t2] + t - t2] -= f * akj;
+                } else {
+                    a.lower[madr_i] -= f * akj;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Solves `A x = b` in place with the factor of [`lu_tree_in_place`] (`mju_solveLUSparse`):
+/// `U y = b` column by column from the last, then `L x = y` row by row from the first.
+pub fn lu_tree_solve(layout: &MjLayout, lu: &TreeMatrix, x: &mut [f64]) {
+    for j in (0..layout.nv).rev() {
+        let dj = layout.dof_madr[j];
+        let xj = x[j];
+        for s in dj + 1..dj + 1 + layout.dof_depth[j] {
+            x[layout.col[s]] -= lu.upper[s] * xj;
+        }
+    }
+    for i in 0..layout.nv {
+        let di = layout.dof_madr[i];
+        let mut s = x[i];
+        for t in di + 1..di + 1 + layout.dof_depth[i] {
+            s -= lu.lower[t] * x[layout.col[t]];
+        }
+        x[i] = s / lu.lower[di];
+    }
+}
+// ANCHOR_END: lu_tree
 
 /// The implicit integrators' refusal of what [`qderiv`] leaves out: the fluid model.
 pub fn check_implicit_supported(model: &Model) -> Result<()> {

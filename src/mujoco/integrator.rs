@@ -22,22 +22,20 @@
 //! as MuJoCo's does.
 
 use super::collision::candidate_pairs;
+use super::com::{mj_com_pos, mj_crb};
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, lu_reverse_tree_in_place, lu_reverse_tree_solve, pattern, qderiv, rne_vel, solve_small,
-    standalone_free_joints, RneVel,
+    check_implicit_supported, legacy_entry, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_at_pos, solve_small,
+    standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
-    aba_with, actuation_with, actuator_na, check_controls, crba_with, fill_upper, kinetic_energy, next_activation,
-    passive_forces_with, potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState,
-    Workspace,
+    aba_with, actuation_with, actuator_na, check_controls, kinetic_energy, next_activation, passive_forces_with,
+    potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState, Workspace,
 };
 use crate::error::{check_vector, Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
 use crate::model::{DynType, Equality, Integrator, Model, MJ_MAXVAL};
-use crate::sparse::{
-    cholesky_dense_in_place, cholesky_solve_dense_with, factor_i_in_place, solve_ld, NoCount, PivotPolicy,
-};
+use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::DMatrix;
 
 /// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities,
@@ -317,9 +315,10 @@ impl Forward {
 /// The forward pass every integrator calls, once per step (Euler, implicit, implicitfast) or
 /// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
 /// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
-/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA); then, given the
-/// constrained pipeline (models with constraints), its whole `mj_forward` replaces `qacc` and
-/// fills `qfrc_constraint`.
+/// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). Given the
+/// constrained pipeline (models with constraints), its whole `mj_forward` computes the forces,
+/// `qacc` and `qfrc_constraint` instead (its `qfrc_passive`, `qfrc_bias`, `qfrc_smooth` are
+/// copied), and only the actuation is computed here.
 ///
 /// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
 #[allow(clippy::too_many_arguments)]
@@ -347,6 +346,20 @@ pub fn forward_pass(
         };
         transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
     }
+    if let Some(c) = constrained {
+        // the constrained mj_forward computes the passive and bias forces, qfrc_smooth, qacc
+        // and qfrc_constraint itself: only the actuator quantities are needed from here
+        actuation_with(model, v, ctrl, act, &mut out.actuation)?;
+        c.ctrl.copy_from_slice(ctrl);
+        c.act.copy_from_slice(act);
+        c.forward_with(q, v, qfrc_applied)?;
+        out.qfrc_passive.copy_from_slice(&c.d.qfrc_passive);
+        out.qfrc_bias.copy_from_slice(&c.d.data.qfrc_bias);
+        out.qfrc_smooth.copy_from_slice(&c.d.qfrc_smooth);
+        out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
+        out.qacc.copy_from_slice(&c.d.qacc);
+        return Ok(());
+    }
     // velocity stage: passive and bias forces
     passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
     rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias);
@@ -358,21 +371,17 @@ pub fn forward_pass(
         out.qfrc_constraint[k] = 0.0;
     }
     aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)?;
-    // constraint stage: the whole constrained mj_forward replaces qacc and qfrc_constraint
-    if let Some(c) = constrained {
-        c.ctrl.copy_from_slice(ctrl);
-        c.act.copy_from_slice(act);
-        c.forward_with(q, v, qfrc_applied)?;
-        out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
-        out.qacc.copy_from_slice(&c.d.qacc);
-    }
     Ok(())
 }
 // ANCHOR_END: forward
 
-/// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state.
+/// The stage dynamics of RK4: `(qacc, act_dot)` of [`forward_pass`] at a stage state. The first
+/// stage is the state itself, whose forward pass the step has already made (`first`), as
+/// MuJoCo's `mj_RungeKutta` reads `qacc` and `act_dot` of the `mj_forward` before it: four
+/// forward passes per step, not five.
 struct Stage<'a, 'b> {
     model: &'a Model,
+    first: Option<(&'a [f64], &'a [f64])>,
     ctrl: &'a [f64],
     qfrc_applied: &'a [f64],
     fwd: &'a mut Forward,
@@ -381,6 +390,11 @@ struct Stage<'a, 'b> {
 
 impl StageDynamics for Stage<'_, '_> {
     fn eval(&mut self, q: &[f64], v: &[f64], act: &[f64], qacc: &mut [f64], act_dot: &mut [f64]) -> Result<()> {
+        if let Some((a, ad)) = self.first.take() {
+            qacc.copy_from_slice(a);
+            act_dot.copy_from_slice(ad);
+            return Ok(());
+        }
         forward_pass(
             self.model,
             q,
@@ -421,13 +435,20 @@ pub struct Simulator<'m> {
     /// The forward pass of the last step's first stage (its forces and actuator quantities).
     pub fwd: Forward,
     scratch: StepScratch,
-    /// `M`, `M + h diag(damping)` or `M - h D`, then its factor (nv x nv).
-    m: DMatrix<f64>,
-    /// `qDeriv` (nv x nv).
-    d: DMatrix<f64>,
-    /// MuJoCo's pattern of `qDeriv`.
-    pat: Vec<bool>,
-    /// `M - h sym(D)` in the legacy sparse layout, then its `L^T D L` factor (implicitfast).
+    /// The forward passes of RK4's stages 2 to 4 (`fwd` keeps the first stage's).
+    stage_fwd: Forward,
+    /// The next state's `qpos`, `qvel`, `act`, swapped into `state` at the end of a step.
+    qn: Vec<f64>,
+    vn: Vec<f64>,
+    actn: Vec<f64>,
+    /// `M` at the step's state in the legacy layout (`qM`).
+    qm: Vec<f64>,
+    /// `qDeriv` on MuJoCo's pattern (implicit, implicitfast).
+    d: TreeMatrix,
+    /// `M - h D` (implicit), then its LU factor, on the same pattern.
+    mhd: TreeMatrix,
+    /// `M + h diag(damping)` (Euler) or `M - h sym(D)` (implicitfast) in the legacy sparse
+    /// layout, then its `L^T D L` factor.
     qh: Vec<f64>,
     qh_diag_inv: Vec<f64>,
     /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
@@ -479,9 +500,13 @@ impl<'m> Simulator<'m> {
             qacc: vec![0.0; nv],
             fwd: Forward::new(model),
             scratch: StepScratch::new(model),
-            m: DMatrix::zeros(nv, nv),
-            d: DMatrix::zeros(nv, nv),
-            pat: pattern(model),
+            stage_fwd: Forward::new(model),
+            qn: vec![0.0; model.nq],
+            vn: vec![0.0; nv],
+            actn: vec![0.0; actuator_na(model)],
+            qm: vec![0.0; model.mj_layout().nm],
+            d: TreeMatrix::new(model),
+            mhd: TreeMatrix::new(model),
             qh: vec![0.0; model.mj_layout().nm],
             qh_diag_inv: vec![0.0; nv],
             free_bodies: standalone_free_joints(model),
@@ -497,74 +522,99 @@ impl<'m> Simulator<'m> {
         })
     }
 
-    /// `M` at `q` into `self.m`, both triangles (CRBA writes only the tree's pattern: the rest
-    /// is cleared first, so no stale factor survives).
-    fn mass_matrix(&mut self, q: &[f64]) {
-        self.m.fill(0.0);
-        crba_with(self.model, &mut self.fwd.ws, q, &mut self.m);
-        fill_upper(self.model, &mut self.m);
+    /// `M` at the state in the legacy layout into `self.qm`: the constrained pipeline's (its
+    /// forward pass at this state made it), or `mj_comPos` and `mj_crb`. `rv.data` gets the
+    /// com-based positions at the state when `rne_vel_at_pos` will need them.
+    fn mass_matrix(&mut self) -> Result<()> {
+        let model = self.model;
+        let need_rne = self.integrator == Integrator::Implicit
+            || (self.integrator == Integrator::ImplicitFast && !self.free_bodies.is_empty());
+        if need_rne || self.constrained.is_none() {
+            mj_com_pos(model, &mut self.rv.data, &self.state.qpos)?;
+        }
+        match &self.constrained {
+            Some(c) => self.qm.copy_from_slice(&c.d.data.qm),
+            None => {
+                mj_crb(model, model.mj_layout(), &mut self.rv.data);
+                self.qm.copy_from_slice(&self.rv.data.qm);
+            }
+        }
+        Ok(())
     }
 
     // ANCHOR: integrators
     /// The acceleration `a_used` each integrator advances the velocity with, from the forward
     /// pass at the step's start (already in `self.fwd`), into `self.f`:
-    /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`;
-    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv`] and [`rne_vel`], reverse LU;
-    /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L`, with the
-    ///   standalone free bodies solved apart including their gyroscopic derivative.
-    fn implicit_acceleration(&mut self, q: &[f64], v: &[f64]) -> Result<()> {
+    /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`,
+    ///   `L^T D L` in `M`'s legacy layout (`mj_factorI`);
+    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv_tree`] and [`rne_vel_at_pos`], reverse
+    ///   LU on the tree pattern ([`TreeMatrix`], [`lu_tree_in_place`]);
+    /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L` in the legacy
+    ///   layout, with the standalone free bodies solved apart including their gyroscopic
+    ///   derivative.
+    ///
+    /// `M` comes from `mj_crb` in the legacy layout; nothing here is dense.
+    fn implicit_acceleration(&mut self) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
         let nv = model.nv;
         for k in 0..nv {
             self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
         }
+        let layout = model.mj_layout();
+        self.mass_matrix()?;
+        let (qm, v) = (&self.qm, &self.state.qvel);
         match self.integrator {
             Integrator::Euler => {
-                self.mass_matrix(q);
+                // mj_Euler: M + h diag(damping), factored by mj_factorI
+                self.qh.copy_from_slice(qm);
                 for i in 1..=model.nb {
                     for dof in model.dofs(i) {
-                        self.m[(dof, dof)] += h * model.joints[i].damping;
+                        self.qh[layout.dof_madr[dof]] += h * model.joints[i].damping;
                     }
                 }
-                cholesky_dense_in_place(&mut self.m, "M + h diag(damping) of the implicit-damping Euler step")?;
-                cholesky_solve_dense_with(&self.m, &mut self.f);
+                factor_i_in_place(
+                    layout,
+                    &mut self.qh,
+                    &mut self.qh_diag_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut NoCount,
+                )?;
+                solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
             }
             Integrator::Implicit => {
-                self.mass_matrix(q);
-                qderiv(
+                qderiv_tree(
                     model,
                     &self.fwd.actuation,
                     self.fwd.ten.as_ref().map(|t| &t.moment),
                     &self.state.ctrl,
                     &self.state.act,
-                    &self.pat,
                     &mut self.d,
                 );
-                rne_vel(model, &mut self.rv, q, v, &mut self.d)?;
-                for k in 0..nv * nv {
-                    self.m.as_mut_slice()[k] -= h * self.d.as_slice()[k];
+                rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
+                for s in 0..layout.nm {
+                    self.mhd.lower[s] = qm[s] - h * self.d.lower[s];
+                    self.mhd.upper[s] = qm[s] - h * self.d.upper[s];
                 }
-                lu_reverse_tree_in_place(&mut self.m, &model.dof_parent, "M - h qDeriv of the implicit step")?;
-                lu_reverse_tree_solve(&self.m, &model.dof_parent, &mut self.f);
+                lu_tree_in_place(layout, &mut self.mhd, "M - h qDeriv of the implicit step")?;
+                lu_tree_solve(layout, &self.mhd, &mut self.f);
             }
             Integrator::ImplicitFast => {
-                self.mass_matrix(q);
-                qderiv(
+                qderiv_tree(
                     model,
                     &self.fwd.actuation,
                     self.fwd.ten.as_ref().map(|t| &t.moment),
                     &self.state.ctrl,
                     &self.state.act,
-                    &self.pat,
                     &mut self.d,
                 );
-                let layout = model.mj_layout();
                 for i in 0..nv {
-                    for s in layout.dof_madr[i]..layout.dof_madr[i] + layout.dof_depth[i] + 1 {
-                        let j = layout.col[s];
+                    let adr = layout.dof_madr[i];
+                    self.qh[adr] = qm[adr] - h * self.d.lower[adr];
+                    for s in adr + 1..adr + 1 + layout.dof_depth[i] {
                         // the symmetrized derivative, (D + D^T) / 2
-                        self.qh[s] = self.m[(i, j)] - h * 0.5 * (self.d[(i, j)] + self.d[(j, i)]);
+                        self.qh[s] = qm[s] - h * 0.5 * (self.d.lower[s] + self.d.upper[s]);
                     }
                 }
                 factor_i_in_place(
@@ -583,13 +633,14 @@ impl<'m> Simulator<'m> {
                 solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
                 if !self.free_bodies.is_empty() {
                     // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
-                    let mut dfull = self.d.clone();
-                    rne_vel(model, &mut self.rv, q, v, &mut dfull)?;
+                    rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
                     for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
                         let mut a = [[0.0; 6]; 6];
                         for (r, row) in a.iter_mut().enumerate() {
                             for (c, x) in row.iter_mut().enumerate() {
-                                *x = self.m[(adr + r, adr + c)] - h * dfull[(adr + r, adr + c)];
+                                let (i, j) = (adr + r, adr + c);
+                                let m = legacy_entry(layout, qm, i, j);
+                                *x = m - h * self.d.get(model, i, j);
                             }
                         }
                         let mut x = rhs;
@@ -688,68 +739,67 @@ impl<'m> Simulator<'m> {
         // a forward pass at exactly this state is already in `fwd` (from `forward`)
         let fresh = std::mem::replace(&mut self.fwd_fresh, false) && self.fwd_at == self.state;
         let h = model.opt.timestep;
-        let (mut q, mut v) = (self.state.qpos.clone(), self.state.qvel.clone());
         // ANCHOR: step
+        // mj_forward at the state (the first stage of RK4)
+        if !fresh {
+            self.forward_at_state()?;
+        }
+        self.qacc.copy_from_slice(&self.fwd.qacc);
+        self.qn.copy_from_slice(&self.state.qpos);
+        self.vn.copy_from_slice(&self.state.qvel);
         if self.integrator == Integrator::Rk4 {
             let mut stage = Stage {
                 model,
+                first: Some((&self.fwd.qacc, &self.fwd.actuation.act_dot)),
                 ctrl: &self.state.ctrl,
                 qfrc_applied: &self.state.qfrc_applied,
-                fwd: &mut self.fwd,
+                fwd: &mut self.stage_fwd,
                 constrained: self.constrained.as_mut(),
             };
             rk4_step_aux(
                 model,
                 &mut self.scratch,
                 &mut stage,
-                &mut q,
-                &mut v,
+                &mut self.qn,
+                &mut self.vn,
                 &self.state.act,
                 &mut self.act_rate,
                 h,
             )?;
-            // the first stage's forward pass, for qacc and the recorded forces
-            self.forward_at_state()?;
-            self.qacc.copy_from_slice(&self.fwd.qacc);
         } else {
-            if !fresh {
-                self.forward_at_state()?;
-            }
-            self.qacc.copy_from_slice(&self.fwd.qacc);
             self.act_rate.copy_from_slice(&self.fwd.actuation.act_dot);
             if self.integrator == Integrator::Euler && !euler_damps_implicitly(model) {
                 self.f.copy_from_slice(&self.fwd.qacc);
             } else {
-                let (q0, v0) = (self.state.qpos.clone(), self.state.qvel.clone());
-                self.implicit_acceleration(&q0, &v0)?;
+                self.implicit_acceleration()?;
             }
             // mj_advance: v += h a, q = q (+) h v (the new velocity)
             for k in 0..model.nv {
-                v[k] += h * self.f[k];
+                self.vn[k] += h * self.f[k];
             }
-            model.integrate_with(&mut q, &v, h);
-            model.normalize_quaternions_with(&mut q);
+            model.integrate_with(&mut self.qn, &self.vn, h);
+            model.normalize_quaternions_with(&mut self.qn);
         }
         // mj_advance: act by mj_nextActivation (exact for filterexact)
-        let mut act = self.state.act.clone();
+        self.actn.copy_from_slice(&self.state.act);
         for (ia, a) in model
             .actuators
             .iter()
             .filter(|a| a.dyntype != DynType::None)
             .enumerate()
         {
-            act[ia] = next_activation(a, act[ia], self.act_rate[ia], h);
+            self.actn[ia] = next_activation(a, self.actn[ia], self.act_rate[ia], h);
         }
         // ANCHOR_END: step
         let step = Some(self.steps + 1);
         let t = self.state.time + h;
         check_finite(step, self.state.time, "qacc", &self.qacc)?;
-        check_finite(step, t, "qpos", &q)?;
-        check_finite(step, t, "qvel", &v)?;
-        check_finite(step, t, "act", &act)?;
-        self.state.qpos = q;
-        self.state.qvel = v;
-        self.state.act = act;
+        check_finite(step, t, "qpos", &self.qn)?;
+        check_finite(step, t, "qvel", &self.vn)?;
+        check_finite(step, t, "act", &self.actn)?;
+        std::mem::swap(&mut self.state.qpos, &mut self.qn);
+        std::mem::swap(&mut self.state.qvel, &mut self.vn);
+        std::mem::swap(&mut self.state.act, &mut self.actn);
         self.state.time = t;
         self.steps += 1;
         Ok(())
@@ -790,7 +840,8 @@ impl<'m> Simulator<'m> {
     }
 
     /// The constrained pipeline's outputs at the last evaluation (contacts, rows, forces), for
-    /// models with constraints.
+    /// models with constraints: after an Euler or implicit step those of the step's state, after
+    /// an RK4 step those of its last stage (as MuJoCo's `mjData` after `mj_RungeKutta`).
     pub fn forward_data(&self) -> Option<&ForwardData> {
         self.constrained.as_ref().map(|f| &f.d)
     }

@@ -9,8 +9,11 @@ pub mod derivatives;
 pub mod forward;
 pub mod implicit;
 pub mod integrator;
+pub mod lengthrange;
 pub mod limits;
 pub mod solver;
+
+pub use lengthrange::{load, load_str, set_length_range};
 
 use crate::error::Result;
 use crate::model::{JointCalc, Model};
