@@ -104,31 +104,13 @@ fn a_second_call_allocates_nothing_in_rows_and_pgs() {
             let storage = JacStorage::mujoco(model.nv);
             let (mut s, mut out) = (PgsScratch::without_cost(), SolverResult::default());
             let opts = &fw.options;
-            solve_pgs_into(
-                &smooth,
-                &efc,
-                &cones,
-                opts,
-                PgsVariant::Accelerated,
-                storage,
-                &mut s,
-                &mut out,
-            )
-            .unwrap();
+            let solve = |s: &mut PgsScratch, out: &mut SolverResult| {
+                let v = PgsVariant::Accelerated;
+                solve_pgs_into(&smooth, &efc, &cones, opts, v, storage, s, out).unwrap();
+            };
+            solve(&mut s, &mut out);
             let first = out.clone();
-            let pgs = count(|| {
-                solve_pgs_into(
-                    &smooth,
-                    &efc,
-                    &cones,
-                    opts,
-                    PgsVariant::Accelerated,
-                    storage,
-                    &mut s,
-                    &mut out,
-                )
-                .unwrap();
-            });
+            let pgs = count(|| solve(&mut s, &mut out));
             assert_eq!(out, first, "{scene} {cone:?}: the second solve gives the same result");
             assert_eq!(out.efc_force, d.efc_force, "{scene} {cone:?}: the pipeline's forces");
             assert_eq!(pgs, 0, "{scene} {cone:?}: solve_pgs_into allocated {pgs} times");

@@ -326,15 +326,43 @@ pub fn qderiv(
             }
         }
     };
+    velocity_terms(model, act_out, ten_j, ctrl, act, |b, row| match row {
+        Term::Dof(dof) => d[(dof, dof)] += b,
+        Term::Row(row) => add_jtbj(d, row, b),
+    });
+}
+
+/// One term of `qDeriv` for [`velocity_terms`]: `b` on a dof's diagonal, or `b J^T J` for a row
+/// `J` given entry by entry.
+pub enum Term<'a> {
+    /// `b` at `(dof, dof)`.
+    Dof(usize),
+    /// `b J^T J` with `J_c = row(c)`.
+    Row(&'a dyn Fn(usize) -> f64),
+}
+
+/// The terms of MuJoCo's `mjd_smooth_vel` without the bias, in its order, each handed to `add`
+/// with its coefficient: dof damping (`-damping` on the diagonal), tendon damping (`-b` times
+/// the tendon's row of `ten_J`), and each actuator not held at a `forcerange` bound (the
+/// velocity gain of [`actuator_velocity_gain`] times its moment row). [`qderiv`] and
+/// [`qderiv_tree`] are this walk with two storages.
+pub fn velocity_terms(
+    model: &Model,
+    act_out: &Actuation,
+    ten_j: Option<&DMatrix<f64>>,
+    ctrl: &[f64],
+    act: &[f64],
+    mut add: impl FnMut(f64, Term<'_>),
+) {
     for i in 1..=model.nb {
         for dof in model.dofs(i) {
-            d[(dof, dof)] -= model.joints[i].damping;
+            add(-model.joints[i].damping, Term::Dof(dof));
         }
     }
     if let Some(tj) = ten_j {
         for (t, ten) in model.tendons.iter().enumerate() {
             if ten.damping != 0.0 {
-                add_jtbj(d, &|c| tj[(t, c)], -ten.damping);
+                add(-ten.damping, Term::Row(&|c| tj[(t, c)]));
             }
         }
     }
@@ -355,7 +383,7 @@ pub fn qderiv(
         }
         let b = actuator_velocity_gain(a, act_out, k, input);
         if b != 0.0 {
-            add_jtbj(d, &|c| act_out.moment[(k, c)], b);
+            add(b, Term::Row(&|c| act_out.moment[(k, c)]));
         }
     }
 }
@@ -495,38 +523,10 @@ pub fn qderiv_tree(
             }
         }
     };
-    for i in 1..=model.nb {
-        for dof in model.dofs(i) {
-            d.lower[layout.dof_madr[dof]] -= model.joints[i].damping;
-        }
-    }
-    if let Some(tj) = ten_j {
-        for (t, ten) in model.tendons.iter().enumerate() {
-            if ten.damping != 0.0 {
-                add_jtbj(d, &|c| tj[(t, c)], -ten.damping);
-            }
-        }
-    }
-    let mut ia = 0;
-    for (k, a) in model.actuators.iter().enumerate() {
-        let input = if a.dyntype == DynType::None {
-            if model.opt.disabled("clampctrl") {
-                ctrl[k]
-            } else {
-                crate::dynamics::clamped_ctrl(a, ctrl[k])
-            }
-        } else {
-            ia += 1;
-            act[ia - 1]
-        };
-        if act_out.clamped[k] {
-            continue;
-        }
-        let b = actuator_velocity_gain(a, act_out, k, input);
-        if b != 0.0 {
-            add_jtbj(d, &|c| act_out.moment[(k, c)], b);
-        }
-    }
+    velocity_terms(model, act_out, ten_j, ctrl, act, |b, row| match row {
+        Term::Dof(dof) => d.lower[layout.dof_madr[dof]] += b,
+        Term::Row(row) => add_jtbj(d, row, b),
+    });
 }
 // ANCHOR_END: qderiv_tree
 

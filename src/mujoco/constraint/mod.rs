@@ -127,25 +127,9 @@ impl Efc {
     /// No rows, for a model with `nv` dofs.
     pub fn empty(nv: usize) -> Self {
         Efc {
-            ne: 0,
-            nf: 0,
-            nl: 0,
-            efc_type: Vec::new(),
-            efc_id: Vec::new(),
             j: DMatrix::zeros(0, nv),
             j_rows: SparseRows::new(nv),
-            pos: Vec::new(),
-            margin: Vec::new(),
-            frictionloss: Vec::new(),
-            diag_approx: Vec::new(),
-            kbip: Vec::new(),
-            r: Vec::new(),
-            d: Vec::new(),
-            vel: Vec::new(),
-            aref: Vec::new(),
-            contacts: Vec::new(),
-            mu: Vec::new(),
-            warnings: Vec::new(),
+            ..Efc::placeholder()
         }
     }
 
@@ -182,7 +166,7 @@ impl Efc {
         self.efc_type.len()
     }
 
-    /// An `Efc` that owns no storage, to hold the place of one being filled.
+    /// An `Efc` that owns no storage (no columns either), to hold the place of one being filled.
     fn placeholder() -> Self {
         Efc {
             ne: 0,
