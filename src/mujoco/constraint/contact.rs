@@ -6,14 +6,13 @@ use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
 use super::jacobian::jac_point_chain;
-use super::rows::{project_col, GroupKind, NewGroup, Rows, Scratch};
+use super::rows::{GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
 use crate::model::constants::mjMINMU;
 use crate::model::{Cone, Model};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::Data;
-use crate::spatial::Vec3;
 
 /// Checks one contact at the door: geoms of the model, `dim` in {1, 3, 4, 6}, friction
 /// non-negative and finite, position, frame, distance and parameters finite.
@@ -32,17 +31,15 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
     if let Some(f) = c.friction.iter().find(|f| !(**f >= 0.0 && f.is_finite())) {
         return Err(bad(format!("friction {f} must be finite and >= 0")));
     }
-    let finite = c
-        .pos
-        .iter()
-        .chain(c.frame.iter())
-        .chain(c.solref.iter())
-        .chain(c.solreffriction.iter())
-        .chain(c.solimp.iter())
-        .all(|x| x.is_finite())
-        && c.dist.is_finite()
-        && c.margin.is_finite()
-        && c.gap.is_finite();
+    // x * 0 is 0 for a finite x and NaN otherwise: one sum, no early exit
+    let zeros = |xs: &[f64]| xs.iter().fold(0.0, |a, x| a + x * 0.0);
+    let finite = zeros(c.pos.as_slice())
+        + zeros(c.frame.as_slice())
+        + zeros(&c.solref)
+        + zeros(&c.solreffriction)
+        + zeros(&c.solimp)
+        + zeros(&[c.dist, c.margin, c.gap])
+        == 0.0;
     if !finite {
         return Err(bad(
             "position, frame, distance, margin, gap, solref and solimp must be finite".into(),
@@ -100,14 +97,18 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
         // edges in rows 0..10, each of nc numbers
         let (edges, sm) = s.rows.split_at_mut(10 * nv);
-        for r in 0..c.dim {
-            let (f, a, b): (Vec3, _, _) = if r < 3 {
-                (c.frame.row(r).transpose(), &s.p1, &s.p2)
-            } else {
-                (c.frame.row(r - 3).transpose(), &s.r1, &s.r2)
-            };
-            for (o, &k) in sm[r * nc..(r + 1) * nc].iter_mut().zip(&s.chains) {
-                *o = project_col(&f, a, b, k);
+        let f = &c.frame;
+        for (t, &k) in s.chains.iter().enumerate() {
+            // S column k: frame (Jp1 - Jp2) and, for dim > 3, frame (Jr1 - Jr2)
+            let dp = s.p1.column(k) - s.p2.column(k);
+            for r in 0..3 {
+                sm[r * nc + t] = f[(r, 0)] * dp[0] + f[(r, 1)] * dp[1] + f[(r, 2)] * dp[2];
+            }
+            if c.dim > 3 {
+                let dr = s.r1.column(k) - s.r2.column(k);
+                for r in 3..c.dim {
+                    sm[r * nc + t] = f[(r - 3, 0)] * dr[0] + f[(r - 3, 1)] * dr[1] + f[(r - 3, 2)] * dr[2];
+                }
             }
         }
         let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);

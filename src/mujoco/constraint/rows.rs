@@ -8,7 +8,6 @@ use super::{Efc, EfcType};
 use crate::model::constants::mjMINVAL;
 use crate::model::Cone;
 use crate::mujoco::collision::MjContact;
-use crate::spatial::Vec3;
 
 /// Scratch Jacobians (3 x nv each) reused by every row: no allocation per row.
 pub(crate) struct Scratch {
@@ -177,18 +176,15 @@ impl Rows {
 
     /// [`Rows::add`] for a contact's group given on the columns `cols` only (increasing, the
     /// dofs of the two chains): `g.jac` holds `n x cols.len()` numbers, row-major; the other
-    /// columns are zero. Contacts are never skipped.
+    /// columns are zero. Every row keeps all of `cols`, zeros included: MuJoCo's structural
+    /// pattern of a contact row (the dofs of the two chains), which lets the solvers' row
+    /// blocks take the rows as they are. Contacts are never skipped.
     pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize]) {
         let n = g.pos.len();
         let r = &mut self.efc.j_rows;
-        let nc = cols.len();
-        for row in 0..n {
-            for (&c, &v) in cols.iter().zip(&g.jac[row * nc..(row + 1) * nc]) {
-                if v != 0.0 {
-                    r.colind.push(c);
-                    r.values.push(v);
-                }
-            }
+        r.values.extend_from_slice(&g.jac[..n * cols.len()]);
+        for _ in 0..n {
+            r.colind.extend_from_slice(cols);
             r.rowadr.push(r.colind.len());
         }
         self.push_group(g, n);
@@ -198,14 +194,12 @@ impl Rows {
     fn push_group(&mut self, g: NewGroup, n: usize) {
         let start = self.efc.nefc();
         let e = &mut self.efc;
-        for k in 0..n {
-            e.efc_type.push(g.efc_type);
-            e.efc_id.push(g.id);
-            e.pos.push(g.pos[k]);
-            e.margin.push(g.margin[k]);
-            e.frictionloss.push(g.frictionloss);
-            self.diag.push(g.diag[k]);
-        }
+        e.efc_type.extend(std::iter::repeat_n(g.efc_type, n));
+        e.efc_id.extend(std::iter::repeat_n(g.id, n));
+        e.pos.extend_from_slice(&g.pos[..n]);
+        e.margin.extend_from_slice(&g.margin[..n]);
+        e.frictionloss.extend(std::iter::repeat_n(g.frictionloss, n));
+        self.diag.extend_from_slice(&g.diag[..n]);
         match g.efc_type {
             EfcType::Equality => e.ne += n,
             EfcType::FrictionDof | EfcType::FrictionTendon => e.nf += n,
@@ -355,10 +349,4 @@ pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &m
     for (k, o) in out.iter_mut().enumerate() {
         *o = a[(r, k)] - b[(r, k)];
     }
-}
-
-/// Row `r` of `frame (a - b)` at column `k`: `sum_q frame_row[q] (a[q, k] - b[q, k])`.
-#[inline(always)]
-pub(crate) fn project_col(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, k: usize) -> f64 {
-    (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum()
 }

@@ -82,6 +82,15 @@ impl LineSearch {
     /// `mv = M p` already in `self`, the residual `ma - qfrc_smooth` of the current point and
     /// `jar = J a - aref`.
     pub fn prepare(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.prepare_body(efc, cones, p, ma, qfrc_smooth, jar),
+        )
+    }
+
+    /// The body of [`Self::prepare`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn prepare_body(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
         let mut g1 = 0.0;
         let mut g2 = 0.0;
         for k in 0..p.len() {
@@ -122,6 +131,15 @@ impl LineSearch {
     // ANCHOR: eval
     /// MuJoCo's `PrimalEval`: `phi`, `phi'`, `phi''` at `alpha`, summed row by row.
     pub fn eval(&mut self, efc: &Efc, cones: &[Cone], jar: &[f64], alpha: f64) -> Point {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.eval_body(efc, cones, jar, alpha),
+        )
+    }
+
+    /// The body of [`Self::eval`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn eval_body(&mut self, efc: &Efc, cones: &[Cone], jar: &[f64], alpha: f64) -> Point {
         let (ne, nf, n) = (efc.ne, efc.nf, efc.nefc());
         // quadratic pieces are summed first, then evaluated once: [constant, linear, quadratic]
         let mut total = self.quad_gauss;
@@ -282,6 +300,7 @@ impl LineSearch {
 /// `T(alpha) = sqrt(U.U + 2 alpha U.V + alpha^2 V.V)`; the middle zone's cost
 /// `1/2 Dm (N - mu T)^2` is differentiated exactly, and when both ends lie in the middle zone the
 /// cost change is written without cancellation: `T - T_0 = (T^2 - T_0^2) / (T + T_0)`.
+#[inline(always)]
 fn cone_piece(c: &[f64; 8], q: &[f64; 3], mu: f64, alpha: f64) -> (f64, f64, f64) {
     let [u0, v0, uu, uv, vv, dm, t0, cost0] = *c;
     let n = u0 + alpha * v0;

@@ -353,6 +353,15 @@ fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
 /// `out = M x` with `M` in the legacy layout (MuJoCo's `mj_mulM`): the diagonal, then each
 /// stored `M_ij` (j an ancestor of i) twice. Inputs are assumed valid.
 pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || mul_m_body(layout, qm, x, out),
+    )
+}
+
+/// The body of [`mul_m`], compiled for AVX where the processor has it.
+#[inline(always)]
+fn mul_m_body(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
     for i in 0..layout.nv {
         out[i] = qm[layout.dof_madr[i]] * x[i];
     }

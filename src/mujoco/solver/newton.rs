@@ -193,6 +193,22 @@ impl Hessian {
     /// (contiguous, no index lookups) and scattered into `hq` once per block.
     #[allow(clippy::too_many_arguments)]
     fn assemble_quadratic(&mut self, layout: &MjLayout, qm: &[f64], blocks: &RowBlocks, efc: &Efc, state: &[EfcState]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.assemble_quadratic_body(layout, qm, blocks, efc, state),
+        )
+    }
+
+    /// The body of [`Self::assemble_quadratic`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn assemble_quadratic_body(
+        &mut self,
+        layout: &MjLayout,
+        qm: &[f64],
+        blocks: &RowBlocks,
+        efc: &Efc,
+        state: &[EfcState],
+    ) {
         let nv = self.nv;
         for a in 0..nv {
             self.hq[a * nv + self.first[a]..=a * nv + a].fill(0.0);
@@ -445,6 +461,15 @@ impl Hessian {
     /// L_ak L_bk) / L_bb`, the sum from `max(first[a], first[b])`). Fails with
     /// [`Error::PivotNotPositive`] naming the row whose pivot is not positive.
     pub fn factor(&mut self) -> Result<()> {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.factor_body(),
+        )
+    }
+
+    /// The body of [`Self::factor`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn factor_body(&mut self) -> Result<()> {
         let nv = self.nv;
         for a in 0..nv {
             let fa = self.first[a];
@@ -472,6 +497,15 @@ impl Hessian {
     /// `x <- H^-1 x` with the factor of [`Hessian::factor`]: `L y = x` forward, `L^T x = y`
     /// backward, each over the envelope.
     pub fn solve(&self, x: &mut [f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.solve_body(x),
+        )
+    }
+
+    /// The body of [`Self::solve`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn solve_body(&self, x: &mut [f64]) {
         let nv = self.nv;
         for a in 0..nv {
             let fa = self.first[a];
@@ -492,6 +526,7 @@ impl Hessian {
 
 /// `m[cols[p]][cols[q]] += sq[p k + q]` for `q <= p` (`m` row-major `nv x nv`, `sq` a `k x k`
 /// square, `cols` increasing).
+#[inline(always)]
 fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
     let k = cols.len();
     for (p, &a) in cols.iter().enumerate() {
@@ -504,6 +539,7 @@ fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
 
 /// `a . b` with four running sums (the Cholesky factor's and solves' inner products, whose
 /// terms are independent).
+#[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());
