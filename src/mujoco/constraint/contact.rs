@@ -5,7 +5,7 @@
 use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
-use super::jacobian::jac_point_chain;
+use super::jacobian::{chain_union, jac_dif_column, tree_com};
 use super::rows::{GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
@@ -68,7 +68,6 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
     let nv = model.nv;
     let cone = model.opt.cone;
-    s.zero_jacobians();
     for k in 0..rows.efc.contacts.len() {
         check_contact(model, k, &rows.efc.contacts[k])?;
         // a contact in the gap (dist >= margin - gap) is kept in the list without rows
@@ -83,29 +82,23 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         }
         let c = rows.efc.contacts[k].clone();
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
-        // only the two chains' columns of the point Jacobians are written: the rest stay zero,
-        // and the rows are kept on those columns (`nc` of them)
-        s.zero_chains();
-        jac_point_chain(model, d, b1, &c.pos, &mut s.p1, &mut s.r1, &mut s.chain1);
-        jac_point_chain(model, d, b0, &c.pos, &mut s.p2, &mut s.r2, &mut s.chain2);
-        s.chains.clear();
-        s.chains.extend_from_slice(&s.chain1);
-        s.chains.extend_from_slice(&s.chain2);
-        s.chains.sort_unstable();
-        s.chains.dedup();
+        // the rows live on the dofs of the two chains (`nc` of them), MuJoCo's structural
+        // pattern of a contact row
+        chain_union(model, b1, b0, &mut s.bodies, &mut s.chains, &mut s.side);
         let nc = s.chains.len();
+        let off1 = c.pos - tree_com(d, b1);
+        let off0 = c.pos - tree_com(d, b0);
         // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
         // edges in rows 0..10, each of nc numbers
         let (edges, sm) = s.rows.split_at_mut(10 * nv);
         let f = &c.frame;
-        for (t, &k) in s.chains.iter().enumerate() {
-            // S column k: frame (Jp1 - Jp2) and, for dim > 3, frame (Jr1 - Jr2)
-            let dp = s.p1.column(k) - s.p2.column(k);
+        for (t, (&k, &side)) in s.chains.iter().zip(&s.side).enumerate() {
+            // S column k: frame (Jp(b1) - Jp(b0)) and, for dim > 3, frame (Jr(b1) - Jr(b0))
+            let (dp, dr) = jac_dif_column(d, k, side, &off1, &off0);
             for r in 0..3 {
                 sm[r * nc + t] = f[(r, 0)] * dp[0] + f[(r, 1)] * dp[1] + f[(r, 2)] * dp[2];
             }
             if c.dim > 3 {
-                let dr = s.r1.column(k) - s.r2.column(k);
                 for r in 3..c.dim {
                     sm[r * nc + t] = f[(r - 3, 0)] * dr[0] + f[(r - 3, 1)] * dr[1] + f[(r - 3, 2)] * dr[2];
                 }

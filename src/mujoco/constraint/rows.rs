@@ -18,12 +18,11 @@ pub(crate) struct Scratch {
     /// 16 rows of nv, row-major: a group's rows (up to the 10 of a condim-6 pyramid) and a
     /// contact's 6 rows of `S`.
     pub rows: Vec<f64>,
-    /// The dofs of the chains last written into `p1`/`r1` and `p2`/`r2` by
-    /// [`super::jacobian::jac_point_chain`] (the only nonzero columns there).
-    pub chain1: Vec<usize>,
-    pub chain2: Vec<usize>,
-    /// Their union, increasing.
+    /// A contact's two paths of bodies, the union of their dofs (increasing) and on which
+    /// path each lies ([`super::jacobian::chain_union`]).
+    pub bodies: Vec<usize>,
     pub chains: Vec<usize>,
+    pub side: Vec<u8>,
     /// The row groups and `A-hat` of the last call, kept for their storage.
     groups: Vec<Group>,
     diag: Vec<f64>,
@@ -37,35 +36,12 @@ impl Scratch {
             p2: Matrix3xX::zeros(nv),
             r2: Matrix3xX::zeros(nv),
             rows: vec![0.0; 16 * nv],
-            chain1: Vec::with_capacity(nv),
-            chain2: Vec::with_capacity(nv),
+            bodies: Vec::with_capacity(2 * nv),
             chains: Vec::with_capacity(2 * nv),
+            side: Vec::with_capacity(2 * nv),
             groups: Vec::new(),
             diag: Vec::new(),
         }
-    }
-
-    /// Zeroes the four point Jacobians entirely and forgets the chains.
-    pub fn zero_jacobians(&mut self) {
-        for m in [&mut self.p1, &mut self.r1, &mut self.p2, &mut self.r2] {
-            m.fill(0.0);
-        }
-        self.chain1.clear();
-        self.chain2.clear();
-    }
-
-    /// Zeroes the columns of the last chains only (the others are zero already).
-    pub fn zero_chains(&mut self) {
-        for &k in &self.chain1 {
-            self.p1.column_mut(k).fill(0.0);
-            self.r1.column_mut(k).fill(0.0);
-        }
-        for &k in &self.chain2 {
-            self.p2.column_mut(k).fill(0.0);
-            self.r2.column_mut(k).fill(0.0);
-        }
-        self.chain1.clear();
-        self.chain2.clear();
     }
 }
 
