@@ -429,14 +429,15 @@ fn norm(x: &[f64]) -> f64 {
 pub enum Direction {
     /// Newton: `-H^-1 g`.
     Newton,
-    /// CG with the Polak-Ribiere+ coefficient ([`beta_prp`]), what [`super::solve`] uses.
+    /// CG with the Polak-Ribiere+ coefficient ([`beta_prp`]), MuJoCo's `mjCG_PRP` build.
     CgPolakRibiere,
-    /// CG with the Hager-Zhang coefficient ([`beta_hz`]), MuJoCo's default since 3.10.
+    /// CG with the Hager-Zhang coefficient ([`beta_hz`]), MuJoCo's default since 3.10 and what
+    /// [`super::solve`] uses.
     CgHagerZhang,
 }
 
-/// MuJoCo's `mj_solPrimal` for CG (`newton = false`, Polak-Ribiere+) and Newton
-/// (`newton = true`); [`solve_primal_with`] also offers Hager-Zhang CG.
+/// MuJoCo's `mj_solPrimal` for CG (`newton = false`, Hager-Zhang, MuJoCo's rule) and Newton
+/// (`newton = true`); [`solve_primal_with`] also offers Polak-Ribiere+ CG.
 pub fn solve_primal(
     smooth: &Smooth,
     efc: &Efc,
@@ -447,7 +448,7 @@ pub fn solve_primal(
     let dir = if newton {
         Direction::Newton
     } else {
-        Direction::CgPolakRibiere
+        Direction::CgHagerZhang
     };
     solve_primal_with(smooth, efc, cones, opts, dir)
 }
