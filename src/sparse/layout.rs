@@ -446,7 +446,7 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 /// parent, is often the row just finished. So the row sums its other ancestors first
 /// (`dot_gather`, which the processor can do while the parent's row is still being computed) and
 /// subtracts the parent's term last: per row, only one multiplication and one subtraction wait
-/// for the row before. Whether the result is finite is checked once, after the last pass.
+/// for the row before.
 #[inline(always)]
 fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut impl Counter) -> bool {
     // the layout's arrays as local slices: the compiler keeps their addresses in registers
@@ -460,6 +460,7 @@ fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64
         }
         ops.madd(n);
     }
+    let mut finite = true;
     for i in 0..layout.nv {
         let (a, n) = (madr[i] + 1, depth[i]);
         let (row, cols) = (&qld[a..a + n], &col[a..a + n]);
@@ -469,26 +470,11 @@ fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64
             xi -= l_parent * x[parent]; // the parent, last
         }
         x[i] = xi;
+        finite &= xi.is_finite();
         ops.div(1);
         ops.madd(n);
     }
-    all_finite(x)
-}
-
-/// Whether every entry is finite, by four running sums of `x_j - x_j` (0 for a finite number,
-/// NaN for an infinite or NaN one): whole vector instructions after the solve, instead of a
-/// test per row inside it.
-#[inline(always)]
-fn all_finite(x: &[f64]) -> bool {
-    let (x4, rest) = x.as_chunks::<4>();
-    let mut acc = [0.0; 4];
-    for c in x4 {
-        for k in 0..4 {
-            acc[k] += c[k] - c[k];
-        }
-    }
-    let tail: f64 = rest.iter().map(|v| v - v).sum();
-    acc[0] + acc[1] + acc[2] + acc[3] + tail == 0.0
+    finite
 }
 
 /// [`solve_rows`] after checking the lengths, through [`with_avx`](super::with_avx) like
