@@ -3,7 +3,7 @@
 use super::{axis_dot, base_acceleration, check_fext, coordinate_axis, Workspace};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc_into, Model};
-use crate::spatial::{Force, Mat3, Mat6, Motion, Vec3, Xform};
+use crate::spatial::{Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::DVector;
 
@@ -52,48 +52,152 @@ pub fn aba(
     Ok(qdd)
 }
 
-/// `X^T M X` for a motion transform `X = x` and a symmetric 6x6 `M`: the articulated inertia of a
-/// child carried into its parent's coordinates (`lambda_X_i* I^a i_X_lambda`), done block-wise
-/// on the rotation and translation of `x` instead of with 6x6 products.
-pub fn transform_back_mat6(x: &Xform, m: &Mat6) -> Mat6 {
-    let e = &x.e;
-    let a = m.fixed_view::<3, 3>(0, 0);
-    let b = m.fixed_view::<3, 3>(0, 3);
-    let d = m.fixed_view::<3, 3>(3, 3);
-    // rotate: R^T M R with R = blockdiag(E, E)
-    let a1: Mat3 = e.transpose() * a * e;
-    let b1: Mat3 = e.transpose() * b * e;
-    let d1: Mat3 = e.transpose() * d * e;
-    // translate: L^T M L with L = [1, 0; -[r]x, 1]
-    let r = &x.r;
-    let c1 = b1.transpose();
-    let lower_left = c1 - mul_skew(&d1, r);
-    let upper_left = a1 - mul_skew(&b1, r) + skew_mul(r, &lower_left);
-    let upper_right = b1 + skew_mul(r, &d1);
-    let mut out = Mat6::zeros();
-    out.fixed_view_mut::<3, 3>(0, 0).copy_from(&upper_left);
-    out.fixed_view_mut::<3, 3>(0, 3).copy_from(&upper_right);
-    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&upper_right.transpose());
-    out.fixed_view_mut::<3, 3>(3, 3).copy_from(&d1);
-    out
+// ANCHOR: sym_blocks
+/// A symmetric spatial matrix `[A, B; B^T, D]` (an articulated-body inertia) as its three 3x3
+/// blocks, `A` and `D` symmetric: what ABA's second pass works on between reading `I^A_i` and
+/// adding the child's share into its parent's.
+#[derive(Clone, Copy, Debug)]
+struct SymBlocks {
+    a: Mat3,
+    b: Mat3,
+    d: Mat3,
+}
+
+impl SymBlocks {
+    /// The blocks of a symmetric 6x6 (its lower-left block is not read).
+    #[inline(always)]
+    fn of(m: &Mat6) -> SymBlocks {
+        let block = |r: usize, c: usize| {
+            let e = |i: usize, j: usize| m[(r + i, c + j)];
+            Mat3::new(
+                e(0, 0),
+                e(0, 1),
+                e(0, 2),
+                e(1, 0),
+                e(1, 1),
+                e(1, 2),
+                e(2, 0),
+                e(2, 1),
+                e(2, 2),
+            )
+        };
+        SymBlocks {
+            a: block(0, 0),
+            b: block(0, 3),
+            d: block(3, 3),
+        }
+    }
+
+    /// `M v` for a motion `v = (w, v)`: the force `(A w + B v, B^T w + D v)`.
+    #[inline(always)]
+    fn mul_motion(&self, v: &Motion) -> Force {
+        Force {
+            n: self.a * v.w + self.b * v.v,
+            f: self.b.tr_mul(&v.w) + self.d * v.v,
+        }
+    }
+
+    /// `M -= w u^T` for two forces whose sum of such terms keeps M symmetric (ABA's
+    /// `U_i D_i^-1 U_i^T` as rank-one terms): three 3x3 outer products.
+    #[inline(always)]
+    fn sub_outer(&mut self, w: &Force, u: &Force) {
+        self.a -= w.n * u.n.transpose();
+        self.b -= w.n * u.f.transpose();
+        self.d -= w.f * u.f.transpose();
+    }
+
+    /// `X^T M X` for `X = x = rot(E) xlt(r)` (Featherstone eq. 2.66 read backwards), in two steps
+    /// on the blocks. Rotating, `R^T M R` with `R = diag(E, E)`, turns every block `K` into
+    /// `E^T K E` (the symmetric A and D need only their upper triangles). Moving the origin,
+    /// `L^T M L` with `L = [1, 0; -[r]x, 1]`, then gives, with `P = B [r]x` and `W = D [r]x`,
+    /// `A <- A - P - P^T - [r]x W`, `B <- B - W^T` and `D` unchanged.
+    #[inline(always)]
+    fn transform_back(&self, x: &Xform) -> SymBlocks {
+        let e = &x.e;
+        let (a, d) = (sym_congruence(e, &self.a), sym_congruence(e, &self.d));
+        let b = e.tr_mul(&(self.b * e));
+        let r = &x.r;
+        let p = mul_skew(&b, r);
+        let w = mul_skew(&d, r);
+        // [r]x W is symmetric (W = D [r]x with D symmetric): its upper triangle, entry (i, j)
+        // being row i of [r]x times column j of W, i.e. (r x W[:, j])_i
+        let rw = |i: usize, j: usize| {
+            let (c, (i1, i2)) = (w.column(j), ((i + 1) % 3, (i + 2) % 3));
+            r[i1] * c[i2] - r[i2] * c[i1]
+        };
+        let upper = |i: usize, j: usize| a[(i, j)] - p[(i, j)] - p[(j, i)] - rw(i, j);
+        SymBlocks {
+            a: sym_from_upper([
+                upper(0, 0),
+                upper(1, 1),
+                upper(2, 2),
+                upper(0, 1),
+                upper(0, 2),
+                upper(1, 2),
+            ]),
+            b: b - w.transpose(),
+            d,
+        }
+    }
+
+    /// `m += [A, B; B^T, D]`.
+    #[inline(always)]
+    fn add_to(&self, m: &mut Mat6) {
+        for j in 0..3 {
+            for i in 0..3 {
+                m[(i, j)] += self.a[(i, j)];
+                m[(i, j + 3)] += self.b[(i, j)];
+                m[(i + 3, j)] += self.b[(j, i)];
+                m[(i + 3, j + 3)] += self.d[(i, j)];
+            }
+        }
+    }
+}
+
+/// `E^T K E` for a symmetric `K`: with `T = K E`, entry (i, j) is column i of E dotted with
+/// column j of T, and only the six entries with i <= j are computed.
+#[inline(always)]
+fn sym_congruence(e: &Mat3, k: &Mat3) -> Mat3 {
+    let t = k * e;
+    let entry = |i: usize, j: usize| e.column(i).dot(&t.column(j));
+    sym_from_upper([
+        entry(0, 0),
+        entry(1, 1),
+        entry(2, 2),
+        entry(0, 1),
+        entry(0, 2),
+        entry(1, 2),
+    ])
+}
+
+/// The symmetric 3x3 with diagonal `(xx, yy, zz)` and upper triangle `(xy, xz, yz)`.
+#[inline(always)]
+fn sym_from_upper([xx, yy, zz, xy, xz, yz]: [f64; 6]) -> Mat3 {
+    Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz)
+}
+// ANCHOR_END: sym_blocks
+
+/// `I` as its explicit 6x6 `[Ibar, [h]x; [h]x^T, m 1]`, written in place (ABA's `I^A_i = I_i`).
+#[inline(always)]
+fn set_rigid(out: &mut Mat6, inertia: &SpatialInertia) {
+    let (h, m) = (&inertia.h, inertia.m);
+    let hx = Mat3::new(0.0, -h.z, h.y, h.z, 0.0, -h.x, -h.y, h.x, 0.0);
+    for j in 0..3 {
+        for i in 0..3 {
+            out[(i, j)] = inertia.ibar[(i, j)];
+            out[(i, j + 3)] = hx[(i, j)];
+            out[(i + 3, j)] = hx[(j, i)];
+            out[(i + 3, j + 3)] = if i == j { m } else { 0.0 };
+        }
+    }
 }
 
 /// `M [r]x`, column by column: column j of `[r]x` is `r x e_j`, so column j of the product
 /// mixes two columns of M (18 multiplications instead of a 3x3 product's 27).
-#[inline]
+#[inline(always)]
 fn mul_skew(m: &Mat3, r: &Vec3) -> Mat3 {
     let (c0, c1, c2) = (m.column(0), m.column(1), m.column(2));
     Mat3::from_columns(&[c1 * r.z - c2 * r.y, c2 * r.x - c0 * r.z, c0 * r.y - c1 * r.x])
-}
-
-/// `[r]x M`, column by column: column j is `r x M[:, j]`.
-#[inline]
-fn skew_mul(r: &Vec3, m: &Mat3) -> Mat3 {
-    Mat3::from_columns(&[
-        r.cross(&m.column(0).into_owned()),
-        r.cross(&m.column(1).into_owned()),
-        r.cross(&m.column(2).into_owned()),
-    ])
 }
 
 #[inline]
@@ -218,8 +322,8 @@ fn aba_passes(
         let v = ws.x_up[i].apply_motion(&v_p) + jc.v_j;
         ws.v[i] = v;
         ws.c[i] = jc.c_j + v.cross_motion(&jc.v_j);
-        ws.ia[i] = model.inertia[i].to_matrix();
         let inertia = &model.inertia[i];
+        set_rigid(&mut ws.ia[i], inertia);
         ws.f[i] = v.cross_force(&inertia.mul_motion(&v));
         if let Some(fx) = f_ext {
             ws.x_0[i] = if p == 0 {
@@ -253,24 +357,33 @@ fn aba_passes(
             d[(k, k)] += model.joints[i].armature;
             ws.u[i][k] = tau[di + k] - axis_dot(axes[k], &s.cols[k], &ws.f[i]);
         }
-        ws.d_inv[i] = spd_inverse(&d, n).map_err(|(k, pivot)| Error::NotPositiveDefinite {
+        let bad = |(k, pivot)| Error::NotPositiveDefinite {
             what: format!("ABA D_i of body '{}'", model.body_name[i]),
             dof: di + k,
             value: pivot,
-        })?;
+        };
+        if n == 1 {
+            // one dof: D_i is a number, and D_i^-1 one division
+            if !(d[(0, 0)] > 0.0) {
+                return Err(bad((0, d[(0, 0)])));
+            }
+            ws.d_inv[i][(0, 0)] = 1.0 / d[(0, 0)];
+        } else {
+            ws.d_inv[i] = spd_inverse(&d, n).map_err(bad)?;
+        }
         let p = model.lambda[i];
         if p != 0 {
-            // I^a = I^A - U D^-1 U^T ;  p^a = p^A + I^a c + U D^-1 u
-            let mut ia = ws.ia[i];
+            // I^a = I^A - U D^-1 U^T ;  p^a = p^A + I^a c + U D^-1 u, on the blocks of I^A
+            let mut ia = SymBlocks::of(&ws.ia[i]);
             let mut pa = ws.f[i];
             for k in 0..n {
                 let w_k = u_dinv_column(&ws.u_cols[i], &ws.d_inv[i], n, k); // (U D^-1)[:, k]
-                ia.ger(-1.0, &w_k.to_vec6(), &ws.u_cols[i][k].to_vec6(), 1.0);
+                ia.sub_outer(&w_k, &ws.u_cols[i][k]);
                 pa += w_k * ws.u[i][k];
             }
-            pa += mat6_mul_motion(&ia, &ws.c[i]);
-            let ia_p = transform_back_mat6(&ws.x_up[i], &ia);
-            ws.ia[p] += ia_p;
+            pa += ia.mul_motion(&ws.c[i]);
+            // the parent's I^A += lambda_X_i* I^a i_X_lambda, its p^A += lambda_X_i* p^a
+            ia.transform_back(&ws.x_up[i]).add_to(&mut ws.ia[p]);
             let pa_p = ws.x_up[i].inv_apply_force(&pa);
             ws.f[p] += pa_p;
         }
@@ -328,6 +441,13 @@ mod tests {
         let mut bad = Mat6::identity();
         bad[(1, 1)] = -2.0;
         assert_eq!(spd_inverse(&bad, 3).unwrap_err(), (1, -2.0));
+    }
+
+    /// `X^T M X` by [`SymBlocks::transform_back`], as a 6x6.
+    fn transform_back_mat6(x: &Xform, m: &Mat6) -> Mat6 {
+        let mut out = Mat6::zeros();
+        SymBlocks::of(m).transform_back(x).add_to(&mut out);
+        out
     }
 
     #[test]

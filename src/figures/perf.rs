@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 
 /// Chain lengths and tree sizes: 2^k - 1 bodies, k = 1 ... 10.
 const LEVELS: std::ops::RangeInclusive<usize> = 1..=10;
-/// Slopes are fitted to the sizes from this many bodies up (below it the fixed cost of a call
-/// still shows).
+/// The asymptotic range: the slopes compared with the theory are fitted to the three largest
+/// sizes (255, 511 and 1,023 bodies), where the fixed cost of a call no longer shows.
+const ASYMPTOTIC_FROM: f64 = 255.0;
+/// A wider range, from this many bodies up, reported beside it.
 const FIT_FROM: f64 = 63.0;
 
 /// The timed kernels, their names, and the operation count the theory predicts for each.
@@ -157,39 +159,45 @@ fn loglog_slope(pts: &[(f64, f64)]) -> f64 {
     sxy / sxx
 }
 
-/// The cost model `t = a n + b c` of one kernel: a fixed cost per body (joint transform,
-/// composite inertia, one reciprocal per row) and a cost per counted operation, fitted by least
-/// squares in relative terms (each size weighs alike) to `(n, c, t)`. Returns `(a, b)`.
-fn fit_cost_model(pts: &[(f64, f64, f64)]) -> (f64, f64) {
-    // minimise sum ((a n + b c) / t - 1)^2: normal equations of the columns n/t and c/t
-    let (mut s_nn, mut s_nc, mut s_cc, mut s_n, mut s_c) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for &(n, c, t) in pts {
-        let (u, v) = (n / t, c / t);
-        s_nn += u * u;
-        s_nc += u * v;
-        s_cc += v * v;
-        s_n += u;
-        s_c += v;
-    }
-    let det = s_nn * s_cc - s_nc * s_nc;
-    if det.abs() <= 1e-12 * s_nn * s_cc {
-        // the count is proportional to n (RNEA, ABA): one term
-        return (s_n / s_nn, 0.0);
-    }
-    ((s_n * s_cc - s_c * s_nc) / det, (s_nn * s_c - s_nc * s_n) / det)
+/// The cost model `t = t0 + a n + b c` of one kernel: a fixed cost per call (checks, set-up,
+/// the call itself), a fixed cost per body (joint transform, composite inertia, one reciprocal
+/// per row) and a cost per counted operation, fitted by least squares in relative terms (each size
+/// weighs alike) to `(n, c, t)`. When the count is n itself (RNEA, ABA) the last term is left out
+/// (`b = 0`). Returns `[t0, a, b]`.
+fn fit_cost_model(pts: &[(f64, f64, f64)]) -> [f64; 3] {
+    let linear = pts.iter().all(|&(n, c, _)| c == n);
+    let cols = if linear { 2 } else { 3 };
+    // minimise sum ((t0 + a n + b c) / t - 1)^2
+    let a = DMatrix::from_fn(pts.len(), cols, |r, k| {
+        let (n, c, t) = pts[r];
+        [1.0, n, c][k] / t
+    });
+    let rhs = nalgebra::DVector::from_element(pts.len(), 1.0);
+    let coef = match a.svd(true, true).solve(&rhs, 1e-14) {
+        Ok(x) => x,
+        Err(_) => nalgebra::DVector::zeros(cols),
+    };
+    [coef[0], coef[1], if linear { 0.0 } else { coef[2] }]
 }
 
-/// Prints the report, writes the figure and the table of slopes into `dir`.
+/// The slope of `ln y` against `ln n` over the points with `n >= from`.
+fn slope_from(pts: &[(f64, f64)], from: f64) -> f64 {
+    loglog_slope(&pts.iter().copied().filter(|q| q.0 >= from).collect::<Vec<_>>())
+}
+
+/// Prints the report, writes the two figures (chains, binary trees) and the table of slopes into
+/// `dir`.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     println!("Performance: scaling of RNEA, ABA, CRBA and factor_i to 1,023 bodies");
-    let mut chart = Chart::new(
-        "Time per call on chains and balanced binary trees",
-        "number of bodies n",
-        "time per call (microseconds)",
-    )
-    .log(true, true);
     let mut rows = Vec::new();
-    for shape in ["chain", "binary tree"] {
+    let mut paths = Vec::new();
+    for (shape, file) in [("chain", "perf_scaling.svg"), ("binary tree", "perf_scaling_trees.svg")] {
+        let mut chart = Chart::new(
+            &format!("Time per call on {shape}s, and the fitted cost t0 + a n + b C (dashed)"),
+            "number of bodies n",
+            "time per call (microseconds)",
+        )
+        .log(true, true);
         let models: Vec<Model> = LEVELS
             .map(|k| {
                 if shape == "chain" {
@@ -209,67 +217,84 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             }
         }
         for (a, (name, count)) in KERNELS.iter().enumerate() {
-            let fit =
-                |p: &[(f64, f64)]| loglog_slope(&p.iter().copied().filter(|q| q.0 >= FIT_FROM).collect::<Vec<_>>());
-            let (measured, theory) = (fit(&time_pts[a]), fit(&count_pts[a]));
-            // the cost model a n + b count, and the slope of the time against it (1 if the
-            // model holds; hidden work growing faster than the count would push it above 1)
+            // slopes over the largest sizes (the asymptotic range, compared with the theory),
+            // from 63 bodies up, and over every size (flattened by the fixed cost per call)
+            let (theory, measured) = (
+                slope_from(&count_pts[a], ASYMPTOTIC_FROM),
+                slope_from(&time_pts[a], ASYMPTOTIC_FROM),
+            );
+            let (from_63, full) = (slope_from(&time_pts[a], FIT_FROM), slope_from(&time_pts[a], 0.0));
+            // the cost model t0 + a n + b count over every size, and the slope of the time
+            // against it (1 if the model holds; hidden work growing faster than the count would
+            // push it above 1)
             let triples: Vec<(f64, f64, f64)> = time_pts[a]
                 .iter()
                 .zip(&count_pts[a])
-                .filter(|(t, _)| t.0 >= FIT_FROM)
                 .map(|(t, c)| (t.0, c.1, t.1))
                 .collect();
-            let (ca, cb) = fit_cost_model(&triples);
-            let model: Vec<(f64, f64)> = triples.iter().map(|&(n, c, t)| (ca * n + cb * c, t)).collect();
-            let against_model = loglog_slope(&model);
+            let [t0, ca, cb] = fit_cost_model(&triples);
+            let cost = |n: f64, c: f64| t0 + ca * n + cb * c;
+            let fitted: Vec<(f64, f64)> = triples.iter().map(|&(n, c, _)| (n, cost(n, c))).collect();
+            let against_model = loglog_slope(&triples.iter().map(|&(n, c, t)| (cost(n, c), t)).collect::<Vec<_>>());
             let (n_max, c_max, _) = triples[triples.len() - 1];
-            let share = cb * c_max / (ca * n_max + cb * c_max);
+            let share = cb * c_max / cost(n_max, c_max);
             println!(
-                "  {name}, {shape}: slope {measured:.2} (theory, {count}: {theory:.2}); against a n + b {count}: \
-                 {against_model:.2}, counted operations {:.0} % of the time at n = {n_max}",
+                "  {name}, {shape}: slope for n >= {ASYMPTOTIC_FROM} {measured:.2} (theory, {count}: {theory:.2}), \
+                 for n >= {FIT_FROM} {from_63:.2}, all n {full:.2}; fit t0 {t0:.3} us, a {ca:.4} us, b {cb:.5} us, \
+                 slope against it {against_model:.2}, b {count} {:.0} % of the time at n = {n_max}",
                 100.0 * share
             );
             rows.push(format!(
-                "| {name} | {shape} | {count} | {theory:.2} | {measured:.2} | {:+.2} | {against_model:.2} | {:.0} % |",
+                "| {name} | {shape} | {count} | {theory:.2} | {measured:.2} | {:+.2} | {from_63:.2} | {full:.2} | \
+                 {against_model:.2} | {:.0} % |",
                 measured - theory,
                 100.0 * share
             ));
-            chart = chart.with(Series::line_points(&format!("{name}, {shape}"), time_pts[a].clone()));
+            chart = chart
+                .with(Series::line_points(name, time_pts[a].clone()))
+                .with(Series::dashed(&format!("{name}, fit"), fitted));
         }
+        let path = dir.join(file);
+        chart.save_svg(&path)?;
+        paths.push(path);
     }
     let table = format!(
-        "| algorithm | tree | predicted count | its slope | measured slope | difference | slope against a n + b count | b count at 1,023 bodies |\n\
-         |---|---|---|---|---|---|---|---|\n{}",
+        "| algorithm | tree | predicted count C | slope of C, n >= 255 | measured slope, n >= 255 | difference | \
+         measured, n >= 63 | measured, all n | slope against t0 + a n + b C | b C at 1,023 bodies |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n{}",
         rows.join("\n")
     );
     write_snippet(dir, "perf_slopes.md", &table)?;
-    let path = dir.join("perf_scaling.svg");
-    chart.save_svg(&path)?;
-    Ok(vec![path])
+    Ok(paths)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The cost model's fit recovers the two coefficients of exact data, falls back to one term
-    /// when the count is n itself, and the slope of the data against the fitted model is 1.
+    /// The cost model's fit recovers the three coefficients of exact data, leaves out the count
+    /// when it is n itself, and the slope of the data against the fitted model is 1.
     #[test]
     fn cost_model_fit_recovers_its_coefficients() {
-        let pts: Vec<(f64, f64, f64)> = [63.0, 127.0, 255.0, 511.0, 1023.0]
+        let pts: Vec<(f64, f64, f64)> = [1.0, 3.0, 7.0, 15.0, 63.0, 127.0, 255.0, 511.0, 1023.0]
             .iter()
             .map(|&n: &f64| {
                 let c = n * (n + 1.0).log2();
-                (n, c, 0.02 * n + 0.005 * c)
+                (n, c, 0.3 + 0.02 * n + 0.005 * c)
             })
             .collect();
-        let (a, b) = fit_cost_model(&pts);
-        assert!((a - 0.02).abs() < 1e-12 && (b - 0.005).abs() < 1e-12, "{a} {b}");
-        let model: Vec<(f64, f64)> = pts.iter().map(|&(n, c, t)| (a * n + b * c, t)).collect();
-        assert!((loglog_slope(&model) - 1.0).abs() < 1e-12);
-        let linear: Vec<(f64, f64, f64)> = pts.iter().map(|&(n, _, _)| (n, n, 0.03 * n)).collect();
-        let (a, b) = fit_cost_model(&linear);
-        assert!((a - 0.03).abs() < 1e-12 && b == 0.0, "{a} {b}");
+        let [t0, a, b] = fit_cost_model(&pts);
+        assert!(
+            (t0 - 0.3).abs() < 1e-9 && (a - 0.02).abs() < 1e-9 && (b - 0.005).abs() < 1e-9,
+            "{t0} {a} {b}"
+        );
+        let model: Vec<(f64, f64)> = pts.iter().map(|&(n, c, t)| (t0 + a * n + b * c, t)).collect();
+        assert!((loglog_slope(&model) - 1.0).abs() < 1e-9);
+        let linear: Vec<(f64, f64, f64)> = pts.iter().map(|&(n, _, _)| (n, n, 0.1 + 0.03 * n)).collect();
+        let [t0, a, b] = fit_cost_model(&linear);
+        assert!(
+            (t0 - 0.1).abs() < 1e-9 && (a - 0.03).abs() < 1e-9 && b == 0.0,
+            "{t0} {a} {b}"
+        );
     }
 }

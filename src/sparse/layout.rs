@@ -200,7 +200,7 @@ fn factor_rows<C: Counter>(
     policy: PivotPolicy,
     warnings: &mut Vec<String>,
     ops: &mut C,
-    sub_scaled: impl Fn(&mut [f64], &[f64], f64),
+    simd: impl Simd,
 ) -> Result<()> {
     for k in (0..layout.nv).rev() {
         let ak = layout.dof_madr[k]; // region 1: the pivot
@@ -213,13 +213,17 @@ fn factor_rows<C: Counter>(
         let row_len = layout.dof_depth[k] + 1;
         // row i lies wholly before row k (i < k), so the two rows can be borrowed apart
         let (before_k, from_k) = qld.split_at_mut(ak);
-        let row_k = &mut from_k[..row_len];
-        for (t, &ai) in (1..row_len).zip(&layout.col_madr[ak + 1..ak + row_len]) {
-            let tmp = row_k[t] * inv_d; // 2a
+        // `tail` is row k from the slot (k, i) of the current ancestor i to the root
+        let mut tail = &mut from_k[1..row_len];
+        for &ai in &layout.col_madr[ak + 1..ak + row_len] {
+            let Some((m_ki, _)) = tail.split_first_mut() else { break };
+            let tmp = *m_ki * inv_d; // 2a
             ops.mul(1);
-            sub_scaled(&mut before_k[ai..ai + row_len - t], &row_k[t..], tmp); // region 3
-            ops.madd(row_len - t);
-            row_k[t] = tmp; // 2b
+            let n = tail.len();
+            sub_scaled(&mut before_k[ai..ai + n], tail, tmp, simd); // region 3
+            ops.madd(n);
+            tail[0] = tmp; // 2b
+            tail = &mut tail[1..];
         }
     }
     Ok(())
@@ -227,76 +231,18 @@ fn factor_rows<C: Counter>(
 // ANCHOR_END: factor_i
 
 // ANCHOR: sub_scaled
-/// `dst -= s * src` (MuJoCo's `mju_addToScl` with `-s`), entry by entry, no fused multiply-adds.
-///
-/// Built for speed in two parts. A segment shorter than eight entries (every row update of a
-/// shallow tree) is done in place by [`sub_scaled_few`]. A longer one goes to `long`, a function of its own,
-/// not inlined ([`sub_scaled_long`], or [`sub_scaled_long_avx`] on processors with AVX): Rust
-/// tells the compiler that two slices passed to a function cannot overlap, so its loop compiles to
-/// whole vector instructions with no run-time overlap test, while a call per segment would cost
-/// more than the short updates themselves.
+/// `dst -= s * src` (MuJoCo's `mju_addToScl` with `-s`), entry by entry, no fused multiply-adds:
+/// blocks of four by [`Simd::sub_scaled4`], then the last zero to three entries one case per
+/// length. Inlined into the factorization's loop: no call, no set-up per update.
 #[inline(always)]
-fn sub_scaled(dst: &mut [f64], src: &[f64], s: f64, long: impl Fn(&mut [f64], &[f64], f64)) {
+fn sub_scaled(dst: &mut [f64], src: &[f64], s: f64, simd: impl Simd) {
     debug_assert_eq!(dst.len(), src.len());
-    if dst.len() < 8 {
-        sub_scaled_few(dst, src, s)
-    } else {
-        long(dst, src, s)
-    }
-}
-
-/// The long segments of [`sub_scaled`], for the default target (SSE2: two numbers per
-/// instruction).
-#[inline(never)]
-fn sub_scaled_long(dst: &mut [f64], src: &[f64], s: f64) {
-    sub_scaled_blocks(dst, src, s)
-}
-
-/// [`sub_scaled_long`] compiled for AVX: four numbers per instruction.
-///
-/// # Safety
-/// Only for processors with AVX (the caller checks `is_x86_feature_detected!("avx")`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-#[inline(never)]
-unsafe fn sub_scaled_long_avx(dst: &mut [f64], src: &[f64], s: f64) {
-    sub_scaled_blocks(dst, src, s)
-}
-
-/// `dst -= s * src` in blocks of four, which the compiler turns into whole vector instructions,
-/// then the last zero to three entries by [`sub_scaled_rest`].
-#[inline(always)]
-fn sub_scaled_blocks(dst: &mut [f64], src: &[f64], s: f64) {
-    let (mut d4, mut x4) = (dst.chunks_exact_mut(4), src.chunks_exact(4));
-    for (d, x) in (&mut d4).zip(&mut x4) {
-        d[0] -= s * x[0];
-        d[1] -= s * x[1];
-        d[2] -= s * x[2];
-        d[3] -= s * x[3];
-    }
-    sub_scaled_rest(d4.into_remainder(), x4.remainder(), s);
-}
-
-/// `dst -= s * src` for fewer than eight entries, without a loop: a block of four if there is
-/// one, then the rest. (A loop would be compiled for long runs, with vector set-up and overlap
-/// tests that cost more than these few entries.)
-#[inline(always)]
-fn sub_scaled_few(dst: &mut [f64], src: &[f64], s: f64) {
     let (d4, d_rest) = dst.as_chunks_mut::<4>();
     let (x4, x_rest) = src.as_chunks::<4>();
-    if let (Some(d), Some(x)) = (d4.first_mut(), x4.first()) {
-        for k in 0..4 {
-            d[k] -= s * x[k];
-        }
+    for (d, x) in d4.iter_mut().zip(x4) {
+        simd.sub_scaled4(d, x, s);
     }
-    sub_scaled_rest(d_rest, x_rest, s);
-}
-
-/// The last zero to three entries of `dst -= s * src`, one case per length (a loop here would be
-/// compiled with masked vector loads and stores, which are slow on some processors).
-#[inline(always)]
-fn sub_scaled_rest(dst: &mut [f64], src: &[f64], s: f64) {
-    match (dst, src) {
+    match (d_rest, x_rest) {
         ([d0, d1, d2], [x0, x1, x2]) => {
             *d0 -= s * x0;
             *d1 -= s * x1;
@@ -312,13 +258,96 @@ fn sub_scaled_rest(dst: &mut [f64], src: &[f64], s: f64) {
 }
 // ANCHOR_END: sub_scaled
 
+/// The vector instructions a kernel is compiled with, as a value: [`Portable`] (the default
+/// target's, SSE2 on x86-64) or [`Avx`] (made only where the processor has AVX). The kernels
+/// take it as a type parameter, so each is compiled once per width.
+///
+/// Why the four-number block is written with the processor's vector operations instead of a
+/// plain loop: the compiler cannot tell that the two rows of an update do not overlap, so it
+/// either keeps a plain loop scalar or vectorizes it behind run-time overlap tests whose set-up
+/// (and the registers it takes) costs more than a short update. Its loop vectorizer leaves alone
+/// a loop that already works on vectors, so the block loop stays as written: one load, one
+/// multiplication, one subtraction and one store per four numbers (two of each with SSE2).
+pub(crate) trait Simd: Copy {
+    /// `d -= s * x` on four numbers: a multiplication, then a subtraction, per entry.
+    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64);
+}
+
+/// The default target's vector instructions (SSE2 on x86-64: two numbers per instruction).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portable;
+
+impl Simd for Portable {
+    #[inline(always)]
+    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of every x86-64 processor; the loads and stores stay inside the
+        // two arrays of four.
+        unsafe {
+            use std::arch::x86_64::{_mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_storeu_pd, _mm_sub_pd};
+            let sv = _mm_set1_pd(s);
+            let lo = _mm_sub_pd(_mm_loadu_pd(d.as_ptr()), _mm_mul_pd(sv, _mm_loadu_pd(x.as_ptr())));
+            let hi = _mm_sub_pd(
+                _mm_loadu_pd(d.as_ptr().add(2)),
+                _mm_mul_pd(sv, _mm_loadu_pd(x.as_ptr().add(2))),
+            );
+            _mm_storeu_pd(d.as_mut_ptr(), lo);
+            _mm_storeu_pd(d.as_mut_ptr().add(2), hi);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for k in 0..4 {
+            d[k] -= s * x[k];
+        }
+    }
+}
+
+/// AVX's vector instructions (four numbers per instruction). Only [`Avx::detect`] makes one, so
+/// holding it proves that the processor has AVX.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx(());
+
+#[cfg(target_arch = "x86_64")]
+impl Avx {
+    /// `Some` on a processor with AVX (the standard library's cached test).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx> {
+        std::is_x86_feature_detected!("avx").then_some(Avx(()))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Simd for Avx {
+    #[inline(always)]
+    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64) {
+        // SAFETY: an `Avx` exists only on a processor with AVX.
+        unsafe { avx_sub_scaled4(d, x, s) }
+    }
+}
+
+/// [`Simd::sub_scaled4`] in one AVX multiplication and one subtraction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+fn avx_sub_scaled4(d: &mut [f64; 4], x: &[f64; 4], s: f64) {
+    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd, _mm256_sub_pd};
+    // SAFETY: the loads and stores stay inside the two arrays of four.
+    unsafe {
+        let v = _mm256_sub_pd(
+            _mm256_loadu_pd(d.as_ptr()),
+            _mm256_mul_pd(_mm256_set1_pd(s), _mm256_loadu_pd(x.as_ptr())),
+        );
+        _mm256_storeu_pd(d.as_mut_ptr(), v);
+    }
+}
+
 /// MuJoCo's `mj_factorI` (the listing `factor_rows` above) after checking the lengths of `qld`
 /// (`nM`) and `qld_diag_inv` (`nv`).
 ///
-/// On x86-64 processors with AVX, the long row updates run `sub_scaled_long_avx`, chosen once per call
-/// at run time: four numbers per instruction instead of the two of the default target's SSE2,
-/// as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for AVX). The arithmetic, and
-/// so the result, is the same bit for bit: no fused multiply-adds.
+/// On x86-64 processors with AVX the loop runs compiled for AVX, chosen once per call at run time
+/// ([`with_avx`](super::with_avx)): four numbers per instruction instead of the two of the default
+/// target's SSE2, as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for AVX). The
+/// arithmetic, and so the result, is the same bit for bit: no fused multiply-adds.
 pub fn factor_i_in_place(
     layout: &MjLayout,
     qld: &mut [f64],
@@ -335,34 +364,29 @@ pub fn factor_i_in_place(
         });
     }
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx") {
-        // SAFETY (both blocks): the processor supports AVX, checked on the line above.
-        let long = |d: &mut [f64], x: &[f64], s: f64| unsafe { sub_scaled_long_avx(d, x, s) };
-        let avx = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, long);
+    if let Some(avx) = Avx::detect() {
+        // SAFETY: `avx` proves that the processor has AVX.
         return unsafe { factor_rows_avx(layout, qld, qld_diag_inv, policy, warnings, ops, avx) };
     }
-    let portable = |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, sub_scaled_long);
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, portable)
+    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, Portable)
 }
 
-/// [`factor_rows`] compiled for AVX: the short row updates, done in place, use its four-number
-/// instructions too.
-///
-/// # Safety
-/// Only for processors with AVX.
+/// [`factor_rows`] compiled for AVX: the short row updates ([`sub_scaled`]'s last one to three
+/// entries) use its instructions too.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn factor_rows_avx<C: Counter>(
+fn factor_rows_avx<C: Counter>(
     layout: &MjLayout,
     qld: &mut [f64],
     qld_diag_inv: &mut [f64],
     policy: PivotPolicy,
     warnings: &mut Vec<String>,
     ops: &mut C,
-    sub_scaled: impl Fn(&mut [f64], &[f64], f64),
+    avx: Avx,
 ) -> Result<()> {
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, sub_scaled)
+    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, avx)
 }
+
 /// The pivot `*pivot` of dof k is below `MJ_MINVAL`: an error, or clamp and warn.
 #[cold]
 fn bad_pivot(k: usize, pivot: &mut f64, policy: PivotPolicy, warnings: &mut Vec<String>) -> Result<()> {
@@ -425,18 +449,21 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 /// for the row before.
 #[inline(always)]
 fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut impl Counter) -> bool {
+    // the layout's arrays as local slices: the compiler keeps their addresses in registers
+    // instead of reading them again from `layout` after every store into x
+    let (madr, depth, col) = (&layout.dof_madr[..], &layout.dof_depth[..], &layout.col[..]);
     for i in (0..layout.nv).rev() {
-        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        let (a, n) = (madr[i] + 1, depth[i]);
         let xi = x[i];
-        for (&l, &j) in qld[a..a + n].iter().zip(&layout.col[a..a + n]) {
+        for (&l, &j) in qld[a..a + n].iter().zip(&col[a..a + n]) {
             x[j] -= l * xi; // push x_i into its ancestors
         }
         ops.madd(n);
     }
     let mut finite = true;
     for i in 0..layout.nv {
-        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
-        let (row, cols) = (&qld[a..a + n], &layout.col[a..a + n]);
+        let (a, n) = (madr[i] + 1, depth[i]);
+        let (row, cols) = (&qld[a..a + n], &col[a..a + n]);
         let mut xi = x[i] * qld_diag_inv[i];
         if let (Some((&l_parent, l_far)), Some((&parent, c_far))) = (row.split_first(), cols.split_first()) {
             xi -= dot_gather(l_far, c_far, x); // the ancestors beyond the parent
@@ -570,7 +597,7 @@ mod tests {
                 PivotPolicy::Error,
                 &mut Vec::new(),
                 &mut NoCount,
-                |d: &mut [f64], x: &[f64], s: f64| sub_scaled(d, x, s, sub_scaled_long),
+                Portable,
             )
             .unwrap();
             assert_eq!(a, b);
