@@ -57,11 +57,17 @@ pub struct State {
     /// Applied generalized forces, MuJoCo's `qfrc_applied` (nv): the controls of a student's
     /// controller.
     pub qfrc_applied: Vec<f64>,
+    /// The constraint solver's warm start, MuJoCo's `qacc_warmstart` (nv): the `qacc` of the last
+    /// forward pass of the previous step (`mj_advance` saves it), offered to the solver of the
+    /// next step, which starts from it when its cost is lower than `qacc_smooth`'s. Zeros after
+    /// a reset (`mj_resetData`, `mj_resetDataKeyframe`). Ignored with
+    /// `<flag warmstart="disable">` (the solver then starts cold from `qacc_smooth`).
+    pub qacc_warmstart: Vec<f64>,
 }
 
 impl State {
-    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control and
-    /// applied force.
+    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control,
+    /// applied force and warm start (MuJoCo's `mj_resetData`).
     pub fn reference(model: &Model) -> Self {
         State {
             time: 0.0,
@@ -70,11 +76,12 @@ impl State {
             act: vec![0.0; actuator_na(model)],
             ctrl: vec![0.0; model.actuators.len()],
             qfrc_applied: vec![0.0; model.nv],
+            qacc_warmstart: vec![0.0; model.nv],
         }
     }
 
-    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`), or
-    /// [`Error::Unknown`].
+    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`: zero applied force and
+    /// warm start), or [`Error::Unknown`].
     pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
         let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
             return Err(Error::Unknown {
@@ -89,6 +96,7 @@ impl State {
             act: kf.act.clone(),
             ctrl: kf.ctrl.clone(),
             qfrc_applied: vec![0.0; model.nv],
+            qacc_warmstart: vec![0.0; model.nv],
         };
         state.check(model)?;
         Ok(state)
@@ -98,11 +106,13 @@ impl State {
     pub fn check(&self, model: &Model) -> Result<()> {
         model.check_state(&self.qpos, &self.qvel)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
+        check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
         check_controls(model, &self.ctrl, &self.act)?;
         check_finite(None, self.time, "qpos", &self.qpos)?;
         check_finite(None, self.time, "qvel", &self.qvel)?;
         check_finite(None, self.time, "act", &self.act)?;
-        check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)
+        check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)?;
+        check_finite(None, self.time, "qacc_warmstart", &self.qacc_warmstart)
     }
 }
 
@@ -800,6 +810,14 @@ impl<'m> Simulator<'m> {
         std::mem::swap(&mut self.state.qpos, &mut self.qn);
         std::mem::swap(&mut self.state.qvel, &mut self.vn);
         std::mem::swap(&mut self.state.act, &mut self.actn);
+        // mj_advance: qacc_warmstart = the qacc of the last forward pass (the step's own for
+        // Euler and the implicit integrators, the fourth stage's for RK4)
+        let last = if self.integrator == Integrator::Rk4 {
+            &self.stage_fwd.qacc
+        } else {
+            &self.fwd.qacc
+        };
+        self.state.qacc_warmstart.copy_from_slice(last);
         self.state.time = t;
         self.steps += 1;
         Ok(())
@@ -809,6 +827,13 @@ impl<'m> Simulator<'m> {
     /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`].
     fn forward_at_state(&mut self) -> Result<()> {
         let s = &self.state;
+        if let Some(c) = self.constrained.as_mut() {
+            // mj_fwdConstraint's warmstart: the state's qacc_warmstart, unless disabled; RK4's
+            // later stages keep this same one (mj_RungeKutta changes qacc_warmstart only in
+            // mj_advance, after the last stage)
+            let warm = !self.model.opt.disabled("warmstart");
+            c.set_warmstart(warm.then_some(s.qacc_warmstart.as_slice()));
+        }
         forward_pass(
             self.model,
             &s.qpos,
@@ -835,6 +860,7 @@ impl<'m> Simulator<'m> {
         at.act.copy_from_slice(&s.act);
         at.ctrl.copy_from_slice(&s.ctrl);
         at.qfrc_applied.copy_from_slice(&s.qfrc_applied);
+        at.qacc_warmstart.copy_from_slice(&s.qacc_warmstart);
         self.fwd_fresh = true;
         Ok(())
     }
