@@ -138,7 +138,7 @@ fn main() {
             let mut sim = Simulator::new(&model, s0.clone(), integ).unwrap();
             c.bench_function(&format!("step/{name}/{label}"), |b| {
                 b.iter(|| {
-                    if sim.steps % BATCH == 0 {
+                    if sim.steps.is_multiple_of(BATCH) {
                         sim.state.clone_from(&s0);
                     }
                     sim.step().unwrap();
