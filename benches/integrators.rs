@@ -15,8 +15,8 @@
 //! simulation), going back to the start state every `BATCH` steps so that every timed step is
 //! one of the first `BATCH` steps of the scene. Peer mode times what
 //! `tools/peers/step_compare.py` times in MuJoCo: batches of `MBD_STEP_BATCH` (default 200)
-//! consecutive steps from the start state, each batch on a fresh simulator (cold warm start, as
-//! MuJoCo's `rollout` from a state), and prints one JSON line per case with the median and the
+//! consecutive steps from the start state, each batch on a fresh simulator (a zero
+//! `qacc_warmstart`, as MuJoCo's `rollout` from a state; the later steps warm-started), and prints one JSON line per case with the median and the
 //! fastest batch's time per step.
 
 #[path = "common/peers_timing.rs"]

@@ -874,8 +874,12 @@ impl<'m> Simulator<'m> {
         Ok(())
     }
 
+    // ANCHOR: warmstart
     /// One [`forward_pass`] at the current state (time, positions, velocities, activations,
-    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`].
+    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`], the
+    /// constraint solver warm-started from the state's `qacc_warmstart` (MuJoCo's
+    /// `mj_fwdConstraint`), and on the [`Route::Factor`] route `M`, the bias forces and `qacc`
+    /// by [`Simulator::qacc_by_factor`].
     fn forward_at_state(&mut self) -> Result<()> {
         let s = &self.state;
         if let Some(c) = self.constrained.as_mut() {
@@ -900,6 +904,7 @@ impl<'m> Simulator<'m> {
         }
         Ok(())
     }
+    // ANCHOR_END: warmstart
 
     // ANCHOR: qacc_by_factor
     /// The [`Route::Factor`] route's bias forces and `qacc`, as `mj_forward` makes them: `M` by
