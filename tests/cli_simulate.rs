@@ -222,6 +222,6 @@ fn a_saved_state_continues_the_run_with_its_warm_start() {
     assert!(!e.status.success() && stderr(&e).contains(".json"), "{}", stderr(&e));
 }
 
-fn sim_args<'a>(model: &'a PathBuf, extra: &[&'a str], out: &'a PathBuf) -> Vec<&'a str> {
+fn sim_args<'a>(model: &'a std::path::Path, extra: &[&'a str], out: &'a std::path::Path) -> Vec<&'a str> {
     sim(model.to_str().unwrap(), extra, out.to_str().unwrap())
 }
