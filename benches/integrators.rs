@@ -7,12 +7,16 @@
 //! cargo bench --bench integrators                 # criterion, every case
 //! cargo bench --bench integrators -- panda/rk4    # cases whose name contains this
 //! MBD_STEP_PEERS=1 cargo bench --bench integrators  # peer mode (tools/peers/step_compare.py)
+//! MBD_STEP_PEERS=1 MBD_STEP_ONLY=humanoid/rk4 cargo bench --bench integrators  # one case
+//! MBD_STEP_PEERS=1 MBD_STEP_COLD=1 cargo bench --bench integrators  # warm start disabled
 //! ```
 //!
-//! Criterion mode resets the state before each timed step. Peer mode times what
+//! Criterion mode times consecutive steps (the solver warm-started from the step before, as in a
+//! simulation), going back to the start state every `BATCH` steps so that every timed step is
+//! one of the first `BATCH` steps of the scene. Peer mode times what
 //! `tools/peers/step_compare.py` times in MuJoCo: batches of `MBD_STEP_BATCH` (default 200)
-//! consecutive steps from the start state, each batch on a fresh simulator (cold warm start, as
-//! MuJoCo's `rollout` from a state), and prints one JSON line per case with the median and the
+//! consecutive steps from the start state, each batch on a fresh simulator (a zero
+//! `qacc_warmstart`, as MuJoCo's `rollout` from a state; the later steps warm-started), and prints one JSON line per case with the median and the
 //! fastest batch's time per step.
 
 #[path = "common/peers_timing.rs"]
@@ -83,13 +87,24 @@ fn scene(name: &str, file: &str, fixture: Option<&str>) -> (Model, State) {
     (model, s0)
 }
 
+/// Criterion mode's steps from the start state before going back to it (peer mode's default
+/// batch).
+const BATCH: usize = 200;
+
 /// Peer mode: per case, `MBD_STEP_BATCHES` batches of `MBD_STEP_BATCH` consecutive steps.
 fn peer_mode() {
     let env = |k: &str, d: usize| std::env::var(k).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
     let (batch, batches) = (env("MBD_STEP_BATCH", 200), env("MBD_STEP_BATCHES", 9));
+    let only = std::env::var("MBD_STEP_ONLY").unwrap_or_default();
     for (name, file, fixture) in SCENES {
-        let (model, s0) = scene(name, file, fixture);
+        let (mut model, s0) = scene(name, file, fixture);
+        if std::env::var_os("MBD_STEP_COLD").is_some() {
+            model.opt.flags.push(("warmstart".into(), false));
+        }
         for (integ, label) in INTEGRATORS {
+            if !format!("{name}/{label}").contains(&only) {
+                continue;
+            }
             let mut times = Vec::with_capacity(batches);
             for _ in 0..batches {
                 let mut sim = Simulator::new(&model, s0.clone(), integ).unwrap();
@@ -123,7 +138,9 @@ fn main() {
             let mut sim = Simulator::new(&model, s0.clone(), integ).unwrap();
             c.bench_function(&format!("step/{name}/{label}"), |b| {
                 b.iter(|| {
-                    sim.state.clone_from(&s0);
+                    if sim.steps.is_multiple_of(BATCH) {
+                        sim.state.clone_from(&s0);
+                    }
                     sim.step().unwrap();
                 })
             });

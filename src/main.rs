@@ -33,7 +33,8 @@ USAGE:
     mbd simulate MODEL.xml --steps N | --duration T [--every K]
                  [--integrator euler|implicit|implicitfast|rk4] [--state STATE.json | --key NAME]
                  [--ctrl VALUES | --ctrl-file CSV] [--plot FILE.svg [--plot-vars LIST]] [--quiet]
-                 [--engine mujoco|spook [--epsilon E] [--tau T]] --out FILE.csv|FILE.json|-
+                 [--save-state END.json] [--engine mujoco|spook [--epsilon E] [--tau T]]
+                 --out FILE.csv|FILE.json|-
         Step an unconstrained model with one of MuJoCo's integrators (default: the model's
         <option integrator>) and stream time, qpos and qvel named by joint, the energies and
         each actuator's ctrl, force and act per step (every K-th step with --every) to the file
@@ -44,7 +45,8 @@ USAGE:
         hinge and slide position). A progress bar shows on a terminal for runs longer than a
         second (--quiet: never). An older file at --out is removed first; --out may not be an
         input; a run that diverges stops with one line naming the step, time and quantity and
-        keeps the rows written. --engine spook steps the same model in maximal coordinates with
+        keeps the rows written. --save-state writes the final state (with the solver's warm
+        start, qacc_warmstart) as a state file that --state continues from. --engine spook steps the same model in maximal coordinates with
         SPOOK (regularization epsilon, stabilization time tau of every joint) and writes each
         body's x, rho, nu, omega.
 
@@ -295,6 +297,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
             "--ctrl-file",
             "--plot",
             "--plot-vars",
+            "--save-state",
         ],
         &["--quiet"],
     )?;
@@ -414,6 +417,7 @@ fn simulate_cmd(args: &[String]) -> Result<(), Failure> {
         plot,
         plot_vars,
         quiet: o.switches.iter().any(|s| s == "--quiet"),
+        save_state: o.value("--save-state").map(PathBuf::from),
     })?;
     let line = format!(
         "{} steps of {} s with {}: t = {}, energy {:.9} -> {:.9}; wrote {} rows to {target}",

@@ -157,3 +157,71 @@ fn contact_models_report_ncon_nefc_and_solver_iterations() {
     let (header, _) = read_csv(&out);
     assert!(!header.iter().any(|h| h == "ncon"), "{header:?}");
 }
+
+/// `--save-state` writes the final state with the solver's warm start, and `--state` continues
+/// from it: 60 steps, then 60 more from the saved file, end at the state of 120 steps in one
+/// run of the library's simulator, bit for bit (the box stack: contacts in every step). The
+/// same file without `qacc_warmstart` starts the continuation's first solve from zero and ends
+/// elsewhere.
+#[test]
+fn a_saved_state_continues_the_run_with_its_warm_start() {
+    let dir = scratch("save_state");
+    let path = model("box_stack.xml");
+    let (mid, end, out) = (dir.join("mid.json"), dir.join("end.json"), dir.join("run.csv"));
+    let s = |p: &PathBuf| p.to_str().unwrap().to_string();
+    simulate(&path, &["--steps", "60", "--save-state", &s(&mid), "--quiet"], &out);
+    simulate(
+        &path,
+        &[
+            "--steps",
+            "60",
+            "--state",
+            &s(&mid),
+            "--save-state",
+            &s(&end),
+            "--quiet",
+        ],
+        &out,
+    );
+    let model = mbd::mjcf::load(&path).unwrap().model;
+    let read = |p: &PathBuf| mbd::cli::state::read_state(p, &model).unwrap();
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator).unwrap();
+    for _ in 0..120 {
+        sim.step().unwrap();
+    }
+    let saved = read(&end);
+    assert_eq!(saved, sim.state);
+    assert!(saved.qacc_warmstart.iter().any(|&a| a != 0.0));
+    // without the warm start the continuation is another one
+    let mut text: serde_json::Value = serde_json::from_str(&fs::read_to_string(&mid).unwrap()).unwrap();
+    text.as_object_mut().unwrap().remove("qacc_warmstart");
+    fs::write(&mid, text.to_string()).unwrap();
+    simulate(
+        &path,
+        &[
+            "--steps",
+            "60",
+            "--state",
+            &s(&mid),
+            "--save-state",
+            &s(&end),
+            "--quiet",
+        ],
+        &out,
+    );
+    assert_ne!(read(&end).qpos, sim.state.qpos);
+    // the state file may not be the output, and must be a .json file
+    let e = mbd(&sim_args(&path, &["--steps", "1", "--save-state", &s(&out)], &out));
+    assert!(
+        !e.status.success() && stderr(&e).contains("same file"),
+        "{}",
+        stderr(&e)
+    );
+    let txt = s(&dir.join("end.txt"));
+    let e = mbd(&sim_args(&path, &["--steps", "1", "--save-state", &txt], &out));
+    assert!(!e.status.success() && stderr(&e).contains(".json"), "{}", stderr(&e));
+}
+
+fn sim_args<'a>(model: &'a std::path::Path, extra: &[&'a str], out: &'a std::path::Path) -> Vec<&'a str> {
+    sim(model.to_str().unwrap(), extra, out.to_str().unwrap())
+}

@@ -53,6 +53,9 @@ fn follow(r: &Rollout, cone: &str, integrator: Integrator, track: &Track) -> (Ve
     m.opt.solver = Solver::Newton;
     m.opt.tolerance = 1e-12;
     m.opt.iterations = 1000;
+    // the fixtures were made with MuJoCo's warm start disabled (settled.comparison_options):
+    // disabled here too, so that both solvers start cold from qacc_smooth
+    m.opt.flags.push(("warmstart".into(), false));
     let mut sim = Simulator::new(&m, State::reference(&m), integrator).unwrap();
     let mut errs = vec![];
     for (k, &steps) in r.steps.iter().enumerate() {
@@ -137,6 +140,9 @@ fn constrained_euler_follows_mujoco() {
             m.opt.solver = Solver::Newton;
             m.opt.tolerance = 1e-12;
             m.opt.iterations = 1000;
+            // the fixtures were made with MuJoCo's warm start disabled (settled.comparison_options):
+            // disabled here too, so that both solvers start cold from qacc_smooth
+            m.opt.flags.push(("warmstart".into(), false));
             let mut sim = Simulator::new(&m, State::reference(&m), Integrator::Euler).unwrap();
             let mut errs = vec![];
             for (k, &steps) in r.steps.iter().enumerate() {

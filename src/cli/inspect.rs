@@ -497,6 +497,7 @@ pub fn inspect_with(
                 act: kf.act.clone(),
                 ctrl: kf.ctrl.clone(),
                 qfrc_applied: vec![0.0; loaded.model.nv],
+                qacc_warmstart: vec![0.0; loaded.model.nv],
             }
         }
         (None, None) => State::reference(&loaded.model),

@@ -97,6 +97,9 @@ pub struct SimulateOptions {
     pub plot_vars: Vec<String>,
     /// No progress bar.
     pub quiet: bool,
+    /// Write the final state here (a `.json` state file, [`super::state::state_json`], with
+    /// `qacc_warmstart`): `--state` of a later run continues this one as one run would.
+    pub save_state: Option<PathBuf>,
 }
 
 /// Where the controls of `mbd simulate` come from.
@@ -337,6 +340,12 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
             inputs.push(s);
         }
         check_not_an_input(p, &inputs)?;
+        if o.save_state.as_deref() == Some(p.as_path()) {
+            return Err(Error::InvalidOutput {
+                path: p.display().to_string(),
+                why: "--out and --save-state name the same file".into(),
+            });
+        }
         // never leave an older file that looks like this run's result
         match std::fs::remove_file(p) {
             Ok(()) => {}
@@ -347,6 +356,25 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
                     why: format!("cannot replace the existing file: {e}"),
                 })
             }
+        }
+    }
+    if let Some(p) = &o.save_state {
+        let mut inputs: Vec<&Path> = vec![&o.model];
+        if let Some(s) = &o.state {
+            inputs.push(s);
+        }
+        check_not_an_input(p, &inputs)?;
+        if p.extension().and_then(|e| e.to_str()) != Some("json") {
+            return Err(Error::InvalidOutput {
+                path: p.display().to_string(),
+                why: "--save-state writes a state file, which must end in .json".into(),
+            });
+        }
+        if matches!(o.engine, Engine::Spook { .. }) {
+            return Err(Error::Unsupported {
+                what: "--save-state with --engine spook".into(),
+                why: "a state file holds MuJoCo's generalized coordinates".into(),
+            });
         }
     }
     let model = crate::mujoco::load(&o.model)?.model;
@@ -485,6 +513,12 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     }
     rec.w.flush()?;
     result?;
+    if let (Some(p), Some(sim)) = (&o.save_state, &sim) {
+        std::fs::write(p, super::state::state_json(&sim.state) + "\n").map_err(|e| Error::InvalidOutput {
+            path: p.display().to_string(),
+            why: format!("cannot write the state: {e}"),
+        })?;
+    }
     Ok(SimulateReport {
         integrator,
         steps: sim.as_ref().map_or(o.steps, |s| s.steps),

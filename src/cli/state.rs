@@ -1,7 +1,8 @@
 //! State files of the `mbd` command: JSON in MuJoCo's conventions,
-//! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...]}`,
-//! each key optional (0, `qpos0` and zeros otherwise; files written before `act`, `ctrl` and
-//! `time` existed read as before): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
+//! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...],
+//! "qacc_warmstart": [...]}`, each key optional (0, `qpos0` and zeros otherwise; files written
+//! before `act`, `ctrl`, `time` and `qacc_warmstart` existed read as before; `qacc_warmstart` is
+//! the constraint solver's warm start, MuJoCo's, zeros as after `mj_resetData`): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
 //! origin, body-frame angular velocity].
 
 use crate::error::{Error, Result};
@@ -50,9 +51,10 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             "act" => (&mut state.act, na, "na, the actuators with activation dynamics"),
             "ctrl" => (&mut state.ctrl, nu, "nu, the actuators"),
             "qfrc_applied" => (&mut state.qfrc_applied, model.nv, "nv"),
+            "qacc_warmstart" => (&mut state.qacc_warmstart, model.nv, "nv"),
             other => {
                 return Err(Error::State(format!(
-                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied)"
+                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart)"
                 )));
             }
         };
@@ -66,6 +68,23 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
     }
     state.check(model)?;
     Ok(state)
+}
+
+/// The JSON text of a state file for `state` (every key of the module documentation, in that
+/// order; `qacc_warmstart` too, so that a run continued from the file warm-starts its first
+/// solve as the uninterrupted run would). [`parse_state`] reads it back exactly (Rust's
+/// shortest round-trip formatting of every number).
+pub fn state_json(state: &State) -> String {
+    serde_json::json!({
+        "time": state.time,
+        "qpos": state.qpos,
+        "qvel": state.qvel,
+        "act": state.act,
+        "ctrl": state.ctrl,
+        "qfrc_applied": state.qfrc_applied,
+        "qacc_warmstart": state.qacc_warmstart,
+    })
+    .to_string()
 }
 
 fn number_list(key: &str, v: &serde_json::Value) -> Result<Vec<f64>> {
@@ -121,5 +140,27 @@ mod tests {
         assert_eq!((s.ctrl, s.act, s.time), (vec![0.5, -1.0], vec![0.25], 2.0));
         let e = parse_state(r#"{"act": [0.25, 1]}"#, &m).unwrap_err().to_string();
         assert!(e.contains("act has 2 entries") && e.contains("na"), "{e}");
+    }
+
+    #[test]
+    fn state_files_round_trip_with_the_warm_start() {
+        // every field, the warm start included, comes back bit for bit; a file without
+        // qacc_warmstart reads as zeros (mj_resetData's), one with the wrong length is refused
+        let model = canned::chain(3, false);
+        let mut s = State::reference(&model);
+        s.time = 0.1 + 0.2;
+        s.qpos = vec![0.1, -1.0 / 3.0, 2.0f64.sqrt()];
+        s.qvel = vec![1e-300, -7.25, 0.0];
+        s.qfrc_applied = vec![0.5, 0.0, -0.125];
+        s.qacc_warmstart = vec![-9.81, 1.0 / 7.0, 3e-17];
+        let text = state_json(&s);
+        assert!(text.contains("qacc_warmstart"), "{text}");
+        assert_eq!(parse_state(&text, &model).unwrap(), s);
+        let old = parse_state(r#"{"qpos": [0.1, 0.2, 0.3]}"#, &model).unwrap();
+        assert_eq!(old.qacc_warmstart, vec![0.0; 3]);
+        let e = parse_state(r#"{"qacc_warmstart": [1, 2]}"#, &model)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("qacc_warmstart has 2 entries"), "{e}");
     }
 }

@@ -113,13 +113,14 @@ pub const MUJOCO_PENDULUM: &str = include_str!("../../tests/fixtures/spook/spook
 /// "off"), h = 0.2 ms (`tests/fixtures/spook/spook_decay.xml`).
 pub const MUJOCO_DECAY: &str = include_str!("../../tests/fixtures/spook/spook_decay.xml");
 
-/// Runs `xml` through MuJoCo's pipeline ([`Simulator`], Euler, Newton converged to 1e-12 as the
-/// fixtures of `tests/fixtures/make_spook_fixtures.py` are) from `key` (or `qpos0` at rest) for
+/// Runs `xml` through MuJoCo's pipeline ([`Simulator`], Euler, Newton converged to 1e-12 without
+/// warm start, as the fixtures of `tests/fixtures/make_spook_fixtures.py` are) from `key` (or `qpos0` at rest) for
 /// `steps` steps of `h` (the file's step when `None`); returns `qpos` at every step.
 pub fn mujoco_rollout(xml: &str, key: Option<&str>, h: Option<f64>, steps: usize) -> Result<Vec<Vec<f64>>> {
     let mut m = mjcf::load_str(xml)?.model;
     m.opt.tolerance = 1e-12;
     m.opt.iterations = 1000;
+    m.opt.flags.push(("warmstart".into(), false));
     if let Some(h) = h {
         m.opt.timestep = h;
     }

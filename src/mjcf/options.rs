@@ -297,7 +297,7 @@ impl<'d> Reader<'d> {
                     return Err(a.err_key(name, "disabling passive or actuator forces is not implemented"))
                 }
                 // honoured by the simulator (mujoco::integrator, dynamics::actuation)
-                "eulerdamp" | "clampctrl" => {}
+                "eulerdamp" | "clampctrl" | "warmstart" => {}
                 _ => self.warn(
                     format!("flag {name}"),
                     e.file,

@@ -311,9 +311,26 @@ impl<'m> Forward<'m> {
     }
     // ANCHOR_END: acceleration
 
+    // ANCHOR: set_warmstart
+    /// The warm start of the following calls' solver, MuJoCo's `qacc_warmstart` (which
+    /// `mj_fwdConstraint`'s `warmstart` tries against `qacc_smooth`, keeping the cheaper):
+    /// `Some(qacc)` copies `qacc` into [`SolverOptions::warmstart`], storage this pipeline keeps
+    /// (allocated on the first call only); `None` starts the solver cold, as
+    /// `<flag warmstart="disable">` does. A new [`Forward`] starts cold. Kernel: `qacc` has
+    /// `nv` finite entries (the [`super::integrator::Simulator`] checks its state at the door).
+    pub fn set_warmstart(&mut self, qacc: Option<&[f64]>) {
+        match (qacc, &mut self.options.warmstart) {
+            (Some(a), Some(w)) if w.len() == a.len() => w.copy_from_slice(a),
+            (Some(a), w) => *w = Some(a.to_vec()),
+            (None, w) => *w = None,
+        }
+    }
+    // ANCHOR_END: set_warmstart
+
     // ANCHOR: constraint
     /// `mj_fwdConstraint`: without rows `qacc = qacc_smooth`; otherwise the solver of
-    /// [`Forward::options`] on the rows.
+    /// [`Forward::options`] on the rows, warm-started from [`SolverOptions::warmstart`] when it
+    /// is set ([`Forward::set_warmstart`]).
     fn constraint(&mut self) -> Result<()> {
         let model = self.model;
         let d = &mut self.d;

@@ -22,7 +22,7 @@
 //! as MuJoCo's does.
 
 use super::collision::candidate_pairs;
-use super::com::{mj_com_pos, mj_crb};
+use super::com::{mj_com_pos, mj_com_vel, mj_crb, mj_rne};
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
     check_implicit_supported, legacy_entry, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_at_pos, solve_small,
@@ -57,11 +57,17 @@ pub struct State {
     /// Applied generalized forces, MuJoCo's `qfrc_applied` (nv): the controls of a student's
     /// controller.
     pub qfrc_applied: Vec<f64>,
+    /// The constraint solver's warm start, MuJoCo's `qacc_warmstart` (nv): the `qacc` of the last
+    /// forward pass of the previous step (`mj_advance` saves it), offered to the solver of the
+    /// next step, which starts from it when its cost is lower than `qacc_smooth`'s. Zeros after
+    /// a reset (`mj_resetData`, `mj_resetDataKeyframe`). Ignored with
+    /// `<flag warmstart="disable">` (the solver then starts cold from `qacc_smooth`).
+    pub qacc_warmstart: Vec<f64>,
 }
 
 impl State {
-    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control and
-    /// applied force.
+    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control,
+    /// applied force and warm start (MuJoCo's `mj_resetData`).
     pub fn reference(model: &Model) -> Self {
         State {
             time: 0.0,
@@ -70,11 +76,12 @@ impl State {
             act: vec![0.0; actuator_na(model)],
             ctrl: vec![0.0; model.actuators.len()],
             qfrc_applied: vec![0.0; model.nv],
+            qacc_warmstart: vec![0.0; model.nv],
         }
     }
 
-    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`), or
-    /// [`Error::Unknown`].
+    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`: zero applied force and
+    /// warm start), or [`Error::Unknown`].
     pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
         let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
             return Err(Error::Unknown {
@@ -89,6 +96,7 @@ impl State {
             act: kf.act.clone(),
             ctrl: kf.ctrl.clone(),
             qfrc_applied: vec![0.0; model.nv],
+            qacc_warmstart: vec![0.0; model.nv],
         };
         state.check(model)?;
         Ok(state)
@@ -98,11 +106,13 @@ impl State {
     pub fn check(&self, model: &Model) -> Result<()> {
         model.check_state(&self.qpos, &self.qvel)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
+        check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
         check_controls(model, &self.ctrl, &self.act)?;
         check_finite(None, self.time, "qpos", &self.qpos)?;
         check_finite(None, self.time, "qvel", &self.qvel)?;
         check_finite(None, self.time, "act", &self.act)?;
-        check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)
+        check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)?;
+        check_finite(None, self.time, "qacc_warmstart", &self.qacc_warmstart)
     }
 }
 
@@ -272,9 +282,12 @@ pub fn check_unconstrained(model: &Model) -> Result<()> {
 pub struct Forward {
     /// `qfrc_passive` (nv).
     pub qfrc_passive: Vec<f64>,
-    /// `qfrc_bias = c(q, v)` (nv).
+    /// `qfrc_bias = c(q, v)` (nv). Not computed (NaN) by the steps of the ABA route (Euler
+    /// without implicit damping, RK4: see [`Simulator::step`]), which need no bias vector;
+    /// [`Simulator::forward`] always computes it.
     pub qfrc_bias: Vec<f64>,
-    /// `qfrc_smooth = qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias` (nv).
+    /// `qfrc_smooth = qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias` (nv); NaN when
+    /// `qfrc_bias` is.
     pub qfrc_smooth: Vec<f64>,
     /// `qfrc_constraint` (nv): from the constrained pipeline on models with constraints, zero
     /// otherwise.
@@ -291,7 +304,32 @@ pub struct Forward {
     tau: Vec<f64>,
     /// Zeros (nv), the acceleration at which RNEA gives the bias forces.
     zeros: Vec<f64>,
+    /// What the smooth pass computes on a model without constraints.
+    route: Route,
 }
+
+// ANCHOR: route
+/// The two ways the [`Simulator`] computes the smooth dynamics of a model without constraints.
+/// MuJoCo's `mj_forward` always takes the second; the first is cheaper when nothing else needs
+/// `M`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// Bias forces by RNEA, `qacc` by ABA: what [`forward_pass`] does for a caller.
+    Full,
+    /// `qacc` by ABA alone (Euler without implicit damping, RK4's stages): ABA takes
+    /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied` and forms the velocity-product and
+    /// gravity terms itself, so no RNEA pass is made and `qfrc_bias`, `qfrc_smooth` are left
+    /// NaN.
+    Aba,
+    /// MuJoCo's route (implicit, implicitfast, Euler with implicit damping): these
+    /// integrators need `M` at the state anyway, so the simulator computes the com-based
+    /// quantities once (`mj_comPos`, `mj_comVel`), `M` by `mj_crb`, the bias forces by the
+    /// com-based `mj_rne`, factors `M` (`mj_factorM`) and solves `qacc = M^-1 qfrc_smooth`
+    /// (`mj_solveM`), instead of running RNEA and ABA besides. [`forward_pass`] computes the
+    /// passive and actuator forces only.
+    Factor,
+}
+// ANCHOR_END: route
 
 impl Forward {
     /// Storage for `model`.
@@ -308,6 +346,7 @@ impl Forward {
             ws: Workspace::new(model),
             tau: z(),
             zeros: z(),
+            route: Route::Full,
         }
     }
 }
@@ -362,7 +401,11 @@ pub fn forward_pass(
     }
     // velocity stage: passive and bias forces
     passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
-    rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias);
+    match out.route {
+        Route::Full => rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias),
+        Route::Aba => out.qfrc_bias.fill(f64::NAN),
+        Route::Factor => {} // Simulator::qacc_by_factor
+    }
     // acceleration stage: actuation, qfrc_smooth, qacc
     actuation_with(model, v, ctrl, act, &mut out.actuation)?;
     for k in 0..model.nv {
@@ -370,7 +413,9 @@ pub fn forward_pass(
         out.qfrc_smooth[k] = out.tau[k] - out.qfrc_bias[k];
         out.qfrc_constraint[k] = 0.0;
     }
-    aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)?;
+    if out.route != Route::Factor {
+        aba_with(model, &mut out.ws, q, v, &out.tau, None, &mut out.qacc)?;
+    } // else qfrc_bias, qfrc_smooth and qacc come from Simulator::qacc_by_factor
     Ok(())
 }
 // ANCHOR_END: forward
@@ -451,6 +496,9 @@ pub struct Simulator<'m> {
     /// layout, then its `L^T D L` factor.
     qh: Vec<f64>,
     qh_diag_inv: Vec<f64>,
+    /// `M`'s `L^T D L` factor (`qLD`, `qLDiagInv`) on the [`Route::Factor`] route.
+    qld: Vec<f64>,
+    qld_diag_inv: Vec<f64>,
     /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
     free_bodies: Vec<usize>,
     /// Scratch: the force solved for (nv).
@@ -492,15 +540,24 @@ impl<'m> Simulator<'m> {
         };
         let nv = model.nv;
         let reference = State::reference(model);
+        // the smooth route of a model without constraints (see Route): RNEA + M's factor when
+        // the integrator needs M anyway, ABA alone otherwise
+        let (mut fwd, mut stage_fwd) = (Forward::new(model), Forward::new(model));
+        stage_fwd.route = Route::Aba;
+        fwd.route = match integrator {
+            Integrator::Rk4 => Route::Aba,
+            Integrator::Euler if !euler_damps_implicitly(model) => Route::Aba,
+            _ => Route::Factor,
+        };
         Ok(Simulator {
             model,
             state,
             integrator,
             steps: 0,
             qacc: vec![0.0; nv],
-            fwd: Forward::new(model),
+            fwd,
             scratch: StepScratch::new(model),
-            stage_fwd: Forward::new(model),
+            stage_fwd,
             qn: vec![0.0; model.nq],
             vn: vec![0.0; nv],
             actn: vec![0.0; actuator_na(model)],
@@ -509,6 +566,8 @@ impl<'m> Simulator<'m> {
             mhd: TreeMatrix::new(model),
             qh: vec![0.0; model.mj_layout().nm],
             qh_diag_inv: vec![0.0; nv],
+            qld: vec![0.0; model.mj_layout().nm],
+            qld_diag_inv: vec![0.0; nv],
             free_bodies: standalone_free_joints(model),
             f: vec![0.0; nv],
             rv: RneVel::new(model)?,
@@ -562,7 +621,9 @@ impl<'m> Simulator<'m> {
             self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
         }
         let layout = model.mj_layout();
-        self.mass_matrix()?;
+        if self.constrained.is_some() || self.fwd.route != Route::Factor {
+            self.mass_matrix()?;
+        } // else the forward pass at this state made M (and the com positions) already
         let (qm, v) = (&self.qm, &self.state.qvel);
         match self.integrator {
             Integrator::Euler => {
@@ -800,15 +861,34 @@ impl<'m> Simulator<'m> {
         std::mem::swap(&mut self.state.qpos, &mut self.qn);
         std::mem::swap(&mut self.state.qvel, &mut self.vn);
         std::mem::swap(&mut self.state.act, &mut self.actn);
+        // mj_advance: qacc_warmstart = the qacc of the last forward pass (the step's own for
+        // Euler and the implicit integrators, the fourth stage's for RK4)
+        let last = if self.integrator == Integrator::Rk4 {
+            &self.stage_fwd.qacc
+        } else {
+            &self.fwd.qacc
+        };
+        self.state.qacc_warmstart.copy_from_slice(last);
         self.state.time = t;
         self.steps += 1;
         Ok(())
     }
 
+    // ANCHOR: warmstart
     /// One [`forward_pass`] at the current state (time, positions, velocities, activations,
-    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`].
+    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`], the
+    /// constraint solver warm-started from the state's `qacc_warmstart` (MuJoCo's
+    /// `mj_fwdConstraint`), and on the [`Route::Factor`] route `M`, the bias forces and `qacc`
+    /// by [`Simulator::qacc_by_factor`].
     fn forward_at_state(&mut self) -> Result<()> {
         let s = &self.state;
+        if let Some(c) = self.constrained.as_mut() {
+            // mj_fwdConstraint's warmstart: the state's qacc_warmstart, unless disabled; RK4's
+            // later stages keep this same one (mj_RungeKutta changes qacc_warmstart only in
+            // mj_advance, after the last stage)
+            let warm = !self.model.opt.disabled("warmstart");
+            c.set_warmstart(warm.then_some(s.qacc_warmstart.as_slice()));
+        }
         forward_pass(
             self.model,
             &s.qpos,
@@ -818,13 +898,53 @@ impl<'m> Simulator<'m> {
             &s.qfrc_applied,
             &mut self.fwd,
             self.constrained.as_mut(),
-        )
+        )?;
+        if self.constrained.is_none() && self.fwd.route == Route::Factor {
+            self.qacc_by_factor()?;
+        }
+        Ok(())
     }
+    // ANCHOR_END: warmstart
+
+    // ANCHOR: qacc_by_factor
+    /// The [`Route::Factor`] route's bias forces and `qacc`, as `mj_forward` makes them: `M` by
+    /// `mj_comPos` and `mj_crb` (kept in `self.qm` for the integrator, with the com positions
+    /// the velocity derivative reads), `qfrc_bias` by `mj_comVel` and `mj_rne`, `qfrc_smooth`,
+    /// `M`'s `L^T D L` factor (`mj_factorM`) and `qacc = M^-1 qfrc_smooth` (`mj_solveM`).
+    fn qacc_by_factor(&mut self) -> Result<()> {
+        let (model, layout) = (self.model, self.model.mj_layout());
+        self.mass_matrix()?;
+        let (d, fwd, v) = (&mut self.rv.data, &mut self.fwd, &self.state.qvel);
+        mj_com_vel(model, d, v);
+        mj_rne(model, d, v, None, &mut fwd.qfrc_bias);
+        for k in 0..model.nv {
+            fwd.qfrc_smooth[k] = fwd.tau[k] - fwd.qfrc_bias[k];
+        }
+        self.qld.copy_from_slice(&self.qm);
+        factor_i_in_place(
+            layout,
+            &mut self.qld,
+            &mut self.qld_diag_inv,
+            PivotPolicy::Error,
+            &mut Vec::new(),
+            &mut NoCount,
+        )?;
+        self.fwd.qacc.copy_from_slice(&self.fwd.qfrc_smooth);
+        solve_ld(layout, &self.qld, &self.qld_diag_inv, &mut self.fwd.qacc, &mut NoCount)
+    }
+    // ANCHOR_END: qacc_by_factor
 
     /// MuJoCo's `mj_forward` at the current state without stepping: fills [`Simulator::fwd`]
     /// (forces, actuator quantities) and [`Simulator::qacc`].
     pub fn forward(&mut self) -> Result<()> {
-        self.forward_at_state()?;
+        // every quantity, the bias forces included, whatever the step's route
+        let route = self.fwd.route;
+        if route == Route::Aba {
+            self.fwd.route = Route::Full;
+        }
+        let r = self.forward_at_state();
+        self.fwd.route = route;
+        r?;
         self.qacc.copy_from_slice(&self.fwd.qacc);
         // remember the state evaluated: a step from it (Euler, implicit, implicitfast) reuses
         // this pass instead of repeating it
@@ -835,6 +955,7 @@ impl<'m> Simulator<'m> {
         at.act.copy_from_slice(&s.act);
         at.ctrl.copy_from_slice(&s.ctrl);
         at.qfrc_applied.copy_from_slice(&s.qfrc_applied);
+        at.qacc_warmstart.copy_from_slice(&s.qacc_warmstart);
         self.fwd_fresh = true;
         Ok(())
     }
@@ -966,6 +1087,63 @@ mod tests {
             sim.step().unwrap();
             for k in 0..model.nv {
                 assert!((sim.state.qvel[k] - (v[k] + h * a[k])).abs() < 1e-12, "dof {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_two_smooth_routes_agree_with_rnea_and_aba() {
+        // The step's qacc and bias forces by each route (ABA alone; com-based RNE with M's
+        // factor) against forward_pass's full route (RNEA, ABA) at the same state, on a
+        // floating tree with ball joints, damped or not (Euler's route depends on it).
+        for damping in [0.0, 0.4] {
+            let mut model = canned::floating_base_ball_arms();
+            for i in 1..=model.nb {
+                model.joints[i].damping = damping;
+            }
+            let mut state = State::reference(&model);
+            state.qvel = (0..model.nv).map(|k| 0.5 * (k as f64 * 0.7).cos()).collect();
+            state.qfrc_applied = (0..model.nv).map(|k| 0.3 * (k as f64 * 1.9).sin()).collect();
+            let mut full = Forward::new(&model);
+            let s = &state;
+            forward_pass(
+                &model,
+                &s.qpos,
+                &s.qvel,
+                &s.act,
+                &s.ctrl,
+                &s.qfrc_applied,
+                &mut full,
+                None,
+            )
+            .unwrap();
+            let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-11 * (1.0 + y.abs()));
+            for integ in [
+                Integrator::Euler,
+                Integrator::Implicit,
+                Integrator::ImplicitFast,
+                Integrator::Rk4,
+            ] {
+                let mut sim = Simulator::new(&model, state.clone(), integ).unwrap();
+                let aba_alone = sim.fwd.route == Route::Aba;
+                let euler_plain = integ == Integrator::Euler && damping == 0.0;
+                assert_eq!(aba_alone, integ == Integrator::Rk4 || euler_plain, "{integ}");
+                sim.step().unwrap();
+                assert!(close(&sim.qacc, &full.qacc), "{integ} damping {damping}: qacc");
+                if aba_alone {
+                    assert!(sim.fwd.qfrc_bias.iter().all(|b| b.is_nan()), "{integ}");
+                } else {
+                    assert!(close(&sim.fwd.qfrc_bias, &full.qfrc_bias), "{integ}: bias");
+                }
+                // forward() computes everything whatever the route
+                let mut sim = Simulator::new(&model, state.clone(), integ).unwrap();
+                sim.forward().unwrap();
+                assert!(close(&sim.fwd.qfrc_bias, &full.qfrc_bias), "{integ}: forward() bias");
+                assert!(
+                    close(&sim.fwd.qfrc_smooth, &full.qfrc_smooth),
+                    "{integ}: forward() smooth"
+                );
+                assert!(close(&sim.qacc, &full.qacc), "{integ}: forward() qacc");
             }
         }
     }

@@ -7,9 +7,9 @@ machine (book chapter "Integrators and the simulation loop"). From the repositor
         [--out book/src/generated/step_peers.md]
 
 (the venv of tools/peers/setup.sh). Both engines time the same thing: batches of BATCH
-consecutive steps from the same start state with zero controls, each batch from a cold start
-(MuJoCo: mujoco.rollout from the full physics state, no initial warm start; mbd: a fresh
-Simulator), and report the median batch's time per step. The start states are the ones of
+consecutive steps from the same start state with zero controls, each batch starting with a zero
+qacc_warmstart (MuJoCo: mujoco.rollout from the full physics state, which zeroes it; mbd: a fresh
+Simulator) and warm-starting every later step's solver from the step before, and report the median batch's time per step. The start states are the ones of
 benches/integrators.rs: chain_30_spatial and panda in the middle of every limited joint's range
 with qvel_k = 0.3 sin(1.3 k); box_stack and humanoid at MuJoCo's settled states of
 tests/fixtures/forward/*.json. Each round runs mbd's benchmark in peer mode (MBD_STEP_PEERS, see
