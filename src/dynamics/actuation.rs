@@ -311,7 +311,7 @@ pub fn transmission(
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
 ) -> Result<()> {
-    moment.fill(0.0);
+    moment.as_mut_slice().fill(0.0);
     let mut kin: Option<Kinematics> = None;
     for (i, a) in model.actuators.iter().enumerate() {
         let gear = &a.gear;
