@@ -1,13 +1,20 @@
 //! The narrow phase of `mbd::collision` on two pairs MuJoCo does analytically: box-box (separating
 //! axes and face clipping, four contacts for a box resting on another) and capsule-capsule (one
-//! closest-point solve). Run briefly: `cargo bench --bench collision -- --warm-up-time 1
-//! --measurement-time 2`.
+//! closest-point solve); and the whole collision stage of the constrained pipeline (MuJoCo's
+//! `mj_collision`) at the settled states of `tests/fixtures/forward` (`box_stack`,
+//! `box_stack_10`, `humanoid`): `Collider::collide_into`, the per-call part, beside
+//! `collide_all`, which also redoes the per-model part (checks, pair list, mixed parameters).
+//! Run briefly: `cargo bench --bench collision -- --warm-up-time 1 --measurement-time 2`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mbd::collision::{collide, GeomPose};
+use mbd::mjcf;
 use mbd::model::GeomType;
+use mbd::mujoco::collision::{collide_all, Collider};
+use mbd::mujoco::forward::Forward;
 use mbd::spatial::{axis_angle_mat, Mat3, Vec3};
 use std::hint::black_box;
+use std::path::Path;
 
 fn narrow_phase(c: &mut Criterion) {
     let base = GeomPose {
@@ -55,5 +62,34 @@ fn narrow_phase(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, narrow_phase);
+fn collision_stage(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for scene in ["box_stack", "box_stack_10", "humanoid"] {
+        let text = std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).expect("fixture");
+        let fx: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
+        let floats = |k: &str| -> Vec<f64> { fx[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect() };
+        let model = mjcf::load(root.join(fx["model"].as_str().unwrap()))
+            .expect("model")
+            .model;
+        let mut fw = Forward::new(&model).expect("forward");
+        fw.forward(&floats("qpos"), &floats("qvel"), &vec![0.0; model.nv])
+            .expect("forward");
+        let d = &fw.d.data;
+        let mut collider = Collider::new(&model).expect("collider");
+        let mut contacts = vec![];
+        c.bench_function(&format!("mj_collision/{scene}/collide_into"), |b| {
+            b.iter(|| {
+                collider
+                    .collide_into(&model, black_box(d), &mut contacts)
+                    .expect("collision");
+                black_box(contacts.len())
+            })
+        });
+        c.bench_function(&format!("mj_collision/{scene}/collide_all"), |b| {
+            b.iter(|| black_box(collide_all(&model, black_box(d)).expect("collision").len()))
+        });
+    }
+}
+
+criterion_group!(benches, narrow_phase, collision_stage);
 criterion_main!(benches);

@@ -1,16 +1,15 @@
 //! The constrained pipeline keeps its storage (chapter "The constrained pipeline", section
 //! "What a call allocates"): on the settled `box_stack`, `box_stack_10` and humanoid of
-//! `tests/fixtures/forward`, a second call at the same state of the constraint rows
-//! (`make_constraint_into`) and of PGS (`solve_pgs_into`, both cones) allocates nothing (the
-//! rows of a model with tendons: only the tendon state their Jacobians read). A global
+//! `tests/fixtures/forward`, a second call at the same state of the whole
+//! `Forward::forward_with` (every solver, both cones: collision, tendons, actuators, rows,
+//! solver), of the constraint rows alone (`make_constraint_into`), of the collision stage alone
+//! (`Collider::collide_into`) and of PGS alone (`solve_pgs_into`) allocates nothing. A global
 //! allocator counts the allocations of this test binary (one test, so no other thread
-//! allocates meanwhile). The whole `Forward::forward_with` is counted too and printed: what is
-//! left comes from the stages that return fresh vectors (the contact list of the collision
-//! stage, tendon and actuator forces, the primal solvers).
+//! allocates meanwhile).
 
 use mbd::mjcf;
 use mbd::model::{Cone, Solver};
-use mbd::mujoco::collision::collide_all;
+use mbd::mujoco::collision::{collide_all, Collider, MjContact};
 use mbd::mujoco::constraint::{make_constraint_into, Efc, Invweight, RowScratch};
 use mbd::mujoco::forward::Forward;
 use mbd::mujoco::solver::pgs::{solve_pgs_into, PgsScratch, PgsVariant};
@@ -54,7 +53,7 @@ fn count(f: impl FnOnce()) -> usize {
 }
 
 #[test]
-fn a_second_call_allocates_nothing_in_rows_and_pgs() {
+fn a_second_call_allocates_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for scene in ["box_stack", "box_stack_10", "humanoid"] {
         let fx: serde_json::Value = serde_json::from_str(
@@ -69,9 +68,49 @@ fn a_second_call_allocates_nothing_in_rows_and_pgs() {
             model.opt.cone = cone;
             model.opt.solver = Solver::Pgs;
             let zeros = vec![0.0; model.nv];
+            // the whole pipeline, each solver; PGS last, its result is compared below
+            for solver in [Solver::Newton, Solver::Cg, Solver::Pgs] {
+                let mut m = model.clone();
+                m.opt.solver = solver;
+                let mut fw = Forward::new(&m).unwrap();
+                fw.ctrl
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(k, c)| *c = 0.1 * (k as f64).sin());
+                fw.forward(&q, &v, &zeros).unwrap();
+                let first = fw.d.clone();
+                let whole = count(|| fw.forward_with(&q, &v, &zeros).unwrap());
+                assert_eq!(fw.d.qacc, first.qacc, "{scene} {cone:?} {solver:?}: the same qacc");
+                assert_eq!(
+                    fw.d.efc_force, first.efc_force,
+                    "{scene} {cone:?} {solver:?}: the same forces"
+                );
+                assert_eq!(
+                    whole, 0,
+                    "{scene} {cone:?} {solver:?}: Forward::forward_with allocated {whole} times"
+                );
+            }
             let mut fw = Forward::new(&model).unwrap();
             fw.forward(&q, &v, &zeros).unwrap();
-            let whole = count(|| fw.forward_with(&q, &v, &zeros).unwrap());
+            // the collision stage, twice into the same list
+            let mut collider = Collider::new(&model).unwrap();
+            let mut contacts = vec![];
+            collider.collide_into(&model, &fw.d.data, &mut contacts).unwrap();
+            assert_eq!(contacts, collide_all(&model, &fw.d.data).unwrap());
+            // the same contacts as the pipeline's, whose rows' addresses are filled in
+            let unaddressed = fw.d.contacts().iter().map(|c| MjContact {
+                efc_address: None,
+                ..c.clone()
+            });
+            assert!(
+                contacts.iter().cloned().eq(unaddressed),
+                "{scene} {cone:?}: the pipeline's contacts"
+            );
+            let collide = count(|| collider.collide_into(&model, &fw.d.data, &mut contacts).unwrap());
+            assert_eq!(
+                collide, 0,
+                "{scene} {cone:?}: Collider::collide_into allocated {collide} times"
+            );
             // the rows, twice into the same storage
             let inv = Invweight::new(&model).unwrap();
             let (mut efc, mut scratch) = (Efc::empty(model.nv), RowScratch::new(&model));
@@ -84,12 +123,7 @@ fn a_second_call_allocates_nothing_in_rows_and_pgs() {
                 make_constraint_into(&model, data, &inv, &q, &v, again, &mut efc, &mut scratch).unwrap();
             });
             assert_eq!(efc, first, "{scene} {cone:?}: the second call makes the same rows");
-            // tendon_kinematics returns a fresh TendonState (lengths and moments)
-            let tendons = if model.tendons.is_empty() { 0 } else { 2 };
-            assert!(
-                rows <= tendons,
-                "{scene} {cone:?}: make_constraint_into allocated {rows} times"
-            );
+            assert_eq!(rows, 0, "{scene} {cone:?}: make_constraint_into allocated {rows} times");
             // PGS, twice into the same storage
             let d = &fw.d;
             let smooth = Smooth {
@@ -114,10 +148,6 @@ fn a_second_call_allocates_nothing_in_rows_and_pgs() {
             assert_eq!(out, first, "{scene} {cone:?}: the second solve gives the same result");
             assert_eq!(out.efc_force, d.efc_force, "{scene} {cone:?}: the pipeline's forces");
             assert_eq!(pgs, 0, "{scene} {cone:?}: solve_pgs_into allocated {pgs} times");
-            println!(
-                "{scene} {cone:?}: nefc {}, Forward::forward_with allocates {whole} times",
-                efc.nefc()
-            );
         }
     }
 }

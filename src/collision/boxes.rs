@@ -1,7 +1,7 @@
 //! The box pairs of MuJoCo's `engine_collision_box.c`: sphere-box, capsule-box and box-box.
 
 use super::primitives::{axis, push};
-use super::{Contact, GeomPose};
+use super::{make_frame, Contact, GeomPose};
 use crate::model::constants::{mjMAXVAL, mjMINVAL};
 use crate::spatial::{Mat3, Vec3};
 
@@ -341,12 +341,18 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
         accepted.v[accepted.n] = v;
         accepted.n += 1;
     }
+    // every contact has the reference face's frame, made once
+    let frame = make_frame(&normal, &Vec3::zeros());
     for &v in &accepted.v[..accepted.n] {
         let mut posc = Vec3::zeros();
         posc[ax] = v[0];
         posc[ay] = v[1];
         posc[a] = sgn * (sizeref[a] + 0.5 * v[2]);
-        push(out, matref * posc + posref, &normal, &Vec3::zeros(), v[2]);
+        out.push(Contact {
+            pos: matref * posc + posref,
+            frame,
+            dist: v[2],
+        });
     }
 }
 // ANCHOR_END: box_box

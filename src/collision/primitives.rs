@@ -135,6 +135,8 @@ pub fn plane_box(plane: &GeomPose, bx: &GeomPose, half: &Vec3, margin: f64, out:
     let n = axis(plane, 2);
     let dist = (bx.pos - plane.pos).dot(&n);
     let mut count = 0;
+    // every contact has the plane's frame, made once
+    let mut frame = None;
     for i in 0..8 {
         let s = |bit: usize| if i & (1 << bit) != 0 { 1.0 } else { -1.0 };
         let o = bx.rot * Vec3::new(s(0) * half.x, s(1) * half.y, s(2) * half.z);
@@ -143,7 +145,11 @@ pub fn plane_box(plane: &GeomPose, bx: &GeomPose, half: &Vec3, margin: f64, out:
             continue;
         }
         let d = dist + ldist;
-        push(out, o + bx.pos - n * (0.5 * d), &n, &Vec3::zeros(), d);
+        out.push(Contact {
+            pos: o + bx.pos - n * (0.5 * d),
+            frame: *frame.get_or_insert_with(|| make_frame(&n, &Vec3::zeros())),
+            dist: d,
+        });
         count += 1;
         if count == 4 {
             return;

@@ -311,7 +311,7 @@ pub fn transmission(
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
 ) -> Result<()> {
-    moment.fill(0.0);
+    moment.as_mut_slice().fill(0.0);
     let mut kin: Option<Kinematics> = None;
     for (i, a) in model.actuators.iter().enumerate() {
         let gear = &a.gear;
@@ -474,6 +474,16 @@ pub fn clamped_ctrl(a: &Actuator, ctrl: f64) -> f64 {
     }
 }
 
+/// The dofs where [`transmission`] may put a non-zero moment arm for actuator `a`: a joint
+/// transmission's own dofs, every dof for the others (MuJoCo stores `actuator_moment` sparse
+/// for the same reason).
+fn moment_columns(model: &Model, a: &Actuator) -> std::ops::Range<usize> {
+    match a.trn {
+        Transmission::Joint(j) | Transmission::JointInParent(j) => model.dofs(j),
+        _ => 0..model.nv,
+    }
+}
+
 // ANCHOR: fwd_actuation
 /// MuJoCo's `mj_fwdActuation` after `mj_transmission` (`out.length`, `out.moment` filled):
 /// - `act_dot`: `integrator` `ctrl`; `filter`/`filterexact` `(ctrl - act) / max(tau, mjMINVAL)`;
@@ -494,7 +504,9 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
     let mut ia = 0;
     for (k, a) in model.actuators.iter().enumerate() {
         let row = out.moment.row(k);
-        let velocity: f64 = (0..model.nv).map(|c| row[c] * qd[c]).sum();
+        // the columns the moment arm can use (a joint transmission: the joint's dofs)
+        let cols = moment_columns(model, a);
+        let velocity: f64 = cols.clone().map(|c| row[c] * qd[c]).sum();
         out.velocity[k] = velocity;
         let length = out.length[k];
         let muscle = a.gaintype == GainType::Muscle || a.biastype == BiasType::Muscle;
@@ -551,7 +563,7 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
             force = force.clamp(a.forcerange[0], a.forcerange[1]);
         }
         out.force[k] = force;
-        for c in 0..model.nv {
+        for c in cols {
             out.qfrc[c] += row[c] * force;
         }
     }

@@ -27,7 +27,7 @@ pub use crba::{crba, crba_with, fill_upper, hand_c};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
-pub use tendon::{tendon_kinematics, TendonState};
+pub use tendon::{tendon_kinematics, tendon_kinematics_into, TendonState};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};

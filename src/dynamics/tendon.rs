@@ -26,10 +26,34 @@ pub struct TendonState {
 /// MuJoCo's `mj_tendon` for fixed tendons and spatial tendons made of straight segments between
 /// sites (and pulleys).
 pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
+    let mut out = TendonState::new(model);
+    tendon_kinematics_into(model, q, &mut out)?;
+    Ok(out)
+}
+
+impl TendonState {
+    /// Zeroed storage for `model`'s tendons.
+    pub fn new(model: &Model) -> Self {
+        TendonState {
+            length: vec![0.0; model.tendons.len()],
+            moment: DMatrix::zeros(model.tendons.len(), model.nv),
+        }
+    }
+}
+
+/// [`tendon_kinematics`] into `out` (made by [`TendonState::new`] for `model`; resized if not).
+/// Fixed tendons allocate nothing; spatial ones still compute the body poses and point
+/// Jacobians in fresh storage.
+pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -> Result<()> {
     crate::error::check_vector("qpos", q, model.nq)?;
     let nt = model.tendons.len();
-    let mut length = vec![0.0; nt];
-    let mut moment = DMatrix::zeros(nt, model.nv);
+    out.length.clear();
+    out.length.resize(nt, 0.0);
+    if out.moment.shape() != (nt, model.nv) {
+        out.moment = DMatrix::zeros(nt, model.nv);
+    }
+    out.moment.fill(0.0);
+    let (length, moment) = (&mut out.length, &mut out.moment);
     let mut kin = None;
     for (t, ten) in model.tendons.iter().enumerate() {
         match &ten.kind {
@@ -86,5 +110,5 @@ pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
             }
         }
     }
-    Ok(TendonState { length, moment })
+    Ok(())
 }

@@ -326,18 +326,22 @@ pub fn contact_param(model: &Model, g1: usize, g2: usize) -> ContactParam {
 /// `d.x_0` (`i_X_0`, filled by [`super::forward_smooth`]): the geom's `pos`/`quat` are in its
 /// body's frame, so `xpos = r_i + E_i^T pos`, `xmat = E_i^T R(quat)`.
 pub fn geom_poses(model: &Model, d: &Data) -> Vec<GeomPose> {
-    model
-        .geoms
-        .iter()
-        .map(|g| {
-            let x = &d.x_0[g.body];
-            let rt: Mat3 = x.e.transpose();
-            GeomPose {
-                pos: x.r + rt * g.pos,
-                rot: rt * quat_to_mat(&g.quat),
-            }
-        })
-        .collect()
+    let mut out = Vec::with_capacity(model.geoms.len());
+    geom_poses_into(model, d, &mut out);
+    out
+}
+
+/// [`geom_poses`] into `out` (cleared first, its capacity kept).
+pub fn geom_poses_into(model: &Model, d: &Data, out: &mut Vec<GeomPose>) {
+    out.clear();
+    out.extend(model.geoms.iter().map(|g| {
+        let x = &d.x_0[g.body];
+        let rt: Mat3 = x.e.transpose();
+        GeomPose {
+            pos: x.r + rt * g.pos,
+            rot: rt * quat_to_mat(&g.quat),
+        }
+    }));
 }
 
 /// The number of sizes a geom type uses (plane: none for collision).
@@ -430,92 +434,222 @@ fn disabled(model: &Model, name: &str) -> bool {
     model.opt.flags.iter().any(|(n, on)| n == name && !on)
 }
 
-// ANCHOR: collide_all
-/// MuJoCo's `mj_collision`: the contacts of the model at the state whose body transforms `d.x_0`
-/// hold (run [`super::forward_smooth`] first), in `d.contact`'s order.
-///
-/// For each pair of [`collision_pairs`]: margin and gap are the `<pair>`'s, or the sums of the
-/// two geoms' (MuJoCo 4.0 adds them, `getMargin`/`getGap`); the narrow phase reports contacts
-/// with `dist <= margin + gap`; the parameters are the `<pair>`'s or [`contact_param`]'s; the
-/// friction is clamped to at least `mjMINMU` (`mj_assignFriction`). The frame is
-/// `mju_makeFrame`'s. Nothing when `<flag contact="disable">` or `constraint="disable"`.
-///
-/// Errors: [`Error::BadGeom`] / [`Error::BadContactPair`] from [`check_contact_model`];
-/// [`Error::BadLength`] when `d` was made for another model.
-pub fn collide_all(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
-    check_contact_model(model)?;
-    if d.x_0.len() != model.nb + 1 {
-        return Err(Error::BadLength {
-            what: "d.x_0".into(),
-            got: d.x_0.len(),
-            expected: model.nb + 1,
-        });
+// ANCHOR: bound
+/// The radius of a sphere about the geom's centre that holds the whole geom (MuJoCo's
+/// `geom_rbound`): sphere `r`, capsule `r + h`, cylinder `sqrt(r^2 + h^2)`, box `|size|`,
+/// ellipsoid the largest semi-axis, mesh the farthest vertex. `None` for a plane (infinite: the
+/// filter measures the other geom's height above it instead) and for a height field (never
+/// filtered here).
+pub fn bounding_radius(model: &Model, g: usize) -> Option<f64> {
+    let geom = &model.geoms[g];
+    let s = &geom.size;
+    match geom.gtype {
+        GeomType::Plane | GeomType::HField(_) => None,
+        GeomType::Sphere => Some(s[0]),
+        GeomType::Capsule => Some(s[0] + s[1]),
+        GeomType::Cylinder => Some(s[0].hypot(s[1])),
+        GeomType::Box => Some(Vec3::new(s[0], s[1], s[2]).norm()),
+        GeomType::Ellipsoid => Some(s[0].max(s[1]).max(s[2])),
+        GeomType::Mesh(k) => model.meshes.get(k).map(|m| {
+            let far = |v: &[Vec3]| v.iter().map(|x| x.norm()).fold(0.0, f64::max);
+            far(&m.vertices).max(far(&m.hull.vertices))
+        }),
     }
-    let mut out = vec![];
-    if disabled(model, "contact") || disabled(model, "constraint") {
-        return Ok(out);
-    }
-    let poses = geom_poses(model, d);
-    let assets = Assets {
-        meshes: &model.meshes,
-        hfields: &model.hfields,
-    };
-    let mut found: Vec<Contact> = Vec::with_capacity(8);
-    for pair in collision_pairs(model) {
-        let [g1, g2] = pair.geom;
-        let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
-        let (margin, gap) = match pair.pair {
-            Some(k) => (model.contact_pairs[k].margin, model.contact_pairs[k].gap),
-            None => (a.margin + b.margin, a.gap + b.gap),
-        };
-        found.clear();
-        collide_with(
-            &assets,
-            (a.gtype, &a.size, &poses[g1]),
-            (b.gtype, &b.size, &poses[g2]),
-            margin + gap,
-            &mut found,
-        );
-        if found.is_empty() {
-            continue;
+}
+
+/// MuJoCo's bounding-sphere filter (`mj_filterSphere`), true when the two geoms are certainly
+/// farther apart than `margin`: two solids whose bounding spheres are more than `margin` apart
+/// (`|p_1 - p_2| > r_1 + r_2 + margin`), or a plane and a solid whose centre lies more than
+/// `r + margin` above the plane. A pair it rejects would give the narrow phase nothing to
+/// report, so the filter changes no result, only the time.
+fn far_apart(poses: &[GeomPose], bound: &[Option<f64>], types: [GeomType; 2], g: [usize; 2], margin: f64) -> bool {
+    let (p1, p2) = (&poses[g[0]], &poses[g[1]]);
+    match (bound[g[0]], bound[g[1]]) {
+        (Some(r1), Some(r2)) => {
+            let reach = r1 + r2 + margin;
+            (p1.pos - p2.pos).norm_squared() > reach * reach
         }
-        let (p, solreffriction) = match pair.pair {
-            Some(k) => {
-                let cp = &model.contact_pairs[k];
-                let srf = if cp.solreffriction != [0.0, 0.0] {
-                    cp.solreffriction
-                } else {
-                    [0.0; 2]
+        // the plane comes first in MuJoCo's type order; its normal is its z axis
+        (None, Some(r)) if types[0] == GeomType::Plane => {
+            let n = p1.rot.column(2);
+            (p2.pos - p1.pos).dot(&n) > margin + r
+        }
+        _ => false,
+    }
+}
+// ANCHOR_END: bound
+
+/// One geom pair of [`collision_pairs`] with everything about it that does not depend on the
+/// state: the detection distance, the gap and the mixed parameters of its contacts.
+#[derive(Clone, Debug)]
+struct PairConst {
+    geom: [usize; 2],
+    types: [GeomType; 2],
+    /// margin + gap: the narrow phase reports contacts with `dist` up to this
+    margin: f64,
+    gap: f64,
+    dim: usize,
+    /// clamped to at least `mjMINMU` (`mj_assignFriction`)
+    friction: [f64; 5],
+    solref: [f64; 2],
+    solreffriction: [f64; 2],
+    solimp: [f64; 5],
+}
+
+/// MuJoCo's `mj_collision` split into what a model fixes and what a state changes. Made once
+/// per model ([`Collider::new`]: the checks of [`check_contact_model`], the pairs of
+/// [`collision_pairs`] with their margins and mixed parameters, each geom's
+/// [`bounding_radius`]); each call ([`Collider::collide_into`]) then computes the geom poses,
+/// drops the pairs the bounding-sphere filter rejects, and runs the narrow phase on the rest,
+/// into storage it keeps. [`super::forward::Forward`] keeps one.
+#[derive(Clone, Debug)]
+pub struct Collider {
+    pairs: Vec<PairConst>,
+    bound: Vec<Option<f64>>,
+    /// each geom's rotation in its body's frame (`geom_quat` as a matrix)
+    rot: Vec<Mat3>,
+    /// `<flag contact="disable">` or `constraint="disable"`
+    off: bool,
+    poses: Vec<GeomPose>,
+    found: Vec<Contact>,
+}
+
+// ANCHOR: collide_all
+impl Collider {
+    /// The model-constant part of `mj_collision` for `model`, after [`check_contact_model`].
+    pub fn new(model: &Model) -> Result<Self> {
+        check_contact_model(model)?;
+        let pairs = collision_pairs(model)
+            .into_iter()
+            .map(|pair| {
+                let [g1, g2] = pair.geom;
+                let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
+                let (margin, gap, p, solreffriction) = match pair.pair {
+                    Some(k) => {
+                        let cp = &model.contact_pairs[k];
+                        let p = ContactParam {
+                            dim: cp.condim,
+                            friction: cp.friction,
+                            solref: cp.params.solref,
+                            solimp: cp.params.solimp,
+                        };
+                        (cp.margin, cp.gap, p, cp.solreffriction)
+                    }
+                    None => (
+                        a.margin + b.margin,
+                        a.gap + b.gap,
+                        contact_param(model, g1, g2),
+                        [0.0; 2],
+                    ),
                 };
-                (
-                    ContactParam {
-                        dim: cp.condim,
-                        friction: cp.friction,
-                        solref: cp.params.solref,
-                        solimp: cp.params.solimp,
-                    },
-                    srf,
-                )
+                PairConst {
+                    geom: [g1, g2],
+                    types: [a.gtype, b.gtype],
+                    margin: margin + gap,
+                    gap,
+                    dim: p.dim,
+                    friction: p.friction.map(|f| f.max(mjMINMU)),
+                    solref: p.solref,
+                    solreffriction,
+                    solimp: p.solimp,
+                }
+            })
+            .collect();
+        Ok(Collider {
+            pairs,
+            bound: (0..model.geoms.len()).map(|g| bounding_radius(model, g)).collect(),
+            rot: model.geoms.iter().map(|g| quat_to_mat(&g.quat)).collect(),
+            off: disabled(model, "contact") || disabled(model, "constraint"),
+            poses: Vec::with_capacity(model.geoms.len()),
+            found: Vec::with_capacity(8),
+        })
+    }
+
+    /// The geom pairs the narrow phase may see, in MuJoCo's order.
+    pub fn pairs(&self) -> impl Iterator<Item = [usize; 2]> + '_ {
+        self.pairs.iter().map(|p| p.geom)
+    }
+
+    /// The contacts at the state whose body transforms `d.x_0` hold, replacing the contents of
+    /// `out` (which keeps its capacity: a repeated call allocates nothing once `out` and the
+    /// collider's own storage have grown to the scene's size). `model` must be the one
+    /// [`Collider::new`] was made for. Errors: [`Error::BadLength`] when `d` was made for
+    /// another model.
+    pub fn collide_into(&mut self, model: &Model, d: &Data, out: &mut Vec<MjContact>) -> Result<()> {
+        if d.x_0.len() != model.nb + 1 || self.bound.len() != model.geoms.len() {
+            return Err(Error::BadLength {
+                what: "d.x_0".into(),
+                got: d.x_0.len(),
+                expected: model.nb + 1,
+            });
+        }
+        out.clear();
+        if self.off {
+            return Ok(());
+        }
+        // geom_xpos, geom_xmat, as geom_poses
+        self.poses.clear();
+        self.poses.extend(model.geoms.iter().zip(&self.rot).map(|(g, r)| {
+            let x = &d.x_0[g.body];
+            let rt: Mat3 = x.e.transpose();
+            GeomPose {
+                pos: x.r + rt * g.pos,
+                rot: rt * r,
             }
-            None => (contact_param(model, g1, g2), [0.0; 2]),
+        }));
+        let assets = Assets {
+            meshes: &model.meshes,
+            hfields: &model.hfields,
         };
-        for c in &found {
-            out.push(MjContact {
+        for pair in &self.pairs {
+            let [g1, g2] = pair.geom;
+            if far_apart(&self.poses, &self.bound, pair.types, pair.geom, pair.margin) {
+                continue;
+            }
+            let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
+            self.found.clear();
+            collide_with(
+                &assets,
+                (a.gtype, &a.size, &self.poses[g1]),
+                (b.gtype, &b.size, &self.poses[g2]),
+                pair.margin,
+                &mut self.found,
+            );
+            out.extend(self.found.iter().map(|c| MjContact {
                 geom: [g1, g2],
                 pos: c.pos,
                 frame: c.frame,
                 dist: c.dist,
-                dim: p.dim,
-                friction: p.friction.map(|f| f.max(mjMINMU)),
-                solref: p.solref,
-                solreffriction,
-                solimp: p.solimp,
-                margin: margin + gap,
-                gap,
+                dim: pair.dim,
+                friction: pair.friction,
+                solref: pair.solref,
+                solreffriction: pair.solreffriction,
+                solimp: pair.solimp,
+                margin: pair.margin,
+                gap: pair.gap,
                 efc_address: None,
-            });
+            }));
         }
+        Ok(())
     }
+}
+
+/// MuJoCo's `mj_collision`: the contacts of the model at the state whose body transforms `d.x_0`
+/// hold (run [`super::forward_smooth`] first), in `d.contact`'s order.
+///
+/// For each pair of [`collision_pairs`]: margin and gap are the `<pair>`'s, or the sums of the
+/// two geoms' (MuJoCo 4.0 adds them, `getMargin`/`getGap`); pairs whose bounding spheres are
+/// farther apart than margin + gap are skipped (MuJoCo's `mj_filterSphere`); the narrow phase
+/// reports contacts with `dist <= margin + gap`; the parameters are the `<pair>`'s or
+/// [`contact_param`]'s; the friction is clamped to at least `mjMINMU` (`mj_assignFriction`).
+/// The frame is `mju_makeFrame`'s. Nothing when `<flag contact="disable">` or
+/// `constraint="disable"`. A [`Collider`] does the same into kept storage.
+///
+/// Errors: [`Error::BadGeom`] / [`Error::BadContactPair`] from [`check_contact_model`];
+/// [`Error::BadLength`] when `d` was made for another model.
+pub fn collide_all(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
+    let mut out = vec![];
+    Collider::new(model)?.collide_into(model, d, &mut out)?;
     Ok(out)
 }
 // ANCHOR_END: collide_all

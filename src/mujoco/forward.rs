@@ -6,7 +6,8 @@
 //! | stage | MuJoCo | here |
 //! |---|---|---|
 //! | position | `mj_kinematics`, `mj_comPos`, `mj_crb`, `mj_factorM` | [`super::com`] into [`Data`] |
-//! | | `mj_collision` | [`super::collision::collide_all`]: contacts ([`MjContact`]) |
+//! | | `mj_tendon` | tendon lengths and moments, for the actuators |
+//! | | `mj_collision` | [`Collider::collide_into`]: contacts ([`MjContact`]) |
 //! | velocity | `mj_comVel`, `mj_passive` | `cvel`, `cdof_dot`, `qfrc_passive` |
 //! | | `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint` | [`super::constraint::make_constraint`]: the [`Efc`] rows, `R`, `D`, `K`, `B`, `efc_vel`, `efc_aref` |
 //! | | `mj_rne` | `qfrc_bias` |
@@ -24,11 +25,13 @@
 //! cost's gradient the primal solvers minimize), so that at the forward solution
 //! `qfrc_inverse = qfrc_applied + qfrc_actuator` ([`fwdinv`], MuJoCo's `mj_compareFwdInv`).
 
-use super::collision::MjContact;
+use super::collision::{Collider, MjContact};
 use super::constraint::{Efc, EfcState};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
-use crate::dynamics::{actuator_forces, passive_forces_with, tendon_kinematics};
+use crate::dynamics::{
+    actuation_with, passive_forces_with, tendon_kinematics_into, transmission, Actuation, TendonState,
+};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{DynType, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
@@ -159,6 +162,8 @@ pub fn solver_options(model: &Model) -> SolverOptions {
 pub struct Forward<'m> {
     model: &'m Model,
     invweight: stages::Invweight,
+    /// The model-constant part of `mj_collision` (checked geoms, pairs, bounding spheres).
+    collider: Collider,
     /// Scratch reused by every call: the row builder's, PGS's, a solver result's vectors, the
     /// factorization's.
     scratch: Scratch,
@@ -182,9 +187,13 @@ impl<'m> Forward<'m> {
         Ok(Forward {
             model,
             invweight: stages::invweight(model)?,
+            collider: Collider::new(model)?,
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
+                tendon: TendonState::new(model),
+                actuation: Actuation::new(model),
                 pgs: stages::PgsScratch::without_cost(),
+                cones: Vec::new(),
                 result: SolverResult::default(),
                 factor_warnings: Vec::new(),
             },
@@ -235,8 +244,9 @@ impl<'m> Forward<'m> {
 
     // ANCHOR: position
     /// Position stage (`mj_fwdPosition`): kinematics and com-based quantities, the inertia
-    /// matrix and its factor, collision. Returns the contacts, which the velocity stage turns
-    /// into rows.
+    /// matrix and its factor, tendon lengths and moments, collision. Returns the contacts
+    /// (in the storage of the last call's contact list), which the velocity stage turns into
+    /// rows.
     fn position(&mut self, qpos: &[f64]) -> Result<Vec<MjContact>> {
         let model = self.model;
         let d = &mut self.d;
@@ -254,7 +264,12 @@ impl<'m> Forward<'m> {
         for (s, inv) in d.data.qld_diag_sqrt_inv.iter_mut().zip(&d.data.qld_diag_inv) {
             *s = inv.sqrt();
         }
-        stages::collide(model, &d.data)
+        if !model.tendons.is_empty() {
+            tendon_kinematics_into(model, qpos, &mut self.scratch.tendon)?;
+        }
+        let mut contacts = std::mem::take(&mut d.efc.contacts);
+        self.collider.collide_into(model, &d.data, &mut contacts)?;
+        Ok(contacts)
     }
     // ANCHOR_END: position
 
@@ -294,8 +309,12 @@ impl<'m> Forward<'m> {
         if model.actuators.is_empty() {
             d.qfrc_actuator.fill(0.0);
         } else {
-            let ten = tendon_kinematics(model, qpos)?;
-            d.qfrc_actuator = actuator_forces(model, &ten, qpos, qvel, &self.ctrl, &self.act)?;
+            // mj_transmission (at the position stage's tendons) and mj_fwdActuation
+            let (ten, out) = (&self.scratch.tendon, &mut self.scratch.actuation);
+            transmission(model, qpos, ten, &mut out.length, &mut out.moment)?;
+            actuation_with(model, qvel, &self.ctrl, &self.act, out)?;
+            crate::error::check_output("qfrc_actuator", &out.qfrc)?;
+            d.qfrc_actuator.copy_from_slice(&out.qfrc);
         }
         for k in 0..model.nv {
             d.qfrc_smooth[k] = d.qfrc_passive[k] - d.data.qfrc_bias[k] + qfrc_applied[k] + d.qfrc_actuator[k];
@@ -352,21 +371,22 @@ impl<'m> Forward<'m> {
             qacc_smooth: &d.qacc_smooth,
         };
         // PGS in its own storage (its AR kept between calls), CG and Newton in the solver's
-        // workspace; the results then change places with the last call's vectors, which the
-        // next call reuses
+        // workspace; the results are then copied into the last call's vectors (a few hundred
+        // numbers), so that after the first call neither side allocates
         let r = if self.options.solver == crate::model::Solver::Pgs {
             let r = &mut self.scratch.result;
-            stages::solve_pgs(&smooth, &d.efc, &self.options, &mut self.scratch.pgs, r)?;
+            let (pgs, cones) = (&mut self.scratch.pgs, &mut self.scratch.cones);
+            stages::solve_pgs(&smooth, &d.efc, &self.options, pgs, cones, r)?;
             r
         } else {
             stages::solve(&smooth, &d.efc, &self.options, &mut self.solver)?;
             &mut self.solver.result
         };
-        std::mem::swap(&mut d.qacc, &mut r.qacc);
-        std::mem::swap(&mut d.efc_force, &mut r.efc_force);
-        std::mem::swap(&mut d.efc_state, &mut r.efc_state);
-        std::mem::swap(&mut d.qfrc_constraint, &mut r.qfrc_constraint);
-        std::mem::swap(&mut d.solver, &mut r.stats);
+        d.qacc.clone_from(&r.qacc);
+        d.efc_force.clone_from(&r.efc_force);
+        d.efc_state.clone_from(&r.efc_state);
+        d.qfrc_constraint.clone_from(&r.qfrc_constraint);
+        d.solver.clone_from(&r.stats);
         d.solver_niter = r.iterations;
         Ok(())
     }
@@ -410,7 +430,13 @@ impl<'m> Forward<'m> {
 /// The storage a [`Forward`] reuses from call to call.
 struct Scratch {
     rows: stages::RowScratch,
+    /// `ten_length`, `ten_J` of the position stage
+    tendon: TendonState,
+    /// `actuator_length`, `actuator_moment`, `actuator_force`, ...
+    actuation: Actuation,
     pgs: stages::PgsScratch,
+    /// PGS's cones (the elliptic contacts' rows)
+    cones: Vec<super::solver::cost::Cone>,
     result: SolverResult,
     factor_warnings: Vec<String>,
 }
@@ -460,7 +486,7 @@ pub fn check_solver_options(o: &SolverOptions) -> Result<()> {
     Ok(())
 }
 
-/// The stages other modules provide: collision ([`super::collision`]), constraint rows
+/// The stages other modules provide: constraint rows
 /// ([`super::constraint`]) and solvers ([`super::solver`]), named as the pipeline calls them.
 mod stages {
     pub use super::super::constraint::{Invweight, RowScratch};
@@ -470,11 +496,6 @@ mod stages {
     /// `mj_setConst`'s `invweight0`.
     pub fn invweight(model: &Model) -> Result<Invweight> {
         Invweight::new(model)
-    }
-
-    /// `mj_collision`.
-    pub fn collide(model: &Model, d: &Data) -> Result<Vec<MjContact>> {
-        super::super::collision::collide_all(model, d)
     }
 
     /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc`.
@@ -505,12 +526,14 @@ mod stages {
         efc: &Efc,
         o: &SolverOptions,
         scratch: &mut PgsScratch,
+        cones: &mut Vec<super::super::solver::cost::Cone>,
         out: &mut SolverResult,
     ) -> Result<()> {
-        use super::super::solver::{check_inputs, pgs, JacStorage};
-        let cones = check_inputs(s, efc, o)?;
+        use super::super::solver::{check_problem, cost, pgs, JacStorage};
+        check_problem(s, efc, o)?;
+        cost::cones_into(efc, cones)?;
         let storage = JacStorage::mujoco(s.layout.nv);
-        pgs::solve_pgs_into(s, efc, &cones, o, pgs::PgsVariant::Accelerated, storage, scratch, out)
+        pgs::solve_pgs_into(s, efc, cones, o, pgs::PgsVariant::Accelerated, storage, scratch, out)
     }
 
     /// `mj_invConstraint`: force and state of each row at `qacc`.

@@ -25,7 +25,7 @@ use nalgebra::DMatrix;
 
 use super::collision::MjContact;
 use super::Data;
-use crate::dynamics::tendon_kinematics;
+use crate::dynamics::{tendon_kinematics_into, TendonState};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use rows::{Rows, Scratch};
@@ -275,6 +275,8 @@ pub fn make_constraint(
 /// kept between calls.
 pub struct RowScratch {
     s: Scratch,
+    /// the tendon lengths and moments the tendon rows read
+    ten: TendonState,
 }
 
 impl RowScratch {
@@ -282,6 +284,7 @@ impl RowScratch {
     pub fn new(model: &Model) -> Self {
         RowScratch {
             s: Scratch::new(model.nv),
+            ten: TendonState::new(model),
         }
     }
 }
@@ -328,7 +331,8 @@ pub fn make_constraint_into(
     let ten = if model.tendons.is_empty() {
         None
     } else {
-        Some(tendon_kinematics(model, qpos)?)
+        tendon_kinematics_into(model, qpos, &mut scratch.ten)?;
+        Some(&scratch.ten)
     };
     // the body quaternions, which only the weld rows read
     let quats = if model.equality.is_empty() {
@@ -339,9 +343,9 @@ pub fn make_constraint_into(
     let s = &mut scratch.s;
     let mut rows = Rows::reuse(model.nv, std::mem::replace(efc, Efc::placeholder()), contacts, s);
     let made = (|| {
-        equality::equality_rows(model, d, invweight, qpos, ten.as_ref(), &quats, s, &mut rows)?;
-        friction::friction_rows(model, invweight, ten.as_ref(), s, &mut rows);
-        limit::limit_rows(model, invweight, qpos, ten.as_ref(), s, &mut rows)?;
+        equality::equality_rows(model, d, invweight, qpos, ten, &quats, s, &mut rows)?;
+        friction::friction_rows(model, invweight, ten, s, &mut rows);
+        limit::limit_rows(model, invweight, qpos, ten, s, &mut rows)?;
         contact::contact_rows(model, d, invweight, s, &mut rows)
     })();
     if made.is_ok() {

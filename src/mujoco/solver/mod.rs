@@ -175,8 +175,8 @@ pub fn check_inputs(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<
     cost::cones(efc)
 }
 
-/// [`check_inputs`] without the cones.
-fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<()> {
+/// [`check_inputs`] without the cones (which [`cost::cones_into`] makes into kept storage).
+pub fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<()> {
     let nv = smooth.layout.nv;
     check_smooth(smooth)?;
     check_efc(efc, nv)?;
