@@ -115,11 +115,12 @@ fn mean(v: &[usize]) -> f64 {
 fn warm_started_iterations_per_step_are_mujocos() {
     // MuJoCo's default: qacc_warmstart carried from step to step (RK4's four stages all start
     // from the one of the step before, and the fourth stage's qacc is the one kept). Every
-    // step's iteration count must be MuJoCo's, with one measured exception: MuJoCo 4.0's
-    // primal solver (mj_solPrimal) stops before its first iteration when the warm start
-    // already meets the tolerance (its convergence certificate 0.5 scale grad' M^-1 grad and
-    // the gradient, or the Newton decrement); mbd's Newton has no such exit and takes one
-    // iteration there (box_stack, Newton: MuJoCo 0, mbd 1 at about 180 of the 200 steps).
+    // step's iteration count must be MuJoCo's. That includes the steps where MuJoCo 4.0's
+    // Newton stops before its first iteration because the warm start already meets the
+    // gradient test (box_stack: 182 of the 200 steps). One near-tie is allowed for Newton: at
+    // box_stack's step 197 our starting gradient is 1.001e-8 against the tolerance 1e-8 (the
+    // trajectories differ by 1e-9 there), so one of us takes that step's iteration and the
+    // other the next step's: at most two steps differ, each by one iteration.
     let f = fixture();
     for (scene, run) in runs(&f) {
         let integrator = Integrator::parse(&run.integrator).unwrap();
@@ -137,11 +138,9 @@ fn warm_started_iterations_per_step_are_mujocos() {
             mean(&theirs.niter),
             mean(&run.cold.niter),
         );
-        let zero_iteration_exit = |a: usize, b: usize| run.solver == "Newton" && b == 0 && a == 1;
-        let bad: Vec<_> = differences(&ours.niter, &theirs.niter)
-            .into_iter()
-            .filter(|&(_, a, b)| !zero_iteration_exit(a, b))
-            .collect();
+        let diff = differences(&ours.niter, &theirs.niter);
+        let near_tie = run.solver == "Newton" && diff.len() <= 2 && diff.iter().all(|&(_, a, b)| a.abs_diff(b) == 1);
+        let bad = if near_tie { Vec::new() } else { diff };
         assert!(
             bad.is_empty(),
             "{} {} {}: (step, mbd, MuJoCo) {bad:?}",

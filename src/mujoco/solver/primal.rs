@@ -37,7 +37,7 @@ pub fn primal_cost(
 
 // ANCHOR: initial_qacc
 /// The starting point (MuJoCo's `warmstart`): `qacc_smooth`, or `opts.warmstart` when its cost
-/// is lower (ties go to `qacc_smooth`).
+/// is not higher (ties keep the warm start, as `mj_fwdConstraint` does).
 pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOptions) -> Vec<f64> {
     let cold = smooth.qacc_smooth.to_vec();
     let Some(w) = &opts.warmstart else {
@@ -46,7 +46,7 @@ pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOpt
     let (mut f, mut st) = (vec![0.0; efc.nefc()], vec![EfcState::Satisfied; efc.nefc()]);
     let c_warm = primal_cost(smooth, efc, cones, w, &mut f, &mut st);
     let c_cold = primal_cost(smooth, efc, cones, &cold, &mut f, &mut st);
-    if c_warm < c_cold {
+    if c_warm <= c_cold {
         w.clone()
     } else {
         cold
@@ -575,8 +575,12 @@ fn solve_primal_in_body(
             *s = -mg;
         }
     }
+    // Newton stops before its first iteration when the start already meets the gradient test
+    // (MuJoCo 4.0 does, inferred from its iteration counts on warm-started steps: a warm start
+    // that converged needs no step; tests/simulate_warmstart.rs)
+    let converged = newton && nefc > 0 && scale * norm(&p.w.grad) < opts.tolerance;
     // bounded by opts.iterations
-    while nefc > 0 && stats.len() < opts.iterations {
+    while nefc > 0 && !converged && stats.len() < opts.iterations {
         // line search along p
         let w = &mut *p.w;
         mul_m(smooth.layout, smooth.qm, &w.search, &mut w.ls.mv);
