@@ -759,11 +759,12 @@ fn mesh_fixture() -> MeshFixture {
 /// Where our contacts are known to differ from MuJoCo 4.0 (issue 9, left open), each for a
 /// reason found and named:
 /// * `prism_on_box`: the hexagonal prism resting on a box face gives the right count (4), the
-///   right normal (to 1e-15) and depths of the hexagon's corners, but another quadrilateral of
-///   the hexagon's six corners (measured: 0.12 m apart, 1.5e-3 in depth): `polygonQuad`
-///   returns the first of the three equal-area quadrilaterals it meets, which depends on the
-///   corner MuJoCo's polygon starts at, i.e. on qhull's facet order when MuJoCo merges the
-///   hull's triangles into polygons; our hull (quickhull) starts the hexagon elsewhere.
+///   right normal (to 1e-15) and corners of the hexagon with their depths, but another
+///   quadrilateral of its six corners (measured: 0.12 m apart, 1.5e-3 in depth): the box face
+///   clipped by the hexagon's side planes is the hexagon, listed from a corner that depends on
+///   where the hexagon's polygon starts, and `polygonQuad` keeps the first of the three
+///   equal-area quadrilaterals it meets from there. MuJoCo's polygon starts where qhull's facet
+///   order puts it when the hull's triangles are merged; ours (quickhull) elsewhere.
 ///
 /// Six more cases were in this list and now agree at [`TOL_POLYHEDRAL`], since the patch reads
 /// its faces and edges off the features at the contact as MuJoCo 4.0 does
@@ -777,7 +778,7 @@ fn mesh_fixture() -> MeshFixture {
 ///
 /// The test asserts that exactly these differ (in count, or in the points), so a fix (or a new
 /// difference) shows.
-const KNOWN_MESH_DIFF: [&str; 3] = ["prism_on_box", "cyl_tilted_on_box_0.0", "cyl_tilted_on_box_0.01"];
+const KNOWN_MESH_DIFF: [&str; 1] = ["prism_on_box"];
 
 /// Mass, centre of mass and the full inertia tensor about it (body frame) of every body of
 /// meshes/mass.xml, against MuJoCo's body_mass, body_ipos and body_inertia turned by body_iquat.

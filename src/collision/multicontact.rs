@@ -1,23 +1,30 @@
 //! MuJoCo 4.0's multi-contact for convex shapes (`multicontact` and `polygonClip` in
 //! `engine_collision_gjk.c`), written from the method: one GJK/EPA contact gives a normal `n`;
-//! when both shapes present a flat face to it, the contact patch is the overlap of the two faces,
-//! found by clipping one face polygon against the side planes of the other; when one presents a
-//! face and the other an edge lying in it, the edge is clipped. The patch's corners (at most 4,
-//! pruned to the largest-area quadrilateral) are the contacts, each with its own depth.
+//! the features each shape meets the other with there (a vertex, an edge or a face: the support
+//! points MuJoCo's final simplex or polytope face holds on it) offer faces and edges; when a
+//! face of one opposes a face of the other, the contact patch is the overlap of the two faces,
+//! found by clipping one face polygon against the side planes of the other; when an edge of
+//! one lies in a face of the other, the edge is clipped. The patch's corners (at most 4, pruned
+//! to the largest-area quadrilateral) within the margin are the contacts, each with its own
+//! depth.
 //!
-//! The faces and edges each shape offers:
+//! The features each shape offers ([`features`]):
 //!
-//! | shape | faces | edges |
-//! |---|---|---|
-//! | box | its 6 rectangles | the 3 edges at the support corner |
-//! | cylinder | its two discs, as regular 16-gons | the side line through the support point |
-//! | capsule | none | its segment, moved out by the radius |
-//! | mesh hull | its flat polygons | the hull edges at the support vertex |
-//! | sphere, ellipsoid | none | none |
+//! | shape | at a vertex | at an edge | at a face |
+//! |---|---|---|---|
+//! | box | its 3 faces and 3 edges | the edge and its 2 faces | the rectangle |
+//! | mesh hull | its polygons and hull edges | the edge and its 2 polygons | the polygon |
+//! | cylinder | nothing (a rim point) | the side line | the disc, as a regular 16-gon |
+//! | capsule | its segment, moved out by the radius (always counted a vertex) | | |
+//! | sphere, ellipsoid | nothing | | |
 //!
-//! A face counts when its outward normal is within `acos(FACE_TOL)` (5.1 degrees) of the
-//! direction to the other shape; an edge when it is within `asin(EDGE_TOL)` of parallel to the
-//! other's face.
+//! Two faces oppose when their normals' dot product is below `-FACE_TOL` (within 5.1 degrees);
+//! an edge lies in a face when it is within `asin(EDGE_TOL)` (5.1 degrees) of parallel to it.
+//!
+//! MuJoCo's source mirror read for this (3.x) does the patch for boxes and meshes only, and for
+//! penetrating shapes without margin only; 4.0 does more, and the rules for capsules,
+//! cylinders, margins and which face clips which are inferred from 4.0's output on
+//! purpose-built cases (named where they are used), not read.
 
 use super::convex::{ConvexShape, Shape};
 use super::{frame::frame_from_normal, Contact};
@@ -79,7 +86,7 @@ fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
         _ => [[1., 1., -1.], [-1., 1., -1.], [-1., -1., -1.], [1., -1., -1.]],
     };
     let mut n = Vec3::zeros();
-    n[k / 2] = if k % 2 == 0 { 1.0 } else { -1.0 };
+    n[k / 2] = if k.is_multiple_of(2) { 1.0 } else { -1.0 };
     Face {
         verts: c
             .iter()
@@ -361,12 +368,14 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
 /// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face).
 /// MuJoCo 4.0's `multicontact`, with the features of [`features`]:
 ///
-/// 1. face - face: the first face of A and face of B whose normals oppose within `FACE_TOL`
-///    (`n_1 . n_2 < -FACE_TOL`): B's face is clipped by A's; each point `v` (on B's face) has
-///    depth `d = (v - a_0) . n_1`, position `v + d/2 n_2` and normal `-n_2`;
+/// 1. face - face: the face of A and face of B whose normals oppose most, within `FACE_TOL`
+///    (`n_1 . n_2 < -FACE_TOL`): A's face is clipped by B's (the 3.x code clips B's by A's;
+///    4.0's points of a tilted disc on a box are the disc's corners, so the other way round);
+///    each point `v` (on A's face) has depth `d = (v - b_0) . n_2`, position `v - d/2 n_2` and
+///    normal `-n_2`;
 /// 2. otherwise, when A's feature is an edge or a vertex of no higher dimension than B's: the
-///    first edge of A lying in a face of B (`|e . n_2| < EDGE_TOL`) is clipped by that face,
-///    position `v - d/2 n_2`, normal `-n_2`; if none lies in one, no patch;
+///    edge of A closest to lying in a face of B (`|e . n_2| < EDGE_TOL`) is clipped by that
+///    face, position `v - d/2 n_2`, normal `-n_2`; if none lies in one, no patch;
 /// 3. otherwise, when B's feature is an edge or a vertex: the edge of B (that edge, or one
 ///    leaving the vertex) lying in a face of A, position `v - d/2 n_1`, normal `n_1`. Against a
 ///    cylinder's disc only B's edge, not a vertex's edges (inferred from 4.0, which keeps one
@@ -406,8 +415,8 @@ fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: 
         }
     }
     if let Some((a, b, _)) = best {
-        for (v, d) in polygon_clip(&a.verts, &b.verts, &a.normal, margin, prune) {
-            push(v + b.normal * (0.5 * d), -b.normal, d);
+        for (v, d) in polygon_clip(&b.verts, &a.verts, &b.normal, margin, prune) {
+            push(v - b.normal * (0.5 * d), -b.normal, d);
         }
         return;
     }
