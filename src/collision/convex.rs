@@ -19,10 +19,10 @@
 //!    the origin's projection give the witness points on A and B.
 //! 4. **Contacts** ([`convex_contacts`]): as MuJoCo, a sphere or capsule is first shrunk to its
 //!    centre point or segment and GJK's distance is inflated by the radii (exact, and cheap);
-//!    only a deep penetration of the cores runs EPA on the full shapes. When the shapes
-//!    penetrate with flat faces (or an edge and a face) facing each other, MuJoCo 4.0's
+//!    only a deep penetration of the cores runs EPA on the full shapes. When the features the
+//!    shapes meet with hold flat faces (or an edge and a face) facing each other, MuJoCo 4.0's
 //!    multi-contact replaces the one contact by the corners of the contact patch
-//!    ([`super::multicontact`]).
+//!    ([`super::multicontact`]), within the margin whether they penetrate or not.
 
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;

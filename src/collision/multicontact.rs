@@ -148,11 +148,26 @@ fn features(s: &ConvexShape, d: &Vec3) -> Features {
             Features { dim, faces, edges }
         }
         Shape::Hull(hull) => {
-            let ids = extremal(hull.vertices.iter().copied(), &local);
+            // the support vertex and its neighbours within the tolerance, grown over the hull
+            // graph (the feature is connected)
+            let best_k = hull.support_index(&local);
+            let best = hull.vertices[best_k].dot(&local);
+            let tol = FEATURE_TOL * hull.vertices[best_k].norm().max(mjMINVAL);
+            let mut ids = vec![best_k];
+            let mut k = 0;
+            while k < ids.len() {
+                for &w in &hull.neighbors[ids[k]] {
+                    if !ids.contains(&w) && hull.vertices[w].dot(&local) >= best - tol {
+                        ids.push(w);
+                    }
+                }
+                k += 1;
+            }
             let dim = ids.len().min(3);
-            let faces = (0..hull.polygons.len())
-                .filter(|&k| ids.iter().all(|v| hull.polygons[k].contains(v)))
-                .map(|k| Face {
+            let faces = hull.vertex_polygons[ids[0]]
+                .iter()
+                .filter(|&&k| ids[1..].iter().all(|v| hull.polygons[k].contains(v)))
+                .map(|&k| Face {
                     // MuJoCo's meshFace walks the polygon backwards: clockwise from outside
                     verts: hull.polygons[k]
                         .iter()
