@@ -71,9 +71,11 @@ fn extremal(verts: impl Iterator<Item = Vec3> + Clone, d: &Vec3) -> Vec<usize> {
 }
 
 /// Tolerance (relative to the shape's size) on the support value within which a vertex
-/// belongs to the contact feature: mesh vertices are single precision (relative rounding
-/// ~6e-8), so the corners of one flat polygon differ by about that along its normal.
-pub const FEATURE_TOL: f64 = 1e-6;
+/// belongs to the contact feature. MuJoCo's features come from its EPA, which stops within
+/// `ccd_tolerance` (1e-6) of the boundary, and mesh vertices are single precision: a cylinder
+/// turned by 1.5708 rad (its side 3.7e-6 off parallel to the face, its two ends 1.5e-6 apart
+/// along the normal) still lies on its side line in MuJoCo 4.0 (fixture `rule_cyl_side_on_box`).
+pub const FEATURE_TOL: f64 = 1e-5;
 
 /// MuJoCo's box face `k` (order +x, -x, +y, -y, +z, -z; `boxFace`), clockwise seen from outside.
 fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
@@ -384,10 +386,12 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
 /// MuJoCo 4.0's `multicontact`, with the features of [`features`]:
 ///
 /// 1. face - face: the face of A and face of B whose normals oppose most, within `FACE_TOL`
-///    (`n_1 . n_2 < -FACE_TOL`): A's face is clipped by B's (the 3.x code clips B's by A's;
-///    4.0's points of a tilted disc on a box are the disc's corners, so the other way round);
-///    each point `v` (on A's face) has depth `d = (v - b_0) . n_2`, position `v - d/2 n_2` and
-///    normal `-n_2`;
+///    (`n_1 . n_2 < -FACE_TOL`): the face with more corners is clipped by the other, B's by
+///    A's on a tie (the 3.x code always clips B's by A's; 4.0's points of a tilted disc on a
+///    box are the disc's corners, of a tilted box mesh on a box the mesh's, inferred from the
+///    fixture's `cyl_tilted_on_box_*` and `rule_mesh_tilted_margin_*`); each point `v` on the
+///    clipped face has the depth `d` of its distance to the other face's plane, position midway
+///    (`v -+ d/2 n_2`) and normal `-n_2`;
 /// 2. otherwise, when A's feature is an edge or a vertex of no higher dimension than B's: the
 ///    edge of A closest to lying in a face of B (`|e . n_2| < EDGE_TOL`) is clipped by that
 ///    face, position `v - d/2 n_2`, normal `-n_2`; if none lies in one, no patch;
@@ -430,8 +434,16 @@ fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: 
         }
     }
     if let Some((a, b, _)) = best {
-        for (v, d) in polygon_clip(&b.verts, &a.verts, &b.normal, margin, prune) {
-            push(v - b.normal * (0.5 * d), -b.normal, d);
+        if a.verts.len() > b.verts.len() {
+            // A's face clipped by B's: points on A's face
+            for (v, d) in polygon_clip(&b.verts, &a.verts, &b.normal, margin, prune) {
+                push(v - b.normal * (0.5 * d), -b.normal, d);
+            }
+        } else {
+            // B's face clipped by A's: points on B's face
+            for (v, d) in polygon_clip(&a.verts, &b.verts, &a.normal, margin, prune) {
+                push(v + b.normal * (0.5 * d), -b.normal, d);
+            }
         }
         return;
     }
