@@ -8,6 +8,9 @@
 //! cargo bench --bench constrained -- box_stack_10/newton  # cases whose name contains this
 //! MBD_BENCH_PEERS=11:20 cargo bench --bench constrained [-- humanoid]
 //!     # one JSON line per scene, timed by the rule of tools/peers/timing.h
+//! MBD_BENCH_CALLS=1000 target/release/deps/constrained-HASH box_stack/newton_pyramidal
+//!     # that case's forward 1000 times and nothing else, for `perf stat -e instructions`:
+//!     # (count at N calls - count at 0) / N is the instructions per call
 //! ```
 //! `python3 tools/peers/compare.py --constrained` runs the peer mode and MuJoCo's driver
 //! (`bench_mujoco --state`) in interleaved rounds, with the same solver settings: the model's
@@ -99,7 +102,28 @@ fn peers_style(spec: &str, only: Option<&str>) {
     }
 }
 
+/// `MBD_BENCH_CALLS=N` with the case `SCENE/SETTING`: one forward to set up, then `N` more.
+fn calls(n: &str, case: Option<&str>) {
+    let n: usize = n.parse().expect("MBD_BENCH_CALLS=N");
+    let case = case.expect("MBD_BENCH_CALLS needs a case SCENE/SETTING");
+    let (label, setting) = case.split_once('/').expect("SCENE/SETTING");
+    let (model, f) = load(label);
+    let zeros = vec![0.0; model.nv];
+    let (_, solver, cone) = settings().into_iter().find(|s| s.0 == setting).expect("setting");
+    let m = configured(&model, solver, cone);
+    let mut fw = Forward::new(&m).expect("forward");
+    fw.forward(&f.qpos, &f.qvel, &zeros).expect("forward");
+    for _ in 0..n {
+        fw.forward_with(black_box(&f.qpos), &f.qvel, &zeros).expect("forward");
+    }
+    eprintln!("{case}: {} iterations, nefc {}", fw.d.solver_niter, fw.d.efc.nefc());
+}
+
 fn main() {
+    if let Ok(n) = std::env::var("MBD_BENCH_CALLS") {
+        calls(&n, peers_timing::only_arg().as_deref());
+        return;
+    }
     if let Ok(spec) = std::env::var("MBD_BENCH_PEERS") {
         peers_style(&spec, peers_timing::only_arg().as_deref());
         return;

@@ -112,7 +112,7 @@ fn convergence_chart(title: &str, p: &Problem) -> Result<Chart> {
         .log(false, true)
         .with(Series::line_points("PGS, classic sweep (dual cost)", pgs_classic))
         .with(Series::line_points("PGS, MuJoCo's: shuffled + momentum", pgs))
-        .with(Series::line_points("CG (Polak-Ribiere+)", cg))
+        .with(Series::line_points("CG (Hager-Zhang)", cg))
         .with(Series::line_points("Newton", newton)))
 }
 

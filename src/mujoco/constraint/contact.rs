@@ -5,15 +5,14 @@
 use super::equality::refsafe;
 use super::impedance::SolParams;
 use super::invweight::Invweight;
-use super::jacobian::jac_point_chain;
-use super::rows::{project_col, GroupKind, NewGroup, Rows, Scratch};
+use super::jacobian::{chain_union, jac_dif_column, tree_com};
+use super::rows::{GroupKind, NewGroup, Rows, Scratch};
 use super::EfcType;
 use crate::error::{Error, Result};
 use crate::model::constants::mjMINMU;
 use crate::model::{Cone, Model};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::Data;
-use crate::spatial::Vec3;
 
 /// Checks one contact at the door: geoms of the model, `dim` in {1, 3, 4, 6}, friction
 /// non-negative and finite, position, frame, distance and parameters finite.
@@ -32,17 +31,15 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
     if let Some(f) = c.friction.iter().find(|f| !(**f >= 0.0 && f.is_finite())) {
         return Err(bad(format!("friction {f} must be finite and >= 0")));
     }
-    let finite = c
-        .pos
-        .iter()
-        .chain(c.frame.iter())
-        .chain(c.solref.iter())
-        .chain(c.solreffriction.iter())
-        .chain(c.solimp.iter())
-        .all(|x| x.is_finite())
-        && c.dist.is_finite()
-        && c.margin.is_finite()
-        && c.gap.is_finite();
+    // x * 0 is 0 for a finite x and NaN otherwise: one sum, no early exit
+    let zeros = |xs: &[f64]| xs.iter().fold(0.0, |a, x| a + x * 0.0);
+    let finite = zeros(c.pos.as_slice())
+        + zeros(c.frame.as_slice())
+        + zeros(&c.solref)
+        + zeros(&c.solreffriction)
+        + zeros(&c.solimp)
+        + zeros(&[c.dist, c.margin, c.gap])
+        == 0.0;
     if !finite {
         return Err(bad(
             "position, frame, distance, margin, gap, solref and solimp must be finite".into(),
@@ -71,7 +68,6 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
     let nv = model.nv;
     let cone = model.opt.cone;
-    s.zero_jacobians();
     for k in 0..rows.efc.contacts.len() {
         check_contact(model, k, &rows.efc.contacts[k])?;
         // a contact in the gap (dist >= margin - gap) is kept in the list without rows
@@ -86,28 +82,26 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         }
         let c = rows.efc.contacts[k].clone();
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
-        // only the two chains' columns of the point Jacobians are written: the rest stay zero,
-        // and the rows are kept on those columns (`nc` of them)
-        s.zero_chains();
-        jac_point_chain(model, d, b1, &c.pos, &mut s.p1, &mut s.r1, &mut s.chain1);
-        jac_point_chain(model, d, b0, &c.pos, &mut s.p2, &mut s.r2, &mut s.chain2);
-        s.chains.clear();
-        s.chains.extend_from_slice(&s.chain1);
-        s.chains.extend_from_slice(&s.chain2);
-        s.chains.sort_unstable();
-        s.chains.dedup();
+        // the rows live on the dofs of the two chains (`nc` of them), MuJoCo's structural
+        // pattern of a contact row
+        chain_union(model, b1, b0, &mut s.bodies, &mut s.chains, &mut s.side);
         let nc = s.chains.len();
+        let off1 = c.pos - tree_com(d, b1);
+        let off0 = c.pos - tree_com(d, b0);
         // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
         // edges in rows 0..10, each of nc numbers
         let (edges, sm) = s.rows.split_at_mut(10 * nv);
-        for r in 0..c.dim {
-            let (f, a, b): (Vec3, _, _) = if r < 3 {
-                (c.frame.row(r).transpose(), &s.p1, &s.p2)
-            } else {
-                (c.frame.row(r - 3).transpose(), &s.r1, &s.r2)
-            };
-            for (o, &k) in sm[r * nc..(r + 1) * nc].iter_mut().zip(&s.chains) {
-                *o = project_col(&f, a, b, k);
+        let f = &c.frame;
+        for (t, (&k, &side)) in s.chains.iter().zip(&s.side).enumerate() {
+            // S column k: frame (Jp(b1) - Jp(b0)) and, for dim > 3, frame (Jr(b1) - Jr(b0))
+            let (dp, dr) = jac_dif_column(d, k, side, &off1, &off0);
+            for r in 0..3 {
+                sm[r * nc + t] = f[(r, 0)] * dp[0] + f[(r, 1)] * dp[1] + f[(r, 2)] * dp[2];
+            }
+            if c.dim > 3 {
+                for r in 3..c.dim {
+                    sm[r * nc + t] = f[(r - 3, 0)] * dr[0] + f[(r - 3, 1)] * dr[1] + f[(r - 3, 2)] * dr[2];
+                }
             }
         }
         let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);

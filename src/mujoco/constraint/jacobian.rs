@@ -84,6 +84,83 @@ pub fn jac_point_chain(
 }
 // ANCHOR_END: jac_point_chain
 
+// ANCHOR: jac_dif_pair
+/// The dofs that move the pair of Featherstone bodies `b1`, `b2` (MuJoCo's merged chain of
+/// `mj_jacDifPair`): the union of the two paths to the root, increasing, in `chains`, and for
+/// each whether it lies on `b1`'s path (bit 1), on `b2`'s (bit 2) or on both (a common
+/// ancestor, 3) in `side`. A parent's dofs come before its children's, so each path read from
+/// the root is increasing and the union is one merge. `bodies` is scratch. Allocates nothing
+/// once the vectors have held `nv` entries.
+pub fn chain_union(
+    model: &Model,
+    b1: usize,
+    b2: usize,
+    bodies: &mut Vec<usize>,
+    chains: &mut Vec<usize>,
+    side: &mut Vec<u8>,
+) {
+    // the two paths, root first, one after the other in `bodies`
+    bodies.clear();
+    let mut n1 = 0;
+    for (k, b) in [b1, b2].into_iter().enumerate() {
+        let mut i = b;
+        // bounded: lambda(i) < i
+        while i != 0 {
+            bodies.push(i);
+            i = model.lambda[i];
+        }
+        if k == 0 {
+            n1 = bodies.len();
+        }
+    }
+    bodies[..n1].reverse();
+    bodies[n1..].reverse();
+    chains.clear();
+    side.clear();
+    let (p1, p2) = bodies.split_at(n1);
+    let (mut i, mut j) = (0, 0);
+    // bounded: i + j grows each pass
+    while i < p1.len() || j < p2.len() {
+        let (body, bit) = if j == p2.len() || (i < p1.len() && p1[i] < p2[j]) {
+            i += 1;
+            (p1[i - 1], 1)
+        } else if i == p1.len() || p2[j] < p1[i] {
+            j += 1;
+            (p2[j - 1], 2)
+        } else {
+            i += 1;
+            j += 1;
+            (p1[i - 1], 3)
+        };
+        for dof in model.dofs(body) {
+            chains.push(dof);
+            side.push(bit);
+        }
+    }
+}
+
+/// Column `k` of `J(b1, p) - J(b2, p)`, translational and rotational (MuJoCo's
+/// `mj_jacDifPair`), for a dof `k` of [`chain_union`] with its `side`: `off1 = p - c1`,
+/// `off2 = p - c2` with `c` the com of each body's tree ([`tree_com`]). A column of one path is
+/// that body's column of [`jac_point`] (negated for `b2`); a common ancestor's is the
+/// difference of the two, zero when both bodies lie in one tree (the same point, the same com).
+#[inline]
+pub fn jac_dif_column(d: &Data, k: usize, side: u8, off1: &Vec3, off2: &Vec3) -> (Vec3, Vec3) {
+    let s = &d.cdof[k];
+    let (lin1, rot1) = if side & 1 != 0 {
+        (s.v + s.w.cross(off1), s.w)
+    } else {
+        (Vec3::zeros(), Vec3::zeros())
+    };
+    let (lin2, rot2) = if side & 2 != 0 {
+        (s.v + s.w.cross(off2), s.w)
+    } else {
+        (Vec3::zeros(), Vec3::zeros())
+    };
+    (lin1 - lin2, rot1 - rot2)
+}
+// ANCHOR_END: jac_dif_pair
+
 // ANCHOR: jac_dot_v
 /// MuJoCo's `mj_jacDot` multiplied by `qvel`: `(Jdot_p qvel, Jdot_r qvel)` for the world point
 /// `p` moving with Featherstone body `b`. `d` must hold `cvel` and `cdof_dot` of `qvel`

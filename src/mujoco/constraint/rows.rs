@@ -8,7 +8,6 @@ use super::{Efc, EfcType};
 use crate::model::constants::mjMINVAL;
 use crate::model::Cone;
 use crate::mujoco::collision::MjContact;
-use crate::spatial::Vec3;
 
 /// Scratch Jacobians (3 x nv each) reused by every row: no allocation per row.
 pub(crate) struct Scratch {
@@ -19,12 +18,11 @@ pub(crate) struct Scratch {
     /// 16 rows of nv, row-major: a group's rows (up to the 10 of a condim-6 pyramid) and a
     /// contact's 6 rows of `S`.
     pub rows: Vec<f64>,
-    /// The dofs of the chains last written into `p1`/`r1` and `p2`/`r2` by
-    /// [`super::jacobian::jac_point_chain`] (the only nonzero columns there).
-    pub chain1: Vec<usize>,
-    pub chain2: Vec<usize>,
-    /// Their union, increasing.
+    /// A contact's two paths of bodies, the union of their dofs (increasing) and on which
+    /// path each lies ([`super::jacobian::chain_union`]).
+    pub bodies: Vec<usize>,
     pub chains: Vec<usize>,
+    pub side: Vec<u8>,
     /// The row groups and `A-hat` of the last call, kept for their storage.
     groups: Vec<Group>,
     diag: Vec<f64>,
@@ -38,35 +36,12 @@ impl Scratch {
             p2: Matrix3xX::zeros(nv),
             r2: Matrix3xX::zeros(nv),
             rows: vec![0.0; 16 * nv],
-            chain1: Vec::with_capacity(nv),
-            chain2: Vec::with_capacity(nv),
+            bodies: Vec::with_capacity(2 * nv),
             chains: Vec::with_capacity(2 * nv),
+            side: Vec::with_capacity(2 * nv),
             groups: Vec::new(),
             diag: Vec::new(),
         }
-    }
-
-    /// Zeroes the four point Jacobians entirely and forgets the chains.
-    pub fn zero_jacobians(&mut self) {
-        for m in [&mut self.p1, &mut self.r1, &mut self.p2, &mut self.r2] {
-            m.fill(0.0);
-        }
-        self.chain1.clear();
-        self.chain2.clear();
-    }
-
-    /// Zeroes the columns of the last chains only (the others are zero already).
-    pub fn zero_chains(&mut self) {
-        for &k in &self.chain1 {
-            self.p1.column_mut(k).fill(0.0);
-            self.r1.column_mut(k).fill(0.0);
-        }
-        for &k in &self.chain2 {
-            self.p2.column_mut(k).fill(0.0);
-            self.r2.column_mut(k).fill(0.0);
-        }
-        self.chain1.clear();
-        self.chain2.clear();
     }
 }
 
@@ -177,18 +152,15 @@ impl Rows {
 
     /// [`Rows::add`] for a contact's group given on the columns `cols` only (increasing, the
     /// dofs of the two chains): `g.jac` holds `n x cols.len()` numbers, row-major; the other
-    /// columns are zero. Contacts are never skipped.
+    /// columns are zero. Every row keeps all of `cols`, zeros included: MuJoCo's structural
+    /// pattern of a contact row (the dofs of the two chains), which lets the solvers' row
+    /// blocks take the rows as they are. Contacts are never skipped.
     pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize]) {
         let n = g.pos.len();
         let r = &mut self.efc.j_rows;
-        let nc = cols.len();
-        for row in 0..n {
-            for (&c, &v) in cols.iter().zip(&g.jac[row * nc..(row + 1) * nc]) {
-                if v != 0.0 {
-                    r.colind.push(c);
-                    r.values.push(v);
-                }
-            }
+        r.values.extend_from_slice(&g.jac[..n * cols.len()]);
+        for _ in 0..n {
+            r.colind.extend_from_slice(cols);
             r.rowadr.push(r.colind.len());
         }
         self.push_group(g, n);
@@ -198,14 +170,12 @@ impl Rows {
     fn push_group(&mut self, g: NewGroup, n: usize) {
         let start = self.efc.nefc();
         let e = &mut self.efc;
-        for k in 0..n {
-            e.efc_type.push(g.efc_type);
-            e.efc_id.push(g.id);
-            e.pos.push(g.pos[k]);
-            e.margin.push(g.margin[k]);
-            e.frictionloss.push(g.frictionloss);
-            self.diag.push(g.diag[k]);
-        }
+        e.efc_type.extend(std::iter::repeat_n(g.efc_type, n));
+        e.efc_id.extend(std::iter::repeat_n(g.id, n));
+        e.pos.extend_from_slice(&g.pos[..n]);
+        e.margin.extend_from_slice(&g.margin[..n]);
+        e.frictionloss.extend(std::iter::repeat_n(g.frictionloss, n));
+        self.diag.extend_from_slice(&g.diag[..n]);
         match g.efc_type {
             EfcType::Equality => e.ne += n,
             EfcType::FrictionDof | EfcType::FrictionTendon => e.nf += n,
@@ -355,10 +325,4 @@ pub(crate) fn diff_row(a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, r: usize, out: &m
     for (k, o) in out.iter_mut().enumerate() {
         *o = a[(r, k)] - b[(r, k)];
     }
-}
-
-/// Row `r` of `frame (a - b)` at column `k`: `sum_q frame_row[q] (a[q, k] - b[q, k])`.
-#[inline(always)]
-pub(crate) fn project_col(frame_row: &Vec3, a: &Matrix3xX<f64>, b: &Matrix3xX<f64>, k: usize) -> f64 {
-    (0..3).map(|r| frame_row[r] * (a[(r, k)] - b[(r, k)])).sum()
 }

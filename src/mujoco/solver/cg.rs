@@ -1,7 +1,7 @@
 //! The conjugate-gradient direction of MuJoCo's `mj_solCG`, preconditioned by `M^-1`, with the
-//! Polak-Ribiere+ rule (MuJoCo's `mjCG_PRP` build; its default since 3.10 is Hager-Zhang, which
-//! reaches the same minimum). The loop itself is [`super::primal::solve_primal`]. Book:
-//! "Solvers", section "Conjugate gradient".
+//! Hager-Zhang rule (MuJoCo's default since 3.10, what [`super::solve`] uses) or the
+//! Polak-Ribiere+ rule (MuJoCo's `mjCG_PRP` build), which reaches the same minimum. The loop
+//! itself is [`super::primal::solve_primal`]. Book: "Solvers", section "Conjugate gradient".
 
 use crate::model::constants::mjMINVAL;
 

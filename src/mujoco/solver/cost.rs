@@ -181,6 +181,22 @@ pub fn update(
     jar: &[f64],
     force: &mut [f64],
     state: &mut [EfcState],
+    hessians: Option<&mut [[f64; 36]]>,
+) -> f64 {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || update_body(efc, cones, jar, force, state, hessians),
+    )
+}
+
+/// The body of [`update`], compiled for AVX where the processor has it.
+#[inline(always)]
+fn update_body(
+    efc: &Efc,
+    cones: &[Cone],
+    jar: &[f64],
+    force: &mut [f64],
+    state: &mut [EfcState],
     mut hessians: Option<&mut [[f64; 36]]>,
 ) -> f64 {
     let (ne, nf, n) = (efc.ne, efc.nf, efc.nefc());

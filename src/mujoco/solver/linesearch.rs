@@ -82,6 +82,15 @@ impl LineSearch {
     /// `mv = M p` already in `self`, the residual `ma - qfrc_smooth` of the current point and
     /// `jar = J a - aref`.
     pub fn prepare(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.prepare_body(efc, cones, p, ma, qfrc_smooth, jar),
+        )
+    }
+
+    /// The body of [`Self::prepare`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn prepare_body(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
         let mut g1 = 0.0;
         let mut g2 = 0.0;
         for k in 0..p.len() {
@@ -122,6 +131,15 @@ impl LineSearch {
     // ANCHOR: eval
     /// MuJoCo's `PrimalEval`: `phi`, `phi'`, `phi''` at `alpha`, summed row by row.
     pub fn eval(&mut self, efc: &Efc, cones: &[Cone], jar: &[f64], alpha: f64) -> Point {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.eval_body(efc, cones, jar, alpha),
+        )
+    }
+
+    /// The body of [`Self::eval`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn eval_body(&mut self, efc: &Efc, cones: &[Cone], jar: &[f64], alpha: f64) -> Point {
         let (ne, nf, n) = (efc.ne, efc.nf, efc.nefc());
         // quadratic pieces are summed first, then evaluated once: [constant, linear, quadratic]
         let mut total = self.quad_gauss;
@@ -170,8 +188,8 @@ impl LineSearch {
             }
             i += 1;
         }
-        cost += total[0] + alpha * total[1] + alpha * alpha * total[2];
-        d1 += total[1] + 2.0 * alpha * total[2];
+        cost += alpha * alpha * total[2] + alpha * total[1] + total[0];
+        d1 += 2.0 * alpha * total[2] + total[1];
         d2 += 2.0 * total[2];
         self.neval += 1;
         Point {
@@ -179,17 +197,28 @@ impl LineSearch {
             cost,
             d1,
             // phi is convex (M > 0); guard the Newton steps against rounding
-            d2: d2.max(mjMINVAL),
+            d2: if d2 > 0.0 { d2 } else { mjMINVAL },
         }
     }
     // ANCHOR_END: eval
 
     // ANCHOR: search
-    /// MuJoCo's `PrimalSearch`, written as a safeguarded Newton method on `phi'`: one Newton
-    /// step from 0; if that does not cross the minimum, Newton steps forward until `phi'` changes
-    /// sign; then Newton steps from the bracket ends, falling back to bisection, until
-    /// `|phi'| < gtol = tolerance |p| / scale`, at most `max_eval` evaluations. Returns alpha = 0
-    /// when `p` is not a descent direction or no decrease is found. Call after [`Self::prepare`].
+    /// MuJoCo's `PrimalSearch`: Newton steps on `phi'` with a bracket, until
+    /// `|phi'| < gtol = tolerance |p| / scale`, at most `max_eval` evaluations (at least two).
+    /// 1. A Newton step from 0 to `p1`; done if `|phi'(p1)| < gtol` and it decreases the cost
+    ///    (or `p1` is 0 itself).
+    /// 2. One-sided: while `p1` lies on the same side of the minimum as the step came from
+    ///    (`phi'` still pointing on by more than `gtol`), `p2 <- p1` and `p1` moves by another
+    ///    Newton step; done when `p1` converges.
+    /// 3. Bracketed between `p1` and `p2` (`phi'` of opposite signs): each pass evaluates the
+    ///    midpoint and takes, of the three candidates (the Newton points from `p1` and from
+    ///    `p2`, the midpoint), the converged one of least cost; otherwise each bracket end moves
+    ///    to the candidate on its side whose `|phi'|` is smaller ([`Self::update_bracket`]),
+    ///    with a new Newton point from it; when neither end moves, the midpoint is returned.
+    /// 4. Out of evaluations: the better bracket end if it decreases the cost, else alpha = 0.
+    ///
+    /// Returns alpha = 0 (the solver then stops) only for `|p| < mjMINVAL` or in case 4. Call
+    /// after [`Self::prepare`].
     #[allow(clippy::too_many_arguments)]
     pub fn search(
         &mut self,
@@ -208,7 +237,7 @@ impl LineSearch {
             slope: 0.0,
             neval: 0,
         };
-        if pnorm < mjMINVAL || max_eval == 0 {
+        if pnorm < mjMINVAL {
             return none;
         }
         let gtol = tolerance * pnorm / scale;
@@ -218,60 +247,86 @@ impl LineSearch {
             slope: p.d1.abs() * scale / pnorm,
             neval,
         };
+        let newton = |p: &Point| p.alpha - p.d1 / p.d2;
         let p0 = self.eval(efc, cones, jar, 0.0);
-        if p0.d1 >= 0.0 {
-            return SearchResult {
-                neval: self.neval,
-                ..none
-            };
+        let mut p1 = self.eval(efc, cones, jar, newton(&p0));
+        if p1.d1.abs() < gtol && (p1.alpha == 0.0 || p1.cost < 0.0) {
+            return done(p1, self.neval);
         }
-        // lo: phi' < 0; hi: phi' > 0
-        let mut lo = p0;
-        let mut hi: Option<Point> = None;
-        let mut best = p0;
+        // one-sided: Newton steps while p1 stays on the side the step came from
+        let dir = if p1.d1 < 0.0 { 1.0 } else { -1.0 };
+        let mut p2 = p0;
+        // bounded by max_eval
+        while p1.d1 * dir <= -gtol && self.neval < max_eval {
+            p2 = p1;
+            p1 = self.eval(efc, cones, jar, newton(&p1));
+            if p1.d1.abs() < gtol && p1.cost < 0.0 {
+                return done(p1, self.neval);
+            }
+        }
+        if self.neval >= max_eval {
+            return done(p1, self.neval);
+        }
+        // bracketed: p1 and p2 hold phi' of opposite signs
+        let mut p2next = p1;
+        let mut p1next = self.eval(efc, cones, jar, newton(&p1));
+        // bounded by max_eval: every pass evaluates at least once
         while self.neval < max_eval {
-            let next = match hi {
-                // expanding: Newton from lo (always moves forward since phi'(lo) < 0)
-                None => lo.alpha - lo.d1 / lo.d2,
-                Some(h) => {
-                    let a = lo.alpha - lo.d1 / lo.d2;
-                    let b = h.alpha - h.d1 / h.d2;
-                    if a > lo.alpha && a < h.alpha {
-                        a
-                    } else if b > lo.alpha && b < h.alpha {
-                        b
-                    } else {
-                        0.5 * (lo.alpha + h.alpha)
-                    }
-                }
-            };
-            if let Some(h) = hi {
-                // bracket below rounding: stop at its better end
-                if !(next > lo.alpha && next < h.alpha) {
-                    break;
+            let pmid = self.eval(efc, cones, jar, 0.5 * (p1.alpha + p2.alpha));
+            let candidates = [p1next, p2next, pmid];
+            let mut best: Option<Point> = None;
+            for c in candidates {
+                if c.d1.abs() < gtol && best.is_none_or(|b| c.cost < b.cost) {
+                    best = Some(c);
                 }
             }
-            let pt = self.eval(efc, cones, jar, next);
-            if pt.cost < best.cost {
-                best = pt;
+            if let Some(b) = best {
+                return done(b, self.neval);
             }
-            if pt.d1.abs() < gtol && pt.cost < 0.0 {
-                return done(pt, self.neval);
-            }
-            if pt.d1 < 0.0 {
-                lo = pt;
-            } else {
-                hi = Some(pt);
+            let moved1 = self.update_bracket(efc, cones, jar, &mut p1, &candidates, &mut p1next);
+            let moved2 = self.update_bracket(efc, cones, jar, &mut p2, &candidates, &mut p2next);
+            if !moved1 && !moved2 {
+                // the bracket is as small as rounding allows
+                return done(pmid, self.neval);
             }
         }
-        if best.cost < 0.0 {
-            done(best, self.neval)
+        if p1.cost <= p2.cost && p1.cost < 0.0 {
+            done(p1, self.neval)
+        } else if p2.cost <= p1.cost && p2.cost < 0.0 {
+            done(p2, self.neval)
         } else {
             SearchResult {
                 neval: self.neval,
                 ..none
             }
         }
+    }
+
+    /// One end `p` of the bracket moves to each candidate in turn that lies on its side
+    /// (`phi'` of the same sign) closer to the minimum (smaller `|phi'|`); if it moved, `next`
+    /// becomes the Newton point from it (one evaluation). Returns whether `p` moved (MuJoCo's
+    /// `updateBracket`).
+    #[allow(clippy::too_many_arguments)]
+    fn update_bracket(
+        &mut self,
+        efc: &Efc,
+        cones: &[Cone],
+        jar: &[f64],
+        p: &mut Point,
+        candidates: &[Point; 3],
+        next: &mut Point,
+    ) -> bool {
+        let mut moved = false;
+        for c in candidates {
+            if (p.d1 < 0.0 && c.d1 < 0.0 && p.d1 < c.d1) || (p.d1 > 0.0 && c.d1 > 0.0 && p.d1 > c.d1) {
+                *p = *c;
+                moved = true;
+            }
+        }
+        if moved {
+            *next = self.eval(efc, cones, jar, p.alpha - p.d1 / p.d2);
+        }
+        moved
     }
     // ANCHOR_END: search
 }
@@ -282,6 +337,7 @@ impl LineSearch {
 /// `T(alpha) = sqrt(U.U + 2 alpha U.V + alpha^2 V.V)`; the middle zone's cost
 /// `1/2 Dm (N - mu T)^2` is differentiated exactly, and when both ends lie in the middle zone the
 /// cost change is written without cancellation: `T - T_0 = (T^2 - T_0^2) / (T + T_0)`.
+#[inline(always)]
 fn cone_piece(c: &[f64; 8], q: &[f64; 3], mu: f64, alpha: f64) -> (f64, f64, f64) {
     let [u0, v0, uu, uv, vv, dm, t0, cost0] = *c;
     let n = u0 + alpha * v0;

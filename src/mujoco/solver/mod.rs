@@ -7,7 +7,7 @@
 //! | the row costs and the cone zones | `mj_constraintUpdate` | [`cost::update`], [`cost::zone`] |
 //! | PGS on the dual | `mj_solPGS` (`residual`, `costChange`, `mju_QCQP`, `dualState`) | [`pgs::solve_pgs`], [`pgs::solve_pgs_with`] |
 //! | reduced primal, shared loop | `mj_solPrimal` | [`primal::solve_primal`] |
-//! | CG, Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP`) | [`cg::beta_prp`] |
+//! | CG, Hager-Zhang (MuJoCo's default) or Polak-Ribiere+ | `mj_solCG` (`mjCG_PRP` for the second) | [`cg::beta_hz`], [`cg::beta_prp`] |
 //! | Newton, cone Hessian | `mj_solNewton` (`MakeHessian`, `HessianCone`) | [`newton::make_hessian`] |
 //! | Newton, the factor kept between iterations | `HessianIncremental`, `mju_cholUpdate` | [`newton::Hessian`] |
 //! | row blocks of `efc_J` | `efc_J_rowsuper` | [`primal::RowBlocks`] |
@@ -217,7 +217,7 @@ pub fn solve_in(smooth: &Smooth, efc: &Efc, opts: &SolverOptions, ws: &mut Works
             *out = pgs::solve_pgs_storage(smooth, efc, cones, opts, pgs::PgsVariant::Accelerated, storage)?;
             return Ok(());
         }
-        Solver::Cg => primal::Direction::CgPolakRibiere,
+        Solver::Cg => primal::Direction::CgHagerZhang,
         Solver::Newton => primal::Direction::Newton,
     };
     primal::solve_primal_in(smooth, efc, cones, opts, dir, JacStorage::Sparse, &mut ws.primal, out)
@@ -353,6 +353,15 @@ fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
 /// `out = M x` with `M` in the legacy layout (MuJoCo's `mj_mulM`): the diagonal, then each
 /// stored `M_ij` (j an ancestor of i) twice. Inputs are assumed valid.
 pub fn mul_m(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || mul_m_body(layout, qm, x, out),
+    )
+}
+
+/// The body of [`mul_m`], compiled for AVX where the processor has it.
+#[inline(always)]
+fn mul_m_body(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
     for i in 0..layout.nv {
         out[i] = qm[layout.dof_madr[i]] * x[i];
     }

@@ -112,6 +112,8 @@ pub struct Hessian {
     hj: Vec<f64>,
     /// The rank-one vector (nv).
     upd: Vec<f64>,
+    /// The rotation `[c, s]` of each column in a rank-one update (nv).
+    rot: Vec<[f64; 2]>,
     /// `below[c]`: the entries of the envelope in columns `>= c`, what a rank-one update from
     /// column `c` visits.
     below: Vec<usize>,
@@ -143,6 +145,7 @@ impl Hessian {
             self.hq = vec![0.0; nv * nv];
             self.first = (0..nv).collect();
             self.upd = vec![0.0; nv];
+            self.rot = vec![[0.0; 2]; nv];
             self.below = vec![0; nv + 1];
         }
     }
@@ -193,6 +196,22 @@ impl Hessian {
     /// (contiguous, no index lookups) and scattered into `hq` once per block.
     #[allow(clippy::too_many_arguments)]
     fn assemble_quadratic(&mut self, layout: &MjLayout, qm: &[f64], blocks: &RowBlocks, efc: &Efc, state: &[EfcState]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.assemble_quadratic_body(layout, qm, blocks, efc, state),
+        )
+    }
+
+    /// The body of [`Self::assemble_quadratic`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn assemble_quadratic_body(
+        &mut self,
+        layout: &MjLayout,
+        qm: &[f64],
+        blocks: &RowBlocks,
+        efc: &Efc,
+        state: &[EfcState],
+    ) {
         let nv = self.nv;
         for a in 0..nv {
             self.hq[a * nv + self.first[a]..=a * nv + a].fill(0.0);
@@ -404,6 +423,19 @@ impl Hessian {
     /// where `L_ik` is, so the envelope holds. Returns `false` (the factor then unusable) when
     /// a downdate leaves a pivot `r^2 <= mjMINVAL`.
     pub fn rank_one(&mut self, cols: &[usize], vals: &[f64], scale: f64, up: bool) -> bool {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.rank_one_body(cols, vals, scale, up),
+        )
+    }
+
+    /// The body of [`Self::rank_one`], row by row: the rotation of column `k` is made when
+    /// row `k`'s diagonal is reached and kept in `rot[k]` (`[0, 0]`: no rotation, `x_k = 0`);
+    /// row `i` then applies the rotations of its columns in increasing order, which is the
+    /// order in which the column-by-column sweep reaches its entries, so both give the same
+    /// numbers, and every row is read contiguously.
+    #[inline(always)]
+    fn rank_one_body(&mut self, cols: &[usize], vals: &[f64], scale: f64, up: bool) -> bool {
         let nv = self.nv;
         let Some(&k0) = cols.first() else {
             return true;
@@ -414,27 +446,30 @@ impl Hessian {
             x[c] = scale * v;
         }
         let sign = if up { 1.0 } else { -1.0 };
-        for k in k0..nv {
-            let xk = x[k];
-            if xk == 0.0 {
+        for i in k0..nv {
+            let mut xi = x[i];
+            let row = &mut self.h[i * nv..(i + 1) * nv];
+            let f = self.first[i].max(k0);
+            for (lik, &[c, s]) in row[f..i].iter_mut().zip(&self.rot[f..i]) {
+                if c == 0.0 {
+                    continue;
+                }
+                let l = (*lik + sign * s * xi) / c;
+                *lik = l;
+                xi = c * xi - s * l;
+            }
+            if xi == 0.0 {
+                self.rot[i] = [0.0, 0.0];
                 continue;
             }
-            let lkk = self.h[k * nv + k];
-            let r2 = lkk * lkk + sign * xk * xk;
+            let lii = row[i];
+            let r2 = lii * lii + sign * xi * xi;
             if !(r2 > mjMINVAL) {
                 return false;
             }
             let r = r2.sqrt();
-            let (c, s) = (r / lkk, xk / lkk);
-            self.h[k * nv + k] = r;
-            for i in k + 1..nv {
-                if self.first[i] > k {
-                    continue;
-                }
-                let lik = (self.h[i * nv + k] + sign * s * x[i]) / c;
-                self.h[i * nv + k] = lik;
-                x[i] = c * x[i] - s * lik;
-            }
+            self.rot[i] = [r / lii, xi / lii];
+            row[i] = r;
         }
         true
     }
@@ -445,6 +480,15 @@ impl Hessian {
     /// L_ak L_bk) / L_bb`, the sum from `max(first[a], first[b])`). Fails with
     /// [`Error::PivotNotPositive`] naming the row whose pivot is not positive.
     pub fn factor(&mut self) -> Result<()> {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.factor_body(),
+        )
+    }
+
+    /// The body of [`Self::factor`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn factor_body(&mut self) -> Result<()> {
         let nv = self.nv;
         for a in 0..nv {
             let fa = self.first[a];
@@ -472,6 +516,15 @@ impl Hessian {
     /// `x <- H^-1 x` with the factor of [`Hessian::factor`]: `L y = x` forward, `L^T x = y`
     /// backward, each over the envelope.
     pub fn solve(&self, x: &mut [f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.solve_body(x),
+        )
+    }
+
+    /// The body of [`Self::solve`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn solve_body(&self, x: &mut [f64]) {
         let nv = self.nv;
         for a in 0..nv {
             let fa = self.first[a];
@@ -492,6 +545,7 @@ impl Hessian {
 
 /// `m[cols[p]][cols[q]] += sq[p k + q]` for `q <= p` (`m` row-major `nv x nv`, `sq` a `k x k`
 /// square, `cols` increasing).
+#[inline(always)]
 fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
     let k = cols.len();
     for (p, &a) in cols.iter().enumerate() {
@@ -504,6 +558,7 @@ fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
 
 /// `a . b` with four running sums (the Cholesky factor's and solves' inner products, whose
 /// terms are independent).
+#[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());

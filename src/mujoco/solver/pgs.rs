@@ -608,6 +608,26 @@ pub fn solve_pgs_into(
     s: &mut PgsScratch,
     out: &mut SolverResult,
 ) -> Result<()> {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || solve_pgs_into_body(smooth, efc, cones, opts, variant, storage, s, out),
+    )
+}
+
+/// The body of [`solve_pgs_into`], compiled for AVX where the processor has it (the same numbers
+/// bit for bit: only the width of the vector instructions differs).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn solve_pgs_into_body(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    variant: PgsVariant,
+    storage: JacStorage,
+    s: &mut PgsScratch,
+    out: &mut SolverResult,
+) -> Result<()> {
     let (nv, n) = (smooth.layout.nv, efc.nefc());
     let (ne, nf) = (efc.ne, efc.nf);
     let accelerated = variant == PgsVariant::Accelerated;

@@ -195,6 +195,15 @@ impl RowBlocks {
     /// dense product's does (the two agree to the last bit); four rows of a block are summed
     /// side by side, so that their additions overlap.
     pub fn mul(&mut self, x: &[f64], out: &mut [f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.mul_body(x, out),
+        )
+    }
+
+    /// The body of [`Self::mul`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn mul_body(&mut self, x: &[f64], out: &mut [f64]) {
         let mut buf = std::mem::take(&mut self.buf);
         for b in 0..self.len() {
             let (rows, cols, vals) = self.block(b);
@@ -239,6 +248,15 @@ impl RowBlocks {
     /// dense product's does; a block gathers its dofs' sums into a short dense vector, adds its
     /// rows into it (contiguous, independent entries) and scatters it back.
     pub fn mul_t(&mut self, f: &[f64], out: &mut [f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.mul_t_body(f, out),
+        )
+    }
+
+    /// The body of [`Self::mul_t`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn mul_t_body(&mut self, f: &[f64], out: &mut [f64]) {
         out.fill(0.0);
         let mut buf = std::mem::take(&mut self.buf);
         for b in 0..self.len() {
@@ -411,14 +429,15 @@ fn norm(x: &[f64]) -> f64 {
 pub enum Direction {
     /// Newton: `-H^-1 g`.
     Newton,
-    /// CG with the Polak-Ribiere+ coefficient ([`beta_prp`]), what [`super::solve`] uses.
+    /// CG with the Polak-Ribiere+ coefficient ([`beta_prp`]), MuJoCo's `mjCG_PRP` build.
     CgPolakRibiere,
-    /// CG with the Hager-Zhang coefficient ([`beta_hz`]), MuJoCo's default since 3.10.
+    /// CG with the Hager-Zhang coefficient ([`beta_hz`]), MuJoCo's default since 3.10 and what
+    /// [`super::solve`] uses.
     CgHagerZhang,
 }
 
-/// MuJoCo's `mj_solPrimal` for CG (`newton = false`, Polak-Ribiere+) and Newton
-/// (`newton = true`); [`solve_primal_with`] also offers Hager-Zhang CG.
+/// MuJoCo's `mj_solPrimal` for CG (`newton = false`, Hager-Zhang, MuJoCo's rule) and Newton
+/// (`newton = true`); [`solve_primal_with`] also offers Polak-Ribiere+ CG.
 pub fn solve_primal(
     smooth: &Smooth,
     efc: &Efc,
@@ -429,7 +448,7 @@ pub fn solve_primal(
     let dir = if newton {
         Direction::Newton
     } else {
-        Direction::CgPolakRibiere
+        Direction::CgHagerZhang
     };
     solve_primal_with(smooth, efc, cones, opts, dir)
 }
@@ -473,6 +492,26 @@ pub fn solve_primal_storage(
 /// size, without a warm start. Inputs are assumed checked by [`super::solve`].
 #[allow(clippy::too_many_arguments)]
 pub fn solve_primal_in(
+    smooth: &Smooth,
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    dir: Direction,
+    storage: JacStorage,
+    ws: &mut PrimalWorkspace,
+    out: &mut SolverResult,
+) -> Result<()> {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || solve_primal_in_body(smooth, efc, cones, opts, dir, storage, ws, out),
+    )
+}
+
+/// The body of [`solve_primal_in`], compiled for AVX where the processor has it (the same numbers
+/// bit for bit: only the width of the vector instructions differs).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn solve_primal_in_body(
     smooth: &Smooth,
     efc: &Efc,
     cones: &[Cone],
