@@ -19,10 +19,10 @@
 //!    the origin's projection give the witness points on A and B.
 //! 4. **Contacts** ([`convex_contacts`]): as MuJoCo, a sphere or capsule is first shrunk to its
 //!    centre point or segment and GJK's distance is inflated by the radii (exact, and cheap);
-//!    only a deep penetration of the cores runs EPA on the full shapes. When the shapes
-//!    penetrate with flat faces (or an edge and a face) facing each other, MuJoCo 4.0's
+//!    only a deep penetration of the cores runs EPA on the full shapes. When the features the
+//!    shapes meet with hold flat faces (or an edge and a face) facing each other, MuJoCo 4.0's
 //!    multi-contact replaces the one contact by the corners of the contact patch
-//!    ([`super::multicontact`]).
+//!    ([`super::multicontact`]), within the margin whether they penetrate or not.
 
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;
@@ -562,17 +562,17 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 
 // ANCHOR: multiccd
 /// The contacts of two convex shapes (`mjc_Convex`): [`convex_contact`], then MuJoCo 4.0's
-/// multi-contact: when the shapes penetrate (EPA's case) and meet face to face (or edge to
-/// face) near the first contact's normal, the contact patch is found by clipping one face against the other
-/// ([`super::multicontact::patch`]) and its points replace the single contact.
+/// multi-contact: when the features the shapes meet with at the first contact (read off the
+/// first contact's normal, [`super::multicontact::patch`]) hold a face facing a face, or an edge
+/// lying in a face, the contact patch is found by clipping one against the other and its points
+/// replace the single contact. MuJoCo 4.0 does this for every contact within the margin:
+/// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well.
 pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
     let Some(first) = convex_contact(sa, sb, margin) else {
         return;
     };
     let start = out.len();
-    if first.dist < 0.0 {
-        super::multicontact::patch(sa, sb, &first.normal(), margin, out);
-    }
+    super::multicontact::patch(sa, sb, &first.normal(), margin, out);
     if out.len() == start {
         out.push(first);
     }

@@ -1,23 +1,30 @@
 //! MuJoCo 4.0's multi-contact for convex shapes (`multicontact` and `polygonClip` in
 //! `engine_collision_gjk.c`), written from the method: one GJK/EPA contact gives a normal `n`;
-//! when both shapes present a flat face to it, the contact patch is the overlap of the two faces,
-//! found by clipping one face polygon against the side planes of the other; when one presents a
-//! face and the other an edge lying in it, the edge is clipped. The patch's corners (at most 4,
-//! pruned to the largest-area quadrilateral) are the contacts, each with its own depth.
+//! the features each shape meets the other with there (a vertex, an edge or a face: the support
+//! points MuJoCo's final simplex or polytope face holds on it) offer faces and edges; when a
+//! face of one opposes a face of the other, the contact patch is the overlap of the two faces,
+//! found by clipping one face polygon against the side planes of the other; when an edge of
+//! one lies in a face of the other, the edge is clipped. The patch's corners (at most 4, pruned
+//! to the largest-area quadrilateral) within the margin are the contacts, each with its own
+//! depth.
 //!
-//! The faces and edges each shape offers:
+//! The features each shape offers ([`features`]):
 //!
-//! | shape | faces | edges |
-//! |---|---|---|
-//! | box | its 6 rectangles | the 3 edges at the support corner |
-//! | cylinder | its two discs, as regular 16-gons | the side line through the support point |
-//! | capsule | none | its segment, moved out by the radius |
-//! | mesh hull | its flat polygons | the hull edges at the support vertex |
-//! | sphere, ellipsoid | none | none |
+//! | shape | at a vertex | at an edge | at a face |
+//! |---|---|---|---|
+//! | box | its 3 faces and 3 edges | the edge and its 2 faces | the rectangle |
+//! | mesh hull | its polygons and hull edges | the edge and its 2 polygons | the polygon |
+//! | cylinder | nothing (a rim point) | the side line | the disc, as a regular 16-gon |
+//! | capsule | its segment, moved out by the radius (always counted a vertex) | | |
+//! | sphere, ellipsoid | nothing | | |
 //!
-//! A face counts when its outward normal is within `acos(FACE_TOL)` (5.1 degrees) of the
-//! direction to the other shape; an edge when it is within `asin(EDGE_TOL)` of parallel to the
-//! other's face.
+//! Two faces oppose when their normals' dot product is below `-FACE_TOL` (within 5.1 degrees);
+//! an edge lies in a face when it is within `asin(EDGE_TOL)` (5.1 degrees) of parallel to it.
+//!
+//! MuJoCo's source mirror read for this (3.x) does the patch for boxes and meshes only, and for
+//! penetrating shapes without margin only; 4.0 does more, and the rules for capsules,
+//! cylinders, margins and which face clips which are inferred from 4.0's output on
+//! purpose-built cases (named where they are used), not read.
 
 use super::convex::{ConvexShape, Shape};
 use super::{frame::frame_from_normal, Contact};
@@ -38,124 +45,207 @@ struct Face {
     normal: Vec3,
 }
 
-/// The face of `s` whose outward normal is within `FACE_TOL` of `d` (world, unit), if any.
-fn face_toward(s: &ConvexShape, d: &Vec3) -> Option<Face> {
-    let r = &s.pose.rot;
-    let local = r.transpose() * d;
-    let world = |p: Vec3| r * p + s.pose.pos;
-    match s.shape {
-        Shape::Box(h) => {
-            // MuJoCo's boxFace order: +x, -x, +y, -y, +z, -z
-            for (k, axis) in [0, 0, 1, 1, 2, 2].into_iter().enumerate() {
-                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
-                if sign * local[axis] > FACE_TOL {
-                    let c: [[f64; 3]; 4] = match k {
-                        0 => [[1., 1., 1.], [1., 1., -1.], [1., -1., -1.], [1., -1., 1.]],
-                        1 => [[-1., 1., -1.], [-1., 1., 1.], [-1., -1., 1.], [-1., -1., -1.]],
-                        2 => [[-1., 1., -1.], [1., 1., -1.], [1., 1., 1.], [-1., 1., 1.]],
-                        3 => [[-1., -1., 1.], [1., -1., 1.], [1., -1., -1.], [-1., -1., -1.]],
-                        4 => [[-1., 1., 1.], [1., 1., 1.], [1., -1., 1.], [-1., -1., 1.]],
-                        _ => [[1., 1., -1.], [-1., 1., -1.], [-1., -1., -1.], [1., -1., -1.]],
-                    };
-                    let mut n = Vec3::zeros();
-                    n[axis] = sign;
-                    return Some(Face {
-                        verts: c
-                            .iter()
-                            .map(|v| world(Vec3::new(v[0] * h.x, v[1] * h.y, v[2] * h.z)))
-                            .collect(),
-                        normal: r * n,
-                    });
-                }
-            }
-            None
-        }
-        Shape::Cylinder(rad, h) => {
-            let sign = if local.z > FACE_TOL {
-                1.0
-            } else if local.z < -FACE_TOL {
-                -1.0
-            } else {
-                return None;
-            };
-            // clockwise seen from outside: decreasing angle on the top disc, increasing below
-            let verts = (0..CYLINDER_SIDES)
-                .map(|k| {
-                    let a = -sign * std::f64::consts::TAU * k as f64 / CYLINDER_SIDES as f64;
-                    world(Vec3::new(rad * a.cos(), rad * a.sin(), sign * h))
-                })
-                .collect();
-            Some(Face {
-                verts,
-                normal: r * Vec3::new(0.0, 0.0, sign),
-            })
-        }
-        Shape::Hull(hull) => {
-            let (k, best) = hull
-                .normals
-                .iter()
-                .enumerate()
-                .map(|(k, n)| (k, n.dot(&local)))
-                .fold((0, f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
-            (best > FACE_TOL).then(|| Face {
-                // MuJoCo's meshFace walks the polygon backwards: clockwise from outside
-                verts: hull.polygons[k]
-                    .iter()
-                    .rev()
-                    .map(|&v| world(hull.vertices[v]))
-                    .collect(),
-                normal: r * hull.normals[k],
-            })
-        }
-        _ => None,
+/// The features a shape presents along a direction, as MuJoCo 4.0's multi-contact reads them
+/// off the support points of its GJK simplex or EPA face (`meshNormals`, `boxNormals`,
+/// `meshEdgeNormals`, `boxEdgeNormals` of `engine_collision_gjk.c`): the dimension of the
+/// feature (1 a vertex, 2 an edge, 3 a face), the flat faces that contain it and the edges that
+/// end at it.
+struct Features {
+    dim: usize,
+    faces: Vec<Face>,
+    edges: Vec<[Vec3; 2]>,
+}
+
+/// The vertices of a polytope that attain its support along `d` (local frame), to within
+/// `FEATURE_TOL` of its size: the vertices of the feature the contact lies on. In exact
+/// arithmetic these are the support points MuJoCo's converged simplex or polytope face holds
+/// on that shape.
+fn extremal(verts: impl Iterator<Item = Vec3> + Clone, d: &Vec3) -> Vec<usize> {
+    let size = verts.clone().map(|v| v.norm()).fold(0.0, f64::max).max(mjMINVAL);
+    let best = verts.clone().map(|v| v.dot(d)).fold(f64::NEG_INFINITY, f64::max);
+    verts
+        .enumerate()
+        .filter(|(_, v)| v.dot(d) >= best - FEATURE_TOL * size)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Tolerance (relative to the shape's size) on the support value within which a vertex
+/// belongs to the contact feature. MuJoCo's features come from its EPA, which stops within
+/// `ccd_tolerance` (1e-6) of the boundary, and mesh vertices are single precision: a cylinder
+/// turned by 1.5708 rad (its side 3.7e-6 off parallel to the face, its two ends 1.5e-6 apart
+/// along the normal) still lies on its side line in MuJoCo 4.0 (fixture `rule_cyl_side_on_box`).
+pub const FEATURE_TOL: f64 = 1e-5;
+
+/// MuJoCo's box face `k` (order +x, -x, +y, -y, +z, -z; `boxFace`), clockwise seen from outside.
+fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
+    let c: [[f64; 3]; 4] = match k {
+        0 => [[1., 1., 1.], [1., 1., -1.], [1., -1., -1.], [1., -1., 1.]],
+        1 => [[-1., 1., -1.], [-1., 1., 1.], [-1., -1., 1.], [-1., -1., -1.]],
+        2 => [[-1., 1., -1.], [1., 1., -1.], [1., 1., 1.], [-1., 1., 1.]],
+        3 => [[-1., -1., 1.], [1., -1., 1.], [1., -1., -1.], [-1., -1., -1.]],
+        4 => [[-1., 1., 1.], [1., 1., 1.], [1., -1., 1.], [-1., -1., 1.]],
+        _ => [[1., 1., -1.], [-1., 1., -1.], [-1., -1., -1.], [1., -1., -1.]],
+    };
+    let mut n = Vec3::zeros();
+    n[k / 2] = if k.is_multiple_of(2) { 1.0 } else { -1.0 };
+    Face {
+        verts: c
+            .iter()
+            .map(|v| s.pose.rot * Vec3::new(v[0] * h.x, v[1] * h.y, v[2] * h.z) + s.pose.pos)
+            .collect(),
+        normal: s.pose.rot * n,
     }
 }
 
-/// The edges of `s` at its support point along `d` (world), each as (start, end), in world
-/// coordinates; a capsule's segment is moved out by its radius along `d`.
-fn edges_toward(s: &ConvexShape, d: &Vec3) -> Vec<[Vec3; 2]> {
+// ANCHOR: features
+/// The features of `s` at its support along `d` (world, unit, pointing from `s` towards the
+/// other shape):
+///
+/// * box: the corners attaining the support; one corner offers its three faces and three
+///   edges, two corners their edge and its two faces, four corners their face;
+/// * mesh hull: likewise with the hull's vertices and flat polygons (a vertex offers every
+///   polygon around it and every hull edge leaving it);
+/// * capsule: its segment moved out by the radius along `d`, an edge; MuJoCo 4.0 counts it as a
+///   vertex (dimension 1) however it lies, so a capsule's edge is always tried first (inferred
+///   from 4.0's output: a capsule whose segment is perpendicular to the normal, against a mesh
+///   vertex, still gets its segment clipped by one of that vertex's faces);
+/// * cylinder: the disc facing `d` within `FACE_TOL`, as a regular 16-gon (dimension 3), else,
+///   when the side is perpendicular to `d`, the side line through the support point (dimension
+///   2), else a rim point with no edge (dimension 1);
+/// * sphere and ellipsoid: nothing.
+fn features(s: &ConvexShape, d: &Vec3) -> Features {
     let r = &s.pose.rot;
     let local = r.transpose() * d;
     let world = |p: Vec3| r * p + s.pose.pos;
     let sgn = |x: f64| if x >= 0.0 { 1.0 } else { -1.0 };
+    let none = Features {
+        dim: 3,
+        faces: vec![],
+        edges: vec![],
+    };
     match s.shape {
         Shape::Box(h) => {
-            let c = Vec3::new(sgn(local.x) * h.x, sgn(local.y) * h.y, sgn(local.z) * h.z);
-            (0..3)
-                .map(|k| {
-                    let mut e = c;
-                    e[k] = -e[k];
-                    [world(c), world(e)]
-                })
-                .collect()
-        }
-        Shape::Cylinder(rad, h) => {
-            let n2 = (local.x * local.x + local.y * local.y).sqrt();
-            if n2 < mjMINVAL {
-                return vec![];
+            let corner = |k: usize| {
+                let b = |i: usize| if k & (1 << i) != 0 { 1.0 } else { -1.0 };
+                Vec3::new(b(0) * h.x, b(1) * h.y, b(2) * h.z)
+            };
+            let ids = extremal((0..8).map(corner), &local);
+            let (first, dim) = (ids[0], ids.len().min(3));
+            // the faces containing every extremal corner: axis k with one sign for all
+            let mut faces = vec![];
+            for k in 0..3 {
+                let bit = |c: usize| c & (1 << k) != 0;
+                if ids.iter().all(|&c| bit(c) == bit(first)) {
+                    faces.push(box_face(s, &h, 2 * k + usize::from(!bit(first))));
+                }
             }
-            let (x, y) = (rad * local.x / n2, rad * local.y / n2);
-            let z = sgn(local.z) * h;
-            vec![[world(Vec3::new(x, y, z)), world(Vec3::new(x, y, -z))]]
+            let edges = match ids.len() {
+                1 => (0..3)
+                    .map(|k| [world(corner(first)), world(corner(first ^ (1 << k)))])
+                    .collect(),
+                2 => vec![[world(corner(ids[0])), world(corner(ids[1]))]],
+                _ => vec![],
+            };
+            Features { dim, faces, edges }
+        }
+        Shape::Hull(hull) => {
+            // the support vertex and its neighbours within the tolerance, grown over the hull
+            // graph (the feature is connected)
+            let best_k = hull.support_index(&local);
+            let best = hull.vertices[best_k].dot(&local);
+            let tol = FEATURE_TOL * hull.vertices[best_k].norm().max(mjMINVAL);
+            let mut ids = vec![best_k];
+            let mut k = 0;
+            while k < ids.len() {
+                for &w in &hull.neighbors[ids[k]] {
+                    if !ids.contains(&w) && hull.vertices[w].dot(&local) >= best - tol {
+                        ids.push(w);
+                    }
+                }
+                k += 1;
+            }
+            let dim = ids.len().min(3);
+            let faces = hull.vertex_polygons[ids[0]]
+                .iter()
+                .filter(|&&k| ids[1..].iter().all(|v| hull.polygons[k].contains(v)))
+                .map(|&k| Face {
+                    // MuJoCo's meshFace walks the polygon backwards: clockwise from outside
+                    verts: hull.polygons[k]
+                        .iter()
+                        .rev()
+                        .map(|&v| world(hull.vertices[v]))
+                        .collect(),
+                    normal: r * hull.normals[k],
+                })
+                .collect();
+            let v = world(hull.vertices[ids[0]]);
+            let edges = match ids.len() {
+                1 => hull.neighbors[ids[0]]
+                    .iter()
+                    .map(|&w| [v, world(hull.vertices[w])])
+                    .collect(),
+                2 => vec![[v, world(hull.vertices[ids[1]])]],
+                _ => vec![],
+            };
+            Features { dim, faces, edges }
         }
         Shape::Capsule(rad, h) => {
             let z = sgn(local.z) * h;
-            let out = d.normalize() * rad;
-            vec![[
-                world(Vec3::new(0.0, 0.0, z)) + out,
-                world(Vec3::new(0.0, 0.0, -z)) + out,
-            ]]
+            let out = d * rad;
+            Features {
+                dim: 1,
+                faces: vec![],
+                edges: vec![[
+                    world(Vec3::new(0.0, 0.0, z)) + out,
+                    world(Vec3::new(0.0, 0.0, -z)) + out,
+                ]],
+            }
         }
-        Shape::Hull(hull) => {
-            let v = hull.support_index(&local);
-            hull.neighbors[v]
-                .iter()
-                .map(|&w| [world(hull.vertices[v]), world(hull.vertices[w])])
-                .collect()
+        Shape::Cylinder(rad, h) => {
+            if local.z.abs() > FACE_TOL {
+                let sign = sgn(local.z);
+                // clockwise seen from outside: decreasing angle on the top disc, increasing below
+                let verts = (0..CYLINDER_SIDES)
+                    .map(|k| {
+                        let a = -sign * std::f64::consts::TAU * k as f64 / CYLINDER_SIDES as f64;
+                        world(Vec3::new(rad * a.cos(), rad * a.sin(), sign * h))
+                    })
+                    .collect();
+                return Features {
+                    dim: 3,
+                    faces: vec![Face {
+                        verts,
+                        normal: r * Vec3::new(0.0, 0.0, sign),
+                    }],
+                    edges: vec![],
+                };
+            }
+            let n2 = (local.x * local.x + local.y * local.y).sqrt();
+            if n2 < mjMINVAL {
+                return none;
+            }
+            let (x, y) = (rad * local.x / n2, rad * local.y / n2);
+            let z = sgn(local.z) * h;
+            if local.z.abs() * h > FEATURE_TOL * (h + rad) {
+                // a rim point: no edge (inferred from 4.0, which keeps one contact for a
+                // cylinder whose side is tilted to a face, within the margin or not)
+                return Features {
+                    dim: 1,
+                    faces: vec![],
+                    edges: vec![],
+                };
+            }
+            Features {
+                dim: 2,
+                faces: vec![],
+                edges: vec![[world(Vec3::new(x, y, z)), world(Vec3::new(x, y, -z))]],
+            }
         }
-        _ => vec![],
+        _ => none,
     }
 }
+// ANCHOR_END: features
 
 /// Twice the area of the quadrilateral a b c d (MuJoCo's `area4`, halved there).
 fn area4(a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> f64 {
@@ -219,8 +309,8 @@ fn polygon_quad(p: &[Vec3]) -> [usize; 4] {
 /// `n`, at least a triangle; each side plane contains `n` and one edge, Sutherland-Hodgman),
 /// keep the points with `(v - face1_0) . n <= margin` (penetrating, or within the margin) and
 /// return them with that signed distance: at most 4 (the largest quadrilateral of more), or the
-/// two farthest apart when `face2` is an edge.
-fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64) -> Vec<(Vec3, f64)> {
+/// two farthest apart when `face2` is an edge. With `prune` false, every point is returned.
+fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bool) -> Vec<(Vec3, f64)> {
     if face1.len() < 3 {
         return vec![];
     }
@@ -267,6 +357,9 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64) -> Vec<(V
         .map(|v| (v, (v - face1[0]).dot(n)))
         .filter(|&(_, d)| d <= margin)
         .collect();
+    if !prune {
+        return kept;
+    }
     if kept.len() > 4 {
         let pts: Vec<Vec3> = kept.iter().map(|k| k.0).collect();
         return polygon_quad(&pts).iter().map(|&i| kept[i]).collect();
@@ -289,16 +382,40 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64) -> Vec<(V
 
 // ANCHOR: patch
 /// The multi-contact patch of two convex shapes whose first contact has normal `n` (from A into
-/// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face):
+/// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face).
+/// MuJoCo 4.0's `multicontact`, with the features of [`features`]:
 ///
-/// * face - face (A's face normal `n_1`, B's `n_2`, `n_1 . n_2 < -FACE_TOL`): B's face clipped
-///   by A's; each point `v` (on B's face) has depth `d = (v - a_0) . n_1`, position
-///   `v + d/2 n_2` and normal `-n_2`;
-/// * edge of A in B's face: the edge clipped by B's face, position `v - d/2 n_2`, normal `-n_2`;
-/// * edge of B in A's face: position `v - d/2 n_1`, normal `n_1`.
+/// 1. face - face: the face of A and face of B whose normals oppose most, within `FACE_TOL`
+///    (`n_1 . n_2 < -FACE_TOL`): the face with more corners is clipped by the other, B's by
+///    A's on a tie (the 3.x code always clips B's by A's; 4.0's points of a tilted disc on a
+///    box are the disc's corners, of a tilted box mesh on a box the mesh's, inferred from the
+///    fixture's `cyl_tilted_on_box_*` and `rule_mesh_tilted_margin_*`); each point `v` on the
+///    clipped face has the depth `d` of its distance to the other face's plane, position midway
+///    (`v -+ d/2 n_2`) and normal `-n_2`;
+/// 2. otherwise, when A's feature is an edge or a vertex of no higher dimension than B's: the
+///    edge of A closest to lying in a face of B (`|e . n_2| < EDGE_TOL`) is clipped by that
+///    face, position `v - d/2 n_2`, normal `-n_2`; if none lies in one, no patch;
+/// 3. otherwise, when B's feature is an edge or a vertex: the edge of B (that edge, or one
+///    leaving the vertex) lying in a face of A, position `v - d/2 n_1`, normal `n_1`. Against a
+///    cylinder's disc only B's edge, not a vertex's edges (inferred from 4.0, which keeps one
+///    contact for a box corner whose edge lies in a disc within `EDGE_TOL` but not exactly,
+///    though the far end of that edge is within the margin).
 pub fn patch(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mut Vec<Contact>) {
-    let fa = face_toward(sa, n);
-    let fb = face_toward(sb, &-n);
+    patch_with(sa, sb, n, margin, true, out)
+}
+
+/// [`patch`] without the pruning to 4 points (or the edge's 2): every corner of the clipped
+/// polygon, each with its depth. Where the polygon has more than 4 corners, MuJoCo keeps the 4
+/// of `polygonQuad`; for the regular 16-gon of a cylinder's disc several quadrilaterals have
+/// the same area and which one it keeps is decided by rounding, so tests compare MuJoCo's
+/// points with these candidates.
+pub fn patch_polygon(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mut Vec<Contact>) {
+    patch_with(sa, sb, n, margin, false, out)
+}
+
+fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: bool, out: &mut Vec<Contact>) {
+    let fa = features(sa, n);
+    let fb = features(sb, &-n);
     let mut push = |pos: Vec3, normal: Vec3, dist: f64| {
         out.push(Contact {
             pos,
@@ -306,35 +423,62 @@ pub fn patch(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mu
             dist,
         })
     };
-    match (&fa, &fb) {
-        (Some(a), Some(b)) if a.normal.dot(&b.normal) < -FACE_TOL => {
-            for (v, d) in polygon_clip(&a.verts, &b.verts, &a.normal, margin) {
+    // the most opposed pair of faces, if within FACE_TOL
+    let mut best: Option<(&Face, &Face, f64)> = None;
+    for a in &fa.faces {
+        for b in &fb.faces {
+            let c = a.normal.dot(&b.normal);
+            if c < -FACE_TOL && best.is_none_or(|x| c < x.2) {
+                best = Some((a, b, c));
+            }
+        }
+    }
+    if let Some((a, b, _)) = best {
+        if a.verts.len() > b.verts.len() {
+            // A's face clipped by B's: points on A's face
+            for (v, d) in polygon_clip(&b.verts, &a.verts, &b.normal, margin, prune) {
+                push(v - b.normal * (0.5 * d), -b.normal, d);
+            }
+        } else {
+            // B's face clipped by A's: points on B's face
+            for (v, d) in polygon_clip(&a.verts, &b.verts, &a.normal, margin, prune) {
                 push(v + b.normal * (0.5 * d), -b.normal, d);
             }
         }
-        (None, Some(b)) => {
-            let Some(e) = edges_toward(sa, n)
-                .into_iter()
-                .find(|e| ((e[1] - e[0]).normalize().dot(&b.normal)).abs() < EDGE_TOL)
-            else {
-                return;
-            };
-            for (v, d) in polygon_clip(&b.verts, &e, &b.normal, margin) {
-                push(v - b.normal * (0.5 * d), -b.normal, d);
+        return;
+    }
+    // the (face, edge) pair with the edge closest to lying in the face, if within EDGE_TOL
+    fn in_face<'f>(faces: &'f [Face], edges: &[[Vec3; 2]]) -> Option<(&'f Face, [Vec3; 2], f64)> {
+        let mut best: Option<(&Face, [Vec3; 2], f64)> = None;
+        for f in faces {
+            for e in edges {
+                let c = ((e[1] - e[0]).normalize().dot(&f.normal)).abs();
+                if c < EDGE_TOL && best.is_none_or(|x| c < x.2) {
+                    best = Some((f, *e, c));
+                }
             }
         }
-        (Some(a), None) => {
-            let Some(e) = edges_toward(sb, &-n)
-                .into_iter()
-                .find(|e| ((e[1] - e[0]).normalize().dot(&a.normal)).abs() < EDGE_TOL)
-            else {
-                return;
-            };
-            for (v, d) in polygon_clip(&a.verts, &e, &a.normal, margin) {
-                push(v - a.normal * (0.5 * d), a.normal, d);
+        best
+    }
+    if fa.dim < 3 && fa.dim <= fb.dim {
+        if let Some((f, e, _)) = in_face(&fb.faces, &fa.edges) {
+            for (v, d) in polygon_clip(&f.verts, &e, &f.normal, margin, prune) {
+                push(v - f.normal * (0.5 * d), -f.normal, d);
             }
         }
-        _ => {}
+    } else if fb.dim == 2 || (fb.dim == 1 && !matches!(sa.shape, Shape::Cylinder(..))) {
+        // a cylinder's side line is an edge only as MuJoCo's first geom (inferred from 4.0: a
+        // cylinder lying on its side on another's disc keeps one contact, on a box or mesh two)
+        let edges = if matches!(sb.shape, Shape::Cylinder(..)) {
+            vec![]
+        } else {
+            fb.edges
+        };
+        if let Some((f, e, _)) = in_face(&fa.faces, &edges) {
+            for (v, d) in polygon_clip(&f.verts, &e, &f.normal, margin, prune) {
+                push(v - f.normal * (0.5 * d), f.normal, d);
+            }
+        }
     }
 }
 // ANCHOR_END: patch

@@ -15,8 +15,9 @@
 //! - `collision_hull.svg`: quickhull on 40 random points seen along z: the points, the hull's
 //!   edges, and its flat faces (merged coplanar triangles) of more than three corners.
 //! - `collision_patch.svg`: MuJoCo 4.0's multi-contact seen from above: a cylinder tilted by 3
-//!   degrees standing on a box, the box's top face, the cylinder's bottom disc as a 16-gon, and
-//!   the four contacts (the largest quadrilateral of the clipped polygon) with their depths.
+//!   degrees standing on a box, the box's top face, the cylinder's bottom disc as a 16-gon
+//!   (clipped by the top face's side planes), and the four contacts (the largest quadrilateral
+//!   of the clipped polygon) with their depths.
 //! - `collision_hfield.svg`: a height field cut along one grid row: the surface, the prisms'
 //!   walls down to the base, a sphere and a capsule resting on it and their contacts, one per
 //!   prism.

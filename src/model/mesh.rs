@@ -24,6 +24,9 @@ pub struct ConvexHull {
     pub polygons: Vec<Vec<usize>>,
     /// Outward unit normal of each polygon.
     pub normals: Vec<Vec3>,
+    /// For each vertex, the polygons it is a corner of, in increasing order (MuJoCo's
+    /// `mesh_polymap`).
+    pub vertex_polygons: Vec<Vec<usize>>,
     /// For each vertex, the vertices joined to it by a hull edge.
     pub neighbors: Vec<Vec<usize>>,
 }
@@ -287,6 +290,7 @@ pub fn quickhull(points: &[Vec3]) -> Result<ConvexHull> {
     let mut hull = ConvexHull {
         polygons: vec![],
         normals: vec![],
+        vertex_polygons: vec![],
         vertices,
         triangles,
         neighbors,
@@ -384,8 +388,15 @@ impl ConvexHull {
             normals.push(n.normalize());
             polygons.push(path);
         }
+        let mut vertex_polygons = vec![vec![]; self.vertices.len()];
+        for (k, p) in polygons.iter().enumerate() {
+            for &v in p {
+                vertex_polygons[v].push(k);
+            }
+        }
         self.polygons = polygons;
         self.normals = normals;
+        self.vertex_polygons = vertex_polygons;
     }
     // ANCHOR_END: merge_polygons
 }
