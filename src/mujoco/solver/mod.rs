@@ -12,7 +12,7 @@
 //! | Newton, the factor kept between iterations | `HessianIncremental`, `mju_cholUpdate` | [`newton::Hessian`] |
 //! | row blocks of `efc_J` | `efc_J_rowsuper` | [`primal::RowBlocks`] |
 //! | exact line search | `PrimalPrepare`, `PrimalEval`, `PrimalSearch` | [`linesearch::LineSearch`] |
-//! | warm start | `warmstart` (engine_forward.c) | [`primal::initial_qacc`], [`pgs::initial_force`] |
+//! | warm start | `warmstart` (engine_forward.c) | the start of [`primal::solve_primal_in`], [`pgs::initial_force`] |
 //! | inverse dynamics | `mj_invConstraint`, `mj_compareFwdInv` | [`inverse`] |
 //!
 //! [`solve`] checks its inputs and dispatches on [`SolverOptions::solver`].

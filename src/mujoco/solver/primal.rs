@@ -35,25 +35,6 @@ pub fn primal_cost(
     gauss(&ma, smooth.qfrc_smooth, qacc, smooth.qacc_smooth) + update(efc, cones, &jar, force, state, None)
 }
 
-// ANCHOR: initial_qacc
-/// The starting point (MuJoCo's `warmstart`): `qacc_smooth`, or `opts.warmstart` when its cost
-/// is not higher (ties keep the warm start, as `mj_fwdConstraint` does).
-pub fn initial_qacc(smooth: &Smooth, efc: &Efc, cones: &[Cone], opts: &SolverOptions) -> Vec<f64> {
-    let cold = smooth.qacc_smooth.to_vec();
-    let Some(w) = &opts.warmstart else {
-        return cold;
-    };
-    let (mut f, mut st) = (vec![0.0; efc.nefc()], vec![EfcState::Satisfied; efc.nefc()]);
-    let c_warm = primal_cost(smooth, efc, cones, w, &mut f, &mut st);
-    let c_cold = primal_cost(smooth, efc, cones, &cold, &mut f, &mut st);
-    if c_warm <= c_cold {
-        w.clone()
-    } else {
-        cold
-    }
-}
-// ANCHOR_END: initial_qacc
-
 // ANCHOR: row_blocks
 /// The rows of `efc_J` in blocks that share their columns (MuJoCo's `efc_J_rowsuper`): the rows
 /// of one contact touch the dofs of the same two bodies' chains, and so do those of the next
@@ -366,6 +347,21 @@ struct Primal<'a> {
 
 impl Primal<'_> {
     /// Constraint update at the current `jar`, then `g`; returns the cost `C(a)`.
+    /// Puts the iterate at `x` (`qacc_smooth` for `None`): `M a`, `J a - aref`, the rows'
+    /// forces and states and the gradient at it. Returns the cost `C(a)`.
+    fn start(&mut self, x: Option<&[f64]>) -> f64 {
+        let w = &mut *self.w;
+        w.qacc.copy_from_slice(x.unwrap_or(self.smooth.qacc_smooth));
+        mul_m(self.smooth.layout, self.smooth.qm, &w.qacc, &mut w.ma);
+        let (qacc, mut jar) = (std::mem::take(&mut w.qacc), std::mem::take(&mut w.jar));
+        self.mul_j(&qacc, &mut jar);
+        for (x, a) in jar.iter_mut().zip(&self.efc.aref) {
+            *x -= a;
+        }
+        (self.w.qacc, self.w.jar) = (qacc, jar);
+        self.update_constraint()
+    }
+
     fn update_constraint(&mut self) -> f64 {
         let (smooth, w) = (self.smooth, &mut *self.w);
         let hess = if self.newton { Some(&mut w.hcone[..]) } else { None };
@@ -489,7 +485,7 @@ pub fn solve_primal_storage(
 
 /// [`solve_primal_storage`] in the storage `ws` (kept between calls), the result written into
 /// `out` (its vectors reused): no allocation once `ws` and `out` have seen a problem of this
-/// size, without a warm start. Inputs are assumed checked by [`super::solve`].
+/// size, with or without a warm start. Inputs are assumed checked by [`super::solve`].
 #[allow(clippy::too_many_arguments)]
 pub fn solve_primal_in(
     smooth: &Smooth,
@@ -524,10 +520,6 @@ fn solve_primal_in_body(
     let newton = dir == Direction::Newton;
     let (nv, nefc) = (smooth.layout.nv, efc.nefc());
     ws.resize(nv, nefc, cones.len());
-    match &opts.warmstart {
-        None => ws.qacc.copy_from_slice(smooth.qacc_smooth),
-        Some(_) => ws.qacc = initial_qacc(smooth, efc, cones, opts),
-    }
     // the compressed rows live outside ws while the solve borrows them
     let mut own_rows = std::mem::take(&mut ws.rows);
     let jac = match storage {
@@ -560,14 +552,16 @@ fn solve_primal_in_body(
         newton,
     };
     let stats = &mut out.stats;
-    mul_m(smooth.layout, smooth.qm, &p.w.qacc, &mut p.w.ma);
-    let (qacc, mut jar) = (std::mem::take(&mut p.w.qacc), std::mem::take(&mut p.w.jar));
-    p.mul_j(&qacc, &mut jar);
-    for (x, a) in jar.iter_mut().zip(&efc.aref) {
-        *x -= a;
+    // ANCHOR: initial_qacc
+    // the starting point (MuJoCo's `warmstart`): qacc_smooth, or the warm start when its cost is
+    // not higher (ties keep the warm start, as mj_fwdConstraint does)
+    let cold = p.start(None);
+    if let Some(warm) = &opts.warmstart {
+        if p.start(Some(warm)) > cold {
+            p.start(None);
+        }
     }
-    (p.w.qacc, p.w.jar) = (qacc, jar);
-    p.update_constraint();
+    // ANCHOR_END: initial_qacc
     let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
     if nefc > 0 {
         p.precondition(true)?;
