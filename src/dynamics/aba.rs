@@ -3,7 +3,7 @@
 use super::{axis_dot, base_acceleration, check_fext, coordinate_axis, Workspace};
 use crate::error::{check_vector, Error, Result};
 use crate::model::{jcalc_into, Model};
-use crate::spatial::{Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Xform};
+use crate::spatial::{sym_congruence, sym_from_upper, Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::DVector;
 
@@ -154,27 +154,6 @@ impl SymBlocks {
     }
 }
 
-/// `E^T K E` for a symmetric `K`: with `T = K E`, entry (i, j) is column i of E dotted with
-/// column j of T, and only the six entries with i <= j are computed.
-#[inline(always)]
-fn sym_congruence(e: &Mat3, k: &Mat3) -> Mat3 {
-    let t = k * e;
-    let entry = |i: usize, j: usize| e.column(i).dot(&t.column(j));
-    sym_from_upper([
-        entry(0, 0),
-        entry(1, 1),
-        entry(2, 2),
-        entry(0, 1),
-        entry(0, 2),
-        entry(1, 2),
-    ])
-}
-
-/// The symmetric 3x3 with diagonal `(xx, yy, zz)` and upper triangle `(xy, xz, yz)`.
-#[inline(always)]
-fn sym_from_upper([xx, yy, zz, xy, xz, yz]: [f64; 6]) -> Mat3 {
-    Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz)
-}
 // ANCHOR_END: sym_blocks
 
 /// `I` as its explicit 6x6 `[Ibar, [h]x; [h]x^T, m 1]`, written in place (ABA's `I^A_i = I_i`).

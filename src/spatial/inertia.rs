@@ -109,19 +109,7 @@ impl SpatialInertia {
     #[inline(always)]
     pub fn transform_back(&self, x: &Xform) -> SpatialInertia {
         let h_r = x.e.tr_mul(&self.h); // rotate into A's axes, still about B's origin
-                                       // E^T Ibar E is symmetric: with T = Ibar E, entry (i, j) is column i of E dotted with
-                                       // column j of T, and only the six entries with i <= j are computed.
-        let t = self.ibar * x.e;
-        let entry = |i: usize, j: usize| x.e.column(i).dot(&t.column(j));
-        let (xx, yy, zz, xy, xz, yz) = (
-            entry(0, 0),
-            entry(1, 1),
-            entry(2, 2),
-            entry(0, 1),
-            entry(0, 2),
-            entry(1, 2),
-        );
-        let ibar_r = Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz);
+        let ibar_r = sym_congruence(&x.e, &self.ibar);
         let r = x.r;
         let p = h_r + r * (0.5 * self.m);
         let shift = p * r.transpose() + r * p.transpose() - Mat3::identity() * (2.0 * r.dot(&p));
@@ -186,6 +174,29 @@ impl AddAssign for SpatialInertia {
         self.h += o.h;
         self.ibar += o.ibar;
     }
+}
+
+/// `E^T K E` for a symmetric `K` (the rotation part of eq. 2.66 read backwards, used by
+/// [`SpatialInertia::transform_back`] and ABA's articulated inertias): with `T = K E`, entry (i, j) is column i of E dotted with
+/// column j of T, and only the six entries with i <= j are computed.
+#[inline(always)]
+pub fn sym_congruence(e: &Mat3, k: &Mat3) -> Mat3 {
+    let t = k * e;
+    let entry = |i: usize, j: usize| e.column(i).dot(&t.column(j));
+    sym_from_upper([
+        entry(0, 0),
+        entry(1, 1),
+        entry(2, 2),
+        entry(0, 1),
+        entry(0, 2),
+        entry(1, 2),
+    ])
+}
+
+/// The symmetric 3x3 with diagonal `(xx, yy, zz)` and upper triangle `(xy, xz, yz)`.
+#[inline(always)]
+pub fn sym_from_upper([xx, yy, zz, xy, xz, yz]: [f64; 6]) -> Mat3 {
+    Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 mod inertia;
 mod xform;
 
-pub use inertia::SpatialInertia;
+pub use inertia::{sym_congruence, sym_from_upper, SpatialInertia};
 pub use xform::{rotx, roty, rotz, xlt, Xform};
 
 use crate::error::{Error, Result};
