@@ -170,19 +170,23 @@ fn a_saved_state_continues_the_run_with_its_warm_start() {
     let (mid, end, out) = (dir.join("mid.json"), dir.join("end.json"), dir.join("run.csv"));
     let s = |p: &PathBuf| p.to_str().unwrap().to_string();
     simulate(&path, &["--steps", "60", "--save-state", &s(&mid), "--quiet"], &out);
-    simulate(
-        &path,
-        &[
-            "--steps",
-            "60",
-            "--state",
-            &s(&mid),
-            "--save-state",
-            &s(&end),
-            "--quiet",
-        ],
-        &out,
-    );
+    // 60 more steps from the state file `mid`, the final state saved to `end`
+    let continue_run = || {
+        simulate(
+            &path,
+            &[
+                "--steps",
+                "60",
+                "--state",
+                &s(&mid),
+                "--save-state",
+                &s(&end),
+                "--quiet",
+            ],
+            &out,
+        )
+    };
+    continue_run();
     let model = mbd::mjcf::load(&path).unwrap().model;
     let read = |p: &PathBuf| mbd::cli::state::read_state(p, &model).unwrap();
     let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator).unwrap();
@@ -196,19 +200,7 @@ fn a_saved_state_continues_the_run_with_its_warm_start() {
     let mut text: serde_json::Value = serde_json::from_str(&fs::read_to_string(&mid).unwrap()).unwrap();
     text.as_object_mut().unwrap().remove("qacc_warmstart");
     fs::write(&mid, text.to_string()).unwrap();
-    simulate(
-        &path,
-        &[
-            "--steps",
-            "60",
-            "--state",
-            &s(&mid),
-            "--save-state",
-            &s(&end),
-            "--quiet",
-        ],
-        &out,
-    );
+    continue_run();
     assert_ne!(read(&end).qpos, sim.state.qpos);
     // the state file may not be the output, and must be a .json file
     let e = mbd(&sim_args(&path, &["--steps", "1", "--save-state", &s(&out)], &out));

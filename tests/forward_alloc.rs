@@ -13,7 +13,7 @@ use mbd::mujoco::collision::{collide_all, Collider, MjContact};
 use mbd::mujoco::constraint::{make_constraint_into, Efc, Invweight, RowScratch};
 use mbd::mujoco::forward::Forward;
 use mbd::mujoco::solver::pgs::{solve_pgs_into, PgsScratch, PgsVariant};
-use mbd::mujoco::solver::{cost, JacStorage, Smooth, SolverResult};
+use mbd::mujoco::solver::{cost, JacStorage, SolverResult};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -126,14 +126,7 @@ fn a_second_call_allocates_nothing() {
             assert_eq!(rows, 0, "{scene} {cone:?}: make_constraint_into allocated {rows} times");
             // PGS, twice into the same storage
             let d = &fw.d;
-            let smooth = Smooth {
-                layout: model.mj_layout(),
-                qm: &d.data.qm,
-                qld: &d.data.qld,
-                qld_diag_inv: &d.data.qld_diag_inv,
-                qfrc_smooth: &d.qfrc_smooth,
-                qacc_smooth: &d.qacc_smooth,
-            };
+            let smooth = d.smooth(&model);
             let cones = cost::cones(&efc).unwrap();
             let storage = JacStorage::mujoco(model.nv);
             let (mut s, mut out) = (PgsScratch::without_cost(), SolverResult::default());

@@ -141,14 +141,7 @@ fn sparse_route_equals_dense_route_on_every_forward_scene() {
             if d.efc.nefc() == 0 {
                 continue;
             }
-            let smooth = Smooth {
-                layout: m.mj_layout(),
-                qm: &d.data.qm,
-                qld: &d.data.qld,
-                qld_diag_inv: &d.data.qld_diag_inv,
-                qfrc_smooth: &d.qfrc_smooth,
-                qacc_smooth: &d.qacc_smooth,
-            };
+            let smooth = d.smooth(&m);
             let name = format!("{file} {}", cone.name());
             let e = compare_routes(&name, &smooth, &d.efc);
             if e > worst.0 {

@@ -8,7 +8,7 @@
 //! to the largest-area quadrilateral) within the margin are the contacts, each with its own
 //! depth.
 //!
-//! The features each shape offers ([`features`]):
+//! The features each shape offers (`features`):
 //!
 //! | shape | at a vertex | at an edge | at a face |
 //! |---|---|---|---|
@@ -383,7 +383,7 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
 // ANCHOR: patch
 /// The multi-contact patch of two convex shapes whose first contact has normal `n` (from A into
 /// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face).
-/// MuJoCo 4.0's `multicontact`, with the features of [`features`]:
+/// MuJoCo 4.0's `multicontact`, with the features of `features`:
 ///
 /// 1. face - face: the face of A and face of B whose normals oppose most, within `FACE_TOL`
 ///    (`n_1 . n_2 < -FACE_TOL`): the face with more corners is clipped by the other, B's by

@@ -164,7 +164,7 @@ fn draw_pair(sk: &Sketch, pair: &Pair, contacts: &[Contact]) -> Result<()> {
     Ok(())
 }
 
-/// The contacts of [`example_pairs`] (margin 0).
+/// The contacts of `example_pairs` (margin 0).
 pub fn pair_contacts() -> Vec<(&'static str, Vec<Contact>)> {
     example_pairs()
         .iter()

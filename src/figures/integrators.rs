@@ -71,7 +71,7 @@ fn stable(model: &Model, state: &State, integrator: Integrator, h: f64) -> bool 
 }
 
 // ANCHOR: stable_step
-/// The largest stable step of `integrator` on `model` (as [`stable`] judges it), by bisection
+/// The largest stable step of `integrator` on `model` (as `stable` judges it), by bisection
 /// on `log h` in `[1e-5, 1]` s with 14 halvings (a factor `10^(5 / 2^14)`, 0.07 %, of
 /// resolution). Returns `1` when even 1 s is stable.
 pub fn largest_stable_step(model: &Model, state: &State, integrator: Integrator) -> f64 {
@@ -613,7 +613,7 @@ pub fn contact_figures(dir: &Path) -> Result<Vec<PathBuf>> {
 /// the source file that defines that function (a test checks the function is defined there).
 pub type StepBox = (&'static str, &'static str, &'static str);
 
-/// The stages of the forward pass as [`forward_pass`] runs them on a model with constraints
+/// The stages of the forward pass as [`forward_pass`](crate::mujoco::integrator::forward_pass) runs them on a model with constraints
 /// (`Constrained::forward_with`, MuJoCo's `mj_fwdPosition`, `mj_fwdVelocity`,
 /// `mj_fwdActuation`/`mj_fwdAcceleration`, `mj_fwdConstraint`), in order within each stage.
 pub const STEP_STAGES: [(&str, [StepBox; 4]); 3] = [
@@ -687,7 +687,7 @@ pub const STEP_UPDATES: [(&str, [StepBox; 2]); 4] = [
     ),
 ];
 
-/// The short path of [`forward_pass`] on a model without constraints, in order, with the
+/// The short path of [`forward_pass`](crate::mujoco::integrator::forward_pass) on a model without constraints, in order, with the
 /// defining files; `next_activation` is `mj_advance`'s update of `act` after every integrator.
 pub const STEP_SHORT_PATH: [(&str, &str); 7] = [
     ("tendon_kinematics", "src/dynamics/tendon.rs"),

@@ -13,7 +13,7 @@
 //! | | `mj_rne` | `qfrc_bias` |
 //! | acceleration | `mj_fwdActuation` | `qfrc_actuator` at [`Forward::ctrl`], [`Forward::act`] |
 //! | | `mj_fwdAcceleration` | `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator`, `qacc_smooth = M^-1 qfrc_smooth` |
-//! | | `mj_fwdConstraint` | [`solve`] (PGS, CG or Newton): `qacc`, `efc_force`, `qfrc_constraint` |
+//! | | `mj_fwdConstraint` | [`solve`](super::solver::solve) (PGS, CG or Newton): `qacc`, `efc_force`, `qfrc_constraint` |
 //!
 //! One difference of bookkeeping: MuJoCo makes the rows (`mj_makeConstraint`) in the position
 //! stage and their reference acceleration (`mj_referenceConstraint`) in the velocity stage; here
@@ -94,6 +94,19 @@ impl ForwardData {
     /// The contacts of the last call (MuJoCo's `contact`, `ncon` of them).
     pub fn contacts(&self) -> &[MjContact] {
         &self.efc.contacts
+    }
+
+    /// The smooth quantities the constraint solvers read (`qM`, its factor, `qfrc_smooth`,
+    /// `qacc_smooth`), borrowed from this data; `model` is the model it was computed for.
+    pub fn smooth<'a>(&'a self, model: &'a Model) -> Smooth<'a> {
+        Smooth {
+            layout: model.mj_layout(),
+            qm: &self.data.qm,
+            qld: &self.data.qld,
+            qld_diag_inv: &self.data.qld_diag_inv,
+            qfrc_smooth: &self.qfrc_smooth,
+            qacc_smooth: &self.qacc_smooth,
+        }
     }
 }
 
@@ -362,14 +375,7 @@ impl<'m> Forward<'m> {
             d.solver.clear();
             return Ok(());
         }
-        let smooth = Smooth {
-            layout: model.mj_layout(),
-            qm: &d.data.qm,
-            qld: &d.data.qld,
-            qld_diag_inv: &d.data.qld_diag_inv,
-            qfrc_smooth: &d.qfrc_smooth,
-            qacc_smooth: &d.qacc_smooth,
-        };
+        let smooth = d.smooth(model);
         // PGS in its own storage (its AR kept between calls), CG and Newton in the solver's
         // workspace; the results are then copied into the last call's vectors (a few hundred
         // numbers), so that after the first call neither side allocates

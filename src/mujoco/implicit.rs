@@ -344,7 +344,7 @@ pub enum Term<'a> {
 /// The terms of MuJoCo's `mjd_smooth_vel` without the bias, in its order, each handed to `add`
 /// with its coefficient: dof damping (`-damping` on the diagonal), tendon damping (`-b` times
 /// the tendon's row of `ten_J`), and each actuator not held at a `forcerange` bound (the
-/// velocity gain of [`actuator_velocity_gain`] times its moment row). [`qderiv`] and
+/// velocity gain of `actuator_velocity_gain` times its moment row). [`qderiv`] and
 /// [`qderiv_tree`] are this walk with two storages.
 pub fn velocity_terms(
     model: &Model,

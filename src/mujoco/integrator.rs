@@ -29,205 +29,16 @@ use super::implicit::{
     standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
-    aba_with, actuation_with, actuator_na, check_controls, kinetic_energy, next_activation, passive_forces_with,
-    potential_energy, rnea_with, tendon_kinematics, transmission, Actuation, TendonState, Workspace,
+    aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_with, potential_energy,
+    rnea_with, tendon_kinematics, transmission, Actuation, TendonState, Workspace,
 };
-use crate::error::{check_vector, Error, Result};
+use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
-use crate::model::{DynType, Equality, Integrator, Model, MJ_MAXVAL};
+use crate::model::{DynType, Equality, Integrator, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::DMatrix;
 
-/// MuJoCo's simulation state (the part of `mjData` a user sets): time, positions, velocities,
-/// actuator activations and controls, and applied generalized forces, in MuJoCo's conventions
-/// (quaternions w, x, y, z; free-joint qvel = [world linear velocity of the body origin,
-/// body-frame angular velocity]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct State {
-    /// Simulation time (s).
-    pub time: f64,
-    /// Generalized positions (nq).
-    pub qpos: Vec<f64>,
-    /// Generalized velocities (nv).
-    pub qvel: Vec<f64>,
-    /// Actuator activations (`act`, na: one per actuator with dynamics, in actuator order).
-    pub act: Vec<f64>,
-    /// Actuator controls (`ctrl`, nu).
-    pub ctrl: Vec<f64>,
-    /// Applied generalized forces, MuJoCo's `qfrc_applied` (nv): the controls of a student's
-    /// controller.
-    pub qfrc_applied: Vec<f64>,
-    /// The constraint solver's warm start, MuJoCo's `qacc_warmstart` (nv): the `qacc` of the last
-    /// forward pass of the previous step (`mj_advance` saves it), offered to the solver of the
-    /// next step, which starts from it when its cost is lower than `qacc_smooth`'s. Zeros after
-    /// a reset (`mj_resetData`, `mj_resetDataKeyframe`). Ignored with
-    /// `<flag warmstart="disable">` (the solver then starts cold from `qacc_smooth`).
-    pub qacc_warmstart: Vec<f64>,
-}
-
-impl State {
-    /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control,
-    /// applied force and warm start (MuJoCo's `mj_resetData`).
-    pub fn reference(model: &Model) -> Self {
-        State {
-            time: 0.0,
-            qpos: model.qpos0.as_slice().to_vec(),
-            qvel: vec![0.0; model.nv],
-            act: vec![0.0; actuator_na(model)],
-            ctrl: vec![0.0; model.actuators.len()],
-            qfrc_applied: vec![0.0; model.nv],
-            qacc_warmstart: vec![0.0; model.nv],
-        }
-    }
-
-    /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`: zero applied force and
-    /// warm start), or [`Error::Unknown`].
-    pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
-        let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
-            return Err(Error::Unknown {
-                kind: "keyframe".into(),
-                name: name.into(),
-            });
-        };
-        let state = State {
-            time: kf.time,
-            qpos: kf.qpos.clone(),
-            qvel: kf.qvel.clone(),
-            act: kf.act.clone(),
-            ctrl: kf.ctrl.clone(),
-            qfrc_applied: vec![0.0; model.nv],
-            qacc_warmstart: vec![0.0; model.nv],
-        };
-        state.check(model)?;
-        Ok(state)
-    }
-
-    /// Checks lengths, finiteness, magnitudes and quaternions against `model`.
-    pub fn check(&self, model: &Model) -> Result<()> {
-        model.check_state(&self.qpos, &self.qvel)?;
-        check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
-        check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
-        check_controls(model, &self.ctrl, &self.act)?;
-        check_finite(None, self.time, "qpos", &self.qpos)?;
-        check_finite(None, self.time, "qvel", &self.qvel)?;
-        check_finite(None, self.time, "act", &self.act)?;
-        check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)?;
-        check_finite(None, self.time, "qacc_warmstart", &self.qacc_warmstart)
-    }
-}
-
-/// MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc` as an error: the first entry of `x` that
-/// is not finite or exceeds `mjMAXVAL` in magnitude, named with the step (None: the initial
-/// state) and time.
-pub fn check_finite(step: Option<usize>, time: f64, quantity: &'static str, x: &[f64]) -> Result<()> {
-    match x.iter().position(|v| !v.is_finite() || v.abs() > MJ_MAXVAL) {
-        None => Ok(()),
-        Some(index) => Err(Error::Diverged {
-            step,
-            time,
-            quantity,
-            index,
-            value: x[index],
-        }),
-    }
-}
-
-// ANCHOR: divergence
-/// What [`Simulator::step`] does when the state or the acceleration stops being finite or
-/// exceeds `mjMAXVAL` (MuJoCo's `mju_isBad`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OnDivergence {
-    /// MuJoCo's behaviour (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`): count a warning in
-    /// [`Simulator::warnings`] (its number and the index of the bad entry, with a message),
-    /// reset the state to [`Simulator::reset_state`] (`mj_resetData`: qpos0 at rest, or a
-    /// keyframe the caller put there) and go on; `step` returns `Ok`. With
-    /// `<flag autoreset="disable">` MuJoCo warns and keeps the bad state; here the step then
-    /// fails as with [`OnDivergence::Error`] (after counting the warning), since nothing
-    /// computed from a non-finite state means anything.
-    #[default]
-    Reset,
-    /// Fail with [`Error::Diverged`] naming the step, time and first bad entry, the state left
-    /// as it was before the step (what `mbd simulate` does).
-    Error,
-}
-
-/// One of MuJoCo's warning counters (`mjWarningStat`): how often it was raised and the index
-/// of the bad entry the last time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WarningStat {
-    /// Times raised (`number`).
-    pub number: usize,
-    /// Index of the first bad entry the last time (`lastinfo`).
-    pub lastinfo: usize,
-}
-
-/// The last divergence the simulator saw: where, when and what.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Divergence {
-    /// The step that produced it (1-based; the step whose start found a bad incoming state).
-    pub step: usize,
-    /// The time of the state checked.
-    pub time: f64,
-    /// `qpos`, `qvel`, `qacc` or `act`.
-    pub quantity: &'static str,
-    /// First bad entry.
-    pub index: usize,
-    /// Its value.
-    pub value: f64,
-}
-
-impl std::fmt::Display for Divergence {
-    /// MuJoCo's warning text (`mjWARN_BADQPOS`: "Nan, Inf or huge value in QPOS at DOF i. The
-    /// simulation is unstable.") with the step and time.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Nan, Inf or huge value in {} at DOF {} (= {:e}, step {}, t = {}). The simulation is unstable.",
-            self.quantity.to_uppercase(),
-            self.index,
-            self.value,
-            self.step,
-            self.time
-        )
-    }
-}
-
-/// The warnings of the state checks (MuJoCo's `mjData.warning` entries `mjWARN_BADQPOS`,
-/// `mjWARN_BADQVEL`, `mjWARN_BADQACC`; `bad_act` is mbd's, MuJoCo does not check `act`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Warnings {
-    /// `mjWARN_BADQPOS`.
-    pub bad_qpos: WarningStat,
-    /// `mjWARN_BADQVEL`.
-    pub bad_qvel: WarningStat,
-    /// `mjWARN_BADQACC`.
-    pub bad_qacc: WarningStat,
-    /// A non-finite or huge activation.
-    pub bad_act: WarningStat,
-    /// The last one, for its message ([`Divergence`]'s `Display`).
-    pub last: Option<Divergence>,
-}
-
-impl Warnings {
-    /// Warnings raised so far, of every kind.
-    pub fn total(&self) -> usize {
-        self.bad_qpos.number + self.bad_qvel.number + self.bad_qacc.number + self.bad_act.number
-    }
-
-    /// Counts one divergence (MuJoCo's `mj_warning` and the `number++`, `lastinfo = i`).
-    fn raise(&mut self, d: Divergence) {
-        let stat = match d.quantity {
-            "qpos" => &mut self.bad_qpos,
-            "qvel" => &mut self.bad_qvel,
-            "qacc" => &mut self.bad_qacc,
-            _ => &mut self.bad_act,
-        };
-        stat.number += 1;
-        stat.lastinfo = d.index;
-        self.last = Some(d);
-    }
-}
-// ANCHOR_END: divergence
+pub use super::state::{check_finite, Divergence, OnDivergence, State, WarningStat, Warnings};
 
 /// An error naming the first reason why a model's MuJoCo simulation involves constraints:
 /// equality constraints, geoms that can touch (MuJoCo's broad-phase filter,
@@ -601,6 +412,15 @@ impl<'m> Simulator<'m> {
         Ok(())
     }
 
+    /// `f <- qh^-1 f`: `qh` (M with the integrator's `h` terms, in `M`'s legacy layout) factored
+    /// in place by `mj_factorI` and solved by `mj_solveM`'s passes.
+    fn factor_qh_solve(&mut self) -> Result<()> {
+        let layout = self.model.mj_layout();
+        let (qh, d_inv) = (&mut self.qh, &mut self.qh_diag_inv);
+        factor_i_in_place(layout, qh, d_inv, PivotPolicy::Error, &mut Vec::new(), &mut NoCount)?;
+        solve_ld(layout, qh, d_inv, &mut self.f, &mut NoCount)
+    }
+
     // ANCHOR: integrators
     /// The acceleration `a_used` each integrator advances the velocity with, from the forward
     /// pass at the step's start (already in `self.fwd`), into `self.f`:
@@ -634,15 +454,7 @@ impl<'m> Simulator<'m> {
                         self.qh[layout.dof_madr[dof]] += h * model.joints[i].damping;
                     }
                 }
-                factor_i_in_place(
-                    layout,
-                    &mut self.qh,
-                    &mut self.qh_diag_inv,
-                    PivotPolicy::Error,
-                    &mut Vec::new(),
-                    &mut NoCount,
-                )?;
-                solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
+                self.factor_qh_solve()?;
             }
             Integrator::Implicit => {
                 qderiv_tree(
@@ -678,29 +490,26 @@ impl<'m> Simulator<'m> {
                         self.qh[s] = qm[s] - h * 0.5 * (self.d.lower[s] + self.d.upper[s]);
                     }
                 }
-                factor_i_in_place(
-                    layout,
-                    &mut self.qh,
-                    &mut self.qh_diag_inv,
-                    PivotPolicy::Error,
-                    &mut Vec::new(),
-                    &mut NoCount,
-                )?;
                 let rhs_free: Vec<[f64; 6]> = self
                     .free_bodies
                     .iter()
                     .map(|&a| std::array::from_fn(|r| self.f[a + r]))
                     .collect();
-                solve_ld(layout, &self.qh, &self.qh_diag_inv, &mut self.f, &mut NoCount)?;
+                self.factor_qh_solve()?;
                 if !self.free_bodies.is_empty() {
                     // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
-                    rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
+                    rne_vel_at_pos(
+                        model,
+                        &mut self.rv,
+                        &self.state.qvel,
+                        &mut TreeSink { layout, m: &mut self.d },
+                    );
                     for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
                         let mut a = [[0.0; 6]; 6];
                         for (r, row) in a.iter_mut().enumerate() {
                             for (c, x) in row.iter_mut().enumerate() {
                                 let (i, j) = (adr + r, adr + c);
-                                let m = legacy_entry(layout, qm, i, j);
+                                let m = legacy_entry(layout, &self.qm, i, j);
                                 *x = m - h * self.d.get(model, i, j);
                             }
                         }

@@ -13,7 +13,7 @@
 //! | `mjLROpt`, `<compiler><lengthrange>` | [`LengthRangeOptions`] (in [`crate::model::Options`]) |
 //! | `mjCModel::LengthRange` (the options of the run, the loop over actuators) | [`set_length_range`], [`length_range_model`] |
 //! | `mj_setLengthRange` (mode, `useexisting`, `uselimit`, two sides, the checks) | [`needs_length_range`], [`length_range`] |
-//! | `evalAct` (damp `qvel`, the pushing force, one step) | [`eval_act`] |
+//! | `evalAct` (damp `qvel`, the pushing force, one step) | `eval_act` |
 //! | `mj_loadXML` (read, compile, the length ranges) | [`load`], [`load_str`] |
 //!
 //! Book chapter: "Integrators and the simulation loop", section Actuation.
@@ -199,7 +199,7 @@ fn eval_act(
 
 // ANCHOR: length_range
 /// MuJoCo's `mj_setLengthRange` simulation for actuator `index` of `lr` (a model made by
-/// [`length_range_model`]): each side from `qpos0` at rest, [`eval_act`] until `time >=
+/// [`length_range_model`]): each side from `qpos0` at rest, `eval_act` until `time >=
 /// inttotal`, the smallest (side 0) and largest (side 1) length after `time > inttotal -
 /// interval`. Fails as MuJoCo does: [`Error::LengthRange`] when the simulation diverges
 /// ("Unstable lengthrange simulation"), when the range is empty ("Invalid lengthrange"), or

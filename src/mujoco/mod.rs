@@ -12,6 +12,7 @@ pub mod integrator;
 pub mod lengthrange;
 pub mod limits;
 pub mod solver;
+pub mod state;
 
 pub use lengthrange::{load, load_str, set_length_range};
 

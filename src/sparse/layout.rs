@@ -345,7 +345,7 @@ fn avx_sub_scaled4(d: &mut [f64; 4], x: &[f64; 4], s: f64) {
 /// (`nM`) and `qld_diag_inv` (`nv`).
 ///
 /// On x86-64 processors with AVX the loop runs compiled for AVX, chosen once per call at run time
-/// ([`with_avx`](super::with_avx)): four numbers per instruction instead of the two of the default
+/// (`with_avx`): four numbers per instruction instead of the two of the default
 /// target's SSE2, as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for AVX). The
 /// arithmetic, and so the result, is the same bit for bit: no fused multiply-adds.
 pub fn factor_i_in_place(
@@ -477,7 +477,7 @@ fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64
     finite
 }
 
-/// [`solve_rows`] after checking the lengths, through [`with_avx`](super::with_avx) like
+/// `solve_rows` after checking the lengths, through `with_avx` like
 /// [`factor_i_in_place`]. A non-finite result is [`Error::Overflow`]; the test rides along the
 /// last pass (one comparison per dof, no branch) and the entry is looked up only when it failed.
 pub fn solve_ld(

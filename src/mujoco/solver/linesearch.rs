@@ -213,7 +213,7 @@ impl LineSearch {
     /// 3. Bracketed between `p1` and `p2` (`phi'` of opposite signs): each pass evaluates the
     ///    midpoint and takes, of the three candidates (the Newton points from `p1` and from
     ///    `p2`, the midpoint), the converged one of least cost; otherwise each bracket end moves
-    ///    to the candidate on its side whose `|phi'|` is smaller ([`Self::update_bracket`]),
+    ///    to the candidate on its side whose `|phi'|` is smaller (`Self::update_bracket`),
     ///    with a new Newton point from it; when neither end moves, the midpoint is returned.
     /// 4. Out of evaluations: the better bracket end if it decreases the cost, else alpha = 0.
     ///

@@ -271,7 +271,7 @@ impl RowBlocks {
 }
 // ANCHOR_END: row_blocks
 
-/// The primal solver's storage, one field per symbol: sized by [`PrimalWorkspace::resize`] and
+/// The primal solver's storage, one field per symbol: sized by `PrimalWorkspace::resize` and
 /// reused, so that a solve on a problem of a size seen before allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct PrimalWorkspace {
