@@ -24,6 +24,7 @@
 //!    multi-contact replaces the one contact by the corners of the contact patch
 //!    ([`super::multicontact`]), within the margin whether they penetrate or not.
 
+use super::multicontact::PatchScratch;
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;
 use crate::model::mesh::ConvexHull;
@@ -566,16 +567,28 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 /// first contact's normal, [`super::multicontact::patch`]) hold a face facing a face, or an edge
 /// lying in a face, the contact patch is found by clipping one against the other and its points
 /// replace the single contact. MuJoCo 4.0 does this for every contact within the margin:
-/// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well.
-pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+/// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well. The
+/// patch is clipped in the storage `ws`.
+pub fn convex_contacts_with(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    margin: f64,
+    ws: &mut PatchScratch,
+    out: &mut Vec<Contact>,
+) {
     let Some(first) = convex_contact(sa, sb, margin) else {
         return;
     };
     let start = out.len();
-    super::multicontact::patch(sa, sb, &first.normal(), margin, out);
+    super::multicontact::patch_with(sa, sb, &first.normal(), margin, ws, out);
     if out.len() == start {
         out.push(first);
     }
+}
+
+/// [`convex_contacts_with`] with fresh storage for the patch.
+pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+    convex_contacts_with(sa, sb, margin, &mut PatchScratch::default(), out)
 }
 // ANCHOR_END: multiccd
 

@@ -12,7 +12,8 @@
 //! | parameters | `mj_contactParam`, `mj_setContact` | [`contact_param`] |
 //! | all of it | `mj_collision` | [`collide_all`] |
 
-use crate::collision::{collide_with, mj_type, Assets, Contact, GeomPose};
+use crate::collision::multicontact::PatchScratch;
+use crate::collision::{collide_with_scratch, mj_type, Assets, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjMINMU, mjMINVAL};
 use crate::model::{GeomType, Model};
@@ -557,6 +558,8 @@ pub struct Collider {
     off: bool,
     poses: Vec<GeomPose>,
     found: Vec<Contact>,
+    /// the convex pairs' contact-patch storage
+    patch: PatchScratch,
 }
 
 // ANCHOR: collide_all
@@ -611,6 +614,7 @@ impl Collider {
             off: disabled(model, "contact") || disabled(model, "constraint"),
             poses: Vec::with_capacity(model.geoms.len()),
             found: Vec::with_capacity(8),
+            patch: PatchScratch::default(),
         })
     }
 
@@ -657,8 +661,9 @@ impl Collider {
             }
             let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
             self.found.clear();
-            collide_with(
+            collide_with_scratch(
                 &assets,
+                &mut self.patch,
                 (a.gtype, &a.size, p1),
                 (b.gtype, &b.size, p2),
                 pair.margin,
