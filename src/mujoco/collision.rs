@@ -552,8 +552,9 @@ struct PairTest {
 pub struct Collider {
     tests: Vec<PairTest>,
     pairs: Vec<PairConst>,
-    /// each geom's rotation in its body's frame (`geom_quat` as a matrix)
-    rot: Vec<Mat3>,
+    /// each geom's rotation in its body's frame (`geom_quat` as a matrix), `None` when the geom
+    /// sits at its body's origin with the body's axes (its pose is then the body's)
+    rot: Vec<Option<Mat3>>,
     /// `<flag contact="disable">` or `constraint="disable"`
     off: bool,
     poses: Vec<GeomPose>,
@@ -610,7 +611,11 @@ impl Collider {
         Ok(Collider {
             tests,
             pairs,
-            rot: model.geoms.iter().map(|g| quat_to_mat(&g.quat)).collect(),
+            rot: model
+                .geoms
+                .iter()
+                .map(|g| (g.pos != Vec3::zeros() || g.quat != [1.0, 0.0, 0.0, 0.0]).then(|| quat_to_mat(&g.quat)))
+                .collect(),
             off: disabled(model, "contact") || disabled(model, "constraint"),
             poses: Vec::with_capacity(model.geoms.len()),
             found: Vec::with_capacity(8),
@@ -642,13 +647,14 @@ impl Collider {
         }
         // geom_xpos, geom_xmat, as geom_poses
         self.poses.clear();
-        self.poses.extend(
-            model
-                .geoms
-                .iter()
-                .zip(&self.rot)
-                .map(|(g, r)| geom_pose(&d.x_0[g.body], &g.pos, r)),
-        );
+        self.poses
+            .extend(model.geoms.iter().zip(&self.rot).map(|(g, r)| match r {
+                Some(r) => geom_pose(&d.x_0[g.body], &g.pos, r),
+                None => GeomPose {
+                    pos: d.x_0[g.body].r,
+                    rot: d.x_0[g.body].e.transpose(),
+                },
+            }));
         let assets = Assets {
             meshes: &model.meshes,
             hfields: &model.hfields,
