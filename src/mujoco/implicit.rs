@@ -811,9 +811,12 @@ pub fn free_body_bias_vel(model: &Model, data: &super::Data, i: usize, omega_b: 
 pub fn free_block(layout: &MjLayout, qm: &[f64], d: &TreeMatrix, h: f64, adr: usize) -> [[f64; 6]; 6] {
     let mut a = [[0.0; 6]; 6];
     for r in 0..6 {
+        // dof adr + c is dof adr + r's (r - c)-th ancestor: slot r - c of row adr + r, which
+        // holds (r, c) in `lower` and (c, r) in `upper`
+        let row = layout.dof_madr[adr + r];
+        debug_assert_eq!(layout.dof_depth[adr + r], r, "not a standalone free body");
         for c in 0..=r {
-            // (adr + c) is an ancestor of (adr + r): row r's slot, with (c, r) transposed
-            let (_, s) = TreeMatrix::slot(layout, adr + r, adr + c);
+            let s = row + r - c;
             a[r][c] = qm[s] - h * d.lower[s];
             if c < r {
                 a[c][r] = qm[s] - h * d.upper[s];
@@ -828,9 +831,13 @@ pub fn free_block(layout: &MjLayout, qm: &[f64], d: &TreeMatrix, h: f64, adr: us
 pub fn solve_small(a: &mut [[f64; 6]; 6], b: &mut [f64; 6]) -> Result<()> {
     let n = 6;
     for k in 0..n {
-        let p = (k..n)
-            .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
-            .unwrap_or(k);
+        // the pivot: the largest |a[i][k]| at or below the diagonal (the first one on ties)
+        let mut p = k;
+        for i in k + 1..n {
+            if a[i][k].abs() > a[p][k].abs() {
+                p = i;
+            }
+        }
         if a[p][k] == 0.0 {
             return Err(Error::ZeroPivot {
                 what: "the free-body block of M - h D (implicitfast)".into(),
