@@ -351,6 +351,111 @@ unsafe fn factor_rows_fast<C: Counter>(
 }
 // ANCHOR_END: factor_rows_fast
 
+/// Rows per panel of [`factor_rows_panels`]: 32 rows of a 1,023-link chain are 256 kB, which stay
+/// in the processor's second-level cache while the rows below are updated from them.
+const PANEL: usize = 32;
+
+/// From this many stored entries (`nM`, 8 bytes each: 1 MB) on, [`factor_i_in_place`] uses
+/// [`factor_rows_panels`]: the layout no longer fits in a core's second-level cache, and the
+/// plain order would stream all of it through the cache once per row.
+const PANELS_FROM: usize = 1 << 17;
+
+// ANCHOR: factor_rows_panels
+/// [`factor_rows_fast`] for layouts larger than the cache: the same updates, each entry receiving
+/// its updates in the same order (from the largest k down), so the same factor bit for bit, but
+/// grouped so that memory is read once per panel of [`PANEL`] rows instead of once per row.
+///
+/// Step k of the listing updates every ancestor row of k; on a long chain those rows are the
+/// whole triangle above k, 4 MB for 1,023 links, and every step streams them through the cache.
+/// Here the rows are taken in panels `p0..p1` from the last:
+/// 1. the panel's own steps, updating only ancestors inside the panel (the other updates of row
+///    k are deferred; the slots they read stay undivided, as in the listing, until then);
+/// 2. the deferred updates, target row by target row from the largest down: row i receives, one
+///    after the other, the updates of every panel row k that has i as an ancestor, k from the
+///    largest down, while it stays in the first-level cache and the panel in the second.
+///
+/// Every entry still receives the updates of larger k before those of smaller k, and every row is
+/// complete when its pivot is tested, so the numbers, the operation counts and the pivot errors
+/// are the listing's. Finding the next target costs a scan of the panel's cursors per target row,
+/// negligible against a chain's work but not against a bushy tree's, which is why
+/// [`factor_i_in_place`] takes this path only for layouts of at least [`PANELS_FROM`] entries.
+///
+/// # Safety
+/// As [`factor_rows_fast`]; `panel <= PANEL`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_rows_panels<C: Counter>(
+    rows: &Rows,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    simd: impl Simd,
+    panel: usize,
+) -> Result<()> {
+    debug_assert!(qld.len() == rows.nm && qld_diag_inv.len() == rows.nv && (1..=PANEL).contains(&panel));
+    let q = qld.as_mut_ptr();
+    let (madr, len, col, col_madr) = (&rows.madr[..], &rows.len[..], &rows.col[..], &rows.col_madr[..]);
+    // cursor[k - p0]: the slot of row k whose update comes next (the row's end when none is left)
+    let mut cursor = [0usize; PANEL];
+    let mut p1 = rows.nv;
+    // SAFETY: as in `factor_rows_fast`: every slot s below is one of row k's (madr[k] < s <
+    // madr[k] + len[k]), so `Rows` proved that row col[s] lies before row k with length
+    // len[k] - (s - madr[k]); k - p0 < panel <= PANEL.
+    unsafe {
+        while p1 > 0 {
+            let p0 = p1.saturating_sub(panel);
+            for k in (p0..p1).rev() {
+                let (ak, end) = (*madr.get_unchecked(k), *madr.get_unchecked(k) + *len.get_unchecked(k));
+                let pivot = &mut *q.add(ak);
+                if !(*pivot >= MJ_MINVAL) {
+                    bad_pivot(k, pivot, policy, warnings)?;
+                }
+                let inv_d = 1.0 / *pivot;
+                *qld_diag_inv.get_unchecked_mut(k) = inv_d;
+                ops.div(1);
+                let mut s = ak + 1;
+                while s < end && *col.get_unchecked(s) >= p0 {
+                    let tmp = *q.add(s) * inv_d; // 2a
+                    ops.mul(1);
+                    simd.sub_scaled(q.add(*col_madr.get_unchecked(s)), q.add(s), end - s, tmp);
+                    ops.madd(end - s);
+                    *q.add(s) = tmp; // 2b
+                    s += 1;
+                }
+                *cursor.get_unchecked_mut(k - p0) = s;
+            }
+            loop {
+                // the next target: the largest ancestor still owed an update by the panel
+                let mut target = None;
+                for k in p0..p1 {
+                    let s = *cursor.get_unchecked(k - p0);
+                    if s < *madr.get_unchecked(k) + *len.get_unchecked(k) {
+                        target = target.max(Some(*col.get_unchecked(s)));
+                    }
+                }
+                let Some(i) = target else { break };
+                for k in (p0..p1).rev() {
+                    let s = *cursor.get_unchecked(k - p0);
+                    let end = *madr.get_unchecked(k) + *len.get_unchecked(k);
+                    if s < end && *col.get_unchecked(s) == i {
+                        let tmp = *q.add(s) * *qld_diag_inv.get_unchecked(k); // 2a
+                        ops.mul(1);
+                        simd.sub_scaled(q.add(*col_madr.get_unchecked(s)), q.add(s), end - s, tmp);
+                        ops.madd(end - s);
+                        *q.add(s) = tmp; // 2b
+                        *cursor.get_unchecked_mut(k - p0) = s + 1;
+                    }
+                }
+            }
+            p1 = p0;
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: factor_rows_panels
+
 /// The vector instructions a kernel is compiled with, as a value: [`Portable`] (the default
 /// target's, SSE2 on x86-64) or [`Avx`] (made only where the processor has AVX). The kernels
 /// take it as a type parameter, so each is compiled once per width.
@@ -498,21 +603,50 @@ pub fn factor_i_in_place(
             expected: rows.nm,
         });
     }
+    let panel = if rows.nm >= PANELS_FROM { PANEL } else { 0 };
     #[cfg(target_arch = "x86_64")]
     if let Some(avx) = Avx::detect() {
         // SAFETY: the lengths were checked above; `avx` proves that the processor has AVX.
-        return unsafe { factor_rows_avx(rows, qld, qld_diag_inv, policy, warnings, ops, avx) };
+        return unsafe { factor_rows_avx(rows, qld, qld_diag_inv, policy, warnings, ops, avx, panel) };
     }
-    // SAFETY: the lengths were checked above.
-    unsafe { factor_rows_fast(rows, qld, qld_diag_inv, policy, warnings, ops, Portable) }
+    // SAFETY: the lengths were checked above; `panel` is 0 or PANEL.
+    unsafe { factor_rows_dispatch(rows, qld, qld_diag_inv, policy, warnings, ops, Portable, panel) }
 }
 
-/// [`factor_rows_fast`] compiled for AVX: the scalar parts of the loop use its instructions too.
+/// [`factor_rows_fast`], or with `panel > 0` [`factor_rows_panels`].
 ///
 /// # Safety
-/// As [`factor_rows_fast`].
+/// As [`factor_rows_panels`] (`panel <= PANEL`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_rows_dispatch<C: Counter>(
+    rows: &Rows,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    simd: impl Simd,
+    panel: usize,
+) -> Result<()> {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if panel > 0 {
+            factor_rows_panels(rows, qld, qld_diag_inv, policy, warnings, ops, simd, panel)
+        } else {
+            factor_rows_fast(rows, qld, qld_diag_inv, policy, warnings, ops, simd)
+        }
+    }
+}
+
+/// [`factor_rows_dispatch`] compiled for AVX: the scalar parts of the loop use its instructions
+/// too.
+///
+/// # Safety
+/// As [`factor_rows_dispatch`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn factor_rows_avx<C: Counter>(
     rows: &Rows,
     qld: &mut [f64],
@@ -521,9 +655,10 @@ unsafe fn factor_rows_avx<C: Counter>(
     warnings: &mut Vec<String>,
     ops: &mut C,
     avx: Avx,
+    panel: usize,
 ) -> Result<()> {
     // SAFETY: the caller's promise.
-    unsafe { factor_rows_fast(rows, qld, qld_diag_inv, policy, warnings, ops, avx) }
+    unsafe { factor_rows_dispatch(rows, qld, qld_diag_inv, policy, warnings, ops, avx, panel) }
 }
 
 /// The pivot `*pivot` of dof k is below `MJ_MINVAL`: an error, or clamp and warn.
@@ -841,6 +976,21 @@ mod tests {
             let qm = m.mj_layout().from_dense(&crba(&m, q.as_slice()).unwrap());
             cases.push((m.mj_layout().clone(), qm));
         }
+        // a chain long enough for `factor_i_in_place` to take the panels (nM >= PANELS_FROM)
+        let chain: Vec<Option<usize>> = (0..520usize).map(|k| k.checked_sub(1)).collect();
+        let lay = MjLayout::new(&chain).unwrap();
+        assert!(lay.nm >= PANELS_FROM);
+        // diagonally dominant (a product L^T D L of a random dense L is too ill-conditioned)
+        let qm: Vec<f64> = (0..lay.nm)
+            .map(|s| {
+                if lay.col[s] == lay.dof_madr.partition_point(|&a| a <= s) - 1 {
+                    1040.0
+                } else {
+                    (s as f64 * 0.37).sin()
+                }
+            })
+            .collect();
+        cases.push((lay, qm));
         for seed in 0..20 {
             let lay = MjLayout::new(&random_parents(1 + seed as usize * 3, seed)).unwrap();
             let qm = random_qm(&lay, seed + 100);
@@ -884,6 +1034,30 @@ mod tests {
                 )
             }
             .unwrap();
+            for panel in [1, 3, PANEL] {
+                let (mut e, mut e_inv) = (qm.clone(), vec![0.0; nv]);
+                let mut ops_panels = OpCount::default();
+                // SAFETY: the lengths are the layout's; panel <= PANEL.
+                unsafe {
+                    factor_rows_panels(
+                        &lay.rows,
+                        &mut e,
+                        &mut e_inv,
+                        PivotPolicy::Error,
+                        &mut Vec::new(),
+                        &mut ops_panels,
+                        Portable,
+                        panel,
+                    )
+                }
+                .unwrap();
+                assert!(
+                    e.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "panel {panel}"
+                );
+                assert!(e_inv.iter().zip(&b_inv).all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert_eq!(ops_panels, ops_plain);
+            }
             assert_eq!(a, b);
             assert_eq!(a_inv, b_inv);
             assert_eq!(c, b);

@@ -12,7 +12,16 @@ calls divided by their number, read from callgrind's call records. Both sides co
 that starts the call (qM into qLD, the right-hand side into x).
 
 Prints one line per cell: mbd's instructions, MuJoCo's, and their ratio.
+
+    python3 tools/peers/icount.py --slopes
+
+counts instead mbd's RNEA, ABA, CRBA and factor_i on the Performance chapter's chains and
+balanced binary trees of 255, 511 and 1,023 bodies (`chain_N`, `btree_K` in the fixed-count
+mode) and prints the log-log slope of instructions per call against the number of bodies beside
+the slope of the operation count the theory predicts (n; sum of d_k; sum of d_k^2, d_k the depth
+of dof k counting itself): the load-free half of the chapter's slope table.
 """
+import math
 import argparse
 import os
 import re
@@ -84,6 +93,37 @@ def mujoco_count(driver, model, fn):
     return got
 
 
+def depth_sums(kind, n):
+    """(sum d_k, sum d_k^2) of a chain of n bodies or a balanced binary tree of n = 2^K - 1."""
+    if kind == "chain":
+        d = list(range(1, n + 1))
+    else:
+        d = [k + 1 for k in range(n.bit_length()) for _ in range(1 << k)][:n]
+    return sum(d), sum(x * x for x in d)
+
+
+def slope(xs, ys):
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def slopes(exe, algos):
+    sizes = [255, 511, 1023]
+    for kind in ("chain", "btree"):
+        for algo in algos:
+            counts, irs = [], []
+            for n in sizes:
+                label = f"chain_{n}" if kind == "chain" else f"btree_{n.bit_length()}"
+                s1, s2 = depth_sums(kind, n)
+                counts.append({"rnea": n, "aba": n, "crba": s1, "factor_i": s2, "solve_ld": s1}[algo])
+                irs.append(mbd_count(exe, algo, label, 1 if kind == "chain" and algo in ("crba", "factor_i") else 20))
+            per = "  ".join(f"{n}: {ir:.0f}" for n, ir in zip(sizes, irs))
+            print(f"{algo:9} {kind:6} slope of instructions {slope(sizes, irs):.3f}, of the count "
+                  f"{slope(sizes, counts):.3f}   ({per})")
+            sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--algos", default="factor_i,solve_ld")
@@ -91,8 +131,11 @@ def main():
     ap.add_argument("--bench", default="dynamics", help="dynamics, or sparse (which also has box_stack_10)")
     ap.add_argument("--calls", type=int, default=1000, help="N of the fixed-count runs")
     ap.add_argument("--peers-build", default=os.environ.get("PEERS_BUILD", "/tmp/peers_build"))
+    ap.add_argument("--slopes", action="store_true", help="instruction-count slopes on chains and binary trees")
     a = ap.parse_args()
     exe = bench_binary(a.bench)
+    if a.slopes:
+        return slopes(exe, a.algos.split(",") if a.algos != "factor_i,solve_ld" else ["rnea", "aba", "crba", "factor_i"])
     driver = os.path.join(a.peers_build, "bench_mujoco")
     for model in a.models.split(","):
         for algo in a.algos.split(","):
