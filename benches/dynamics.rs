@@ -13,9 +13,11 @@
 //! MBD_BENCH_PEERS=11:20 cargo bench --bench dynamics [-- panda]
 //!     # one JSON line per model, timed by the rule of tools/peers/timing.h
 //! MBD_BENCH_LOOP=crba/panda:2000 cargo bench --bench dynamics
-//!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind
+//!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind;
+//!     # the model may also be chain_N or btree_K (the Performance chapter's scaling models)
 //! ```
-//! `python3 tools/peers/compare.py` runs the peer mode and the peers' drivers in rounds.
+//! `python3 tools/peers/compare.py` runs the peer mode and the peers' drivers in rounds;
+//! `python3 tools/peers/icount.py` counts instructions per call with the fixed-count mode.
 //!
 //! The state is drawn the way `tools/peers/bench_pinocchio.cpp` draws it: `q = integrate(neutral,
 //! u)` with `u ~ U(-1, 1)^nv`, and `v`, `a`, `tau ~ U(-1, 1)^nv` (another generator, so other
@@ -255,7 +257,8 @@ fn criterion_benches(c: &mut Criterion) {
 
 /// `MBD_BENCH_LOOP=algo/model:count`: `count` calls and nothing else, for
 /// `valgrind --tool=callgrind` (instruction counts do not depend on the machine's load; timings
-/// do). Instructions per call = (Ir at 2n calls - Ir at n calls) / n.
+/// do). Instructions per call = (Ir at 2n calls - Ir at n calls) / n. `model` is a label of
+/// `MODELS`, or `chain_N` / `btree_K` (see `Case::canned`).
 fn fixed_loop(spec: &str) {
     let usage = "MBD_BENCH_LOOP=algo/model:count";
     let (case, n) = spec.split_once(':').expect(usage);

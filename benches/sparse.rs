@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! cargo bench --bench sparse
+//! MBD_BENCH_LOOP=solve_ld/box_stack_10:1000 cargo bench --bench sparse   # fixed count, for callgrind
 //! ```
 //!
 //! H is computed once per model by CRBA at a fixed random configuration; every timed call first
