@@ -355,10 +355,11 @@ unsafe fn factor_rows_fast<C: Counter>(
 /// in the processor's second-level cache while the rows below are updated from them.
 const PANEL: usize = 32;
 
-/// From this many stored entries (`nM`, 8 bytes each: 1 MB) on, [`factor_i_in_place`] uses
-/// [`factor_rows_panels`]: the layout no longer fits in a core's second-level cache, and the
-/// plain order would stream all of it through the cache once per row.
-const PANELS_FROM: usize = 1 << 17;
+/// From this many stored entries (`nM`, 8 bytes each: 512 kB, half of a core's 1 MB
+/// second-level cache, which also holds everything else the core runs) on, [`factor_i_in_place`]
+/// uses [`factor_rows_panels`]: the plain order would stream the whole layout through the cache
+/// once per row.
+const PANELS_FROM: usize = 1 << 16;
 
 // ANCHOR: factor_rows_panels
 /// [`factor_rows_fast`] for layouts larger than the cache: the same updates, each entry receiving
