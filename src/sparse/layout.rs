@@ -581,7 +581,7 @@ unsafe fn avx_sub_scaled(dst: *mut f64, src: *const f64, n: usize, s: f64) {
     }
 }
 
-/// MuJoCo's `mj_factorI` (the listing [`factor_rows`], run as [`factor_rows_fast`]) after
+/// MuJoCo's `mj_factorI` (the listing `factor_rows`, run as `factor_rows_fast`) after
 /// checking the lengths of `qld` (`nM`) and `qld_diag_inv` (`nv`).
 ///
 /// On x86-64 processors with AVX the loop runs compiled for AVX, chosen once per call at run time:
@@ -860,7 +860,7 @@ unsafe fn dot_gather_raw(l: *const f64, col: *const usize, n: usize, x: *const f
     }
 }
 
-/// MuJoCo's `mj_solveLD` (the listing [`solve_rows`], run as [`solve_rows_fast`]) after checking
+/// MuJoCo's `mj_solveLD` (the listing `solve_rows`, run as `solve_rows_fast`) after checking
 /// the lengths, compiled for AVX where the processor has it (`with_avx`, the same numbers bit
 /// for bit). A non-finite result is [`Error::Overflow`]; the test rides along the last pass (one
 /// comparison per dof, no branch) and the entry is looked up only when it failed.
