@@ -13,9 +13,11 @@
 //! MBD_BENCH_PEERS=11:20 cargo bench --bench dynamics [-- panda]
 //!     # one JSON line per model, timed by the rule of tools/peers/timing.h
 //! MBD_BENCH_LOOP=crba/panda:2000 cargo bench --bench dynamics
-//!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind
+//!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind;
+//!     # the model may also be chain_N or btree_K (the Performance chapter's scaling models)
 //! ```
-//! `python3 tools/peers/compare.py` runs the peer mode and the peers' drivers in rounds.
+//! `python3 tools/peers/compare.py` runs the peer mode and the peers' drivers in rounds;
+//! `python3 tools/peers/icount.py` counts instructions per call with the fixed-count mode.
 //!
 //! The state is drawn the way `tools/peers/bench_pinocchio.cpp` draws it: `q = integrate(neutral,
 //! u)` with `u ~ U(-1, 1)^nv`, and `v`, `a`, `tau ~ U(-1, 1)^nv` (another generator, so other
@@ -30,7 +32,7 @@ mod peers_timing;
 use criterion::Criterion;
 use mbd::dynamics::{aba_with, crba, crba_with, rnea_with, Workspace};
 use mbd::mjcf;
-use mbd::model::{JointType, Model};
+use mbd::model::{canned, JointType, Model};
 use mbd::mujoco::{forward_smooth_with, Data};
 use mbd::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use nalgebra::{DMatrix, DVector};
@@ -126,10 +128,29 @@ impl Case {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/models")
             .join(file);
-        let model = match mjcf::load(&path) {
-            Ok(loaded) => loaded.model,
+        match mjcf::load(&path) {
+            Ok(loaded) => Case::with_model(loaded.model),
             Err(e) => panic!("cannot load {}: {e}", path.display()),
+        }
+    }
+
+    /// The Performance chapter's scaling models: `chain_N` (N bodies, spatial axes,
+    /// `canned::chain`) or `btree_K` (a balanced binary tree of 2^K - 1 bodies,
+    /// `canned::binary_tree`), for the instruction-count slopes of `tools/peers/icount.py --slopes`.
+    fn canned(label: &str) -> Case {
+        let usage = "model: a label of MODELS, chain_N or btree_K";
+        let model = if let Some(n) = label.strip_prefix("chain_") {
+            canned::chain(n.parse().expect(usage), true)
+        } else if let Some(k) = label.strip_prefix("btree_") {
+            canned::binary_tree(k.parse().expect(usage))
+        } else {
+            panic!("{usage}, not {label}")
         };
+        Case::with_model(model)
+    }
+
+    /// Draws the state of `model` (the same rule for every model).
+    fn with_model(model: Model) -> Case {
         // Pinocchio's `neutral`: zero for scalar joints, identity quaternions, origin.
         let mut q = DVector::zeros(model.nq);
         for i in 1..=model.nb {
@@ -236,15 +257,18 @@ fn criterion_benches(c: &mut Criterion) {
 
 /// `MBD_BENCH_LOOP=algo/model:count`: `count` calls and nothing else, for
 /// `valgrind --tool=callgrind` (instruction counts do not depend on the machine's load; timings
-/// do). Instructions per call = (Ir at 2n calls - Ir at n calls) / n.
+/// do). Instructions per call = (Ir at 2n calls - Ir at n calls) / n. `model` is a label of
+/// `MODELS`, or `chain_N` / `btree_K` (see `Case::canned`).
 fn fixed_loop(spec: &str) {
     let usage = "MBD_BENCH_LOOP=algo/model:count";
     let (case, n) = spec.split_once(':').expect(usage);
     let n: usize = n.parse().expect(usage);
     let (name, label) = case.split_once('/').expect(usage);
     let algo = *ALGORITHMS.iter().find(|a| a.name() == name).expect("unknown algorithm");
-    let file = MODELS.iter().find(|m| m.0 == label).expect("unknown model").1;
-    let mut case = Case::new(file);
+    let mut case = match MODELS.iter().find(|m| m.0 == label) {
+        Some(m) => Case::new(m.1),
+        None => Case::canned(label),
+    };
     case.describe(label);
     for _ in 0..n {
         case.run(algo);

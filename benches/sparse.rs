@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! cargo bench --bench sparse
+//! MBD_BENCH_LOOP=solve_ld/box_stack_10:1000 cargo bench --bench sparse   # fixed count, for callgrind
 //! ```
 //!
 //! H is computed once per model by CRBA at a fixed random configuration; every timed call first
@@ -22,6 +23,17 @@ use std::path::Path;
 use std::time::Duration;
 
 const MODELS: [&str; 3] = ["chain_30_spatial", "tree_5", "panda"];
+
+/// The models of the fixed-count mode: those of the table and of the Performance chapter, and a
+/// forest of ten free bodies (the constrained solvers' `M^-1` on a contact scene).
+const LOOP_MODELS: [&str; 6] = [
+    "chain_7_spatial",
+    "chain_30_spatial",
+    "tree_5",
+    "floating",
+    "panda",
+    "box_stack_10",
+];
 
 fn setup(name: &str) -> (mbd::model::Model, DMatrix<f64>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/models/{name}.xml"));
@@ -84,7 +96,47 @@ fn benches(c: &mut Criterion) {
     }
 }
 
+/// `MBD_BENCH_LOOP=algo/model:count` (algo `factor_i` or `solve_ld`, model one of
+/// `LOOP_MODELS`): `count` calls and nothing else, for `valgrind --tool=callgrind`
+/// (`tools/peers/icount.py --bench sparse`): instructions per call = (Ir at 2n calls - Ir at n
+/// calls) / n. Each call starts with the copy that MuJoCo's `mj_factorM` and `mj_solveM` also
+/// make.
+fn fixed_loop(spec: &str) {
+    let usage = "MBD_BENCH_LOOP=algo/model:count";
+    let (case, n) = spec.split_once(':').expect(usage);
+    let n: usize = n.parse().expect(usage);
+    let (algo, name) = case.split_once('/').expect(usage);
+    assert!(LOOP_MODELS.contains(&name), "unknown model {name}");
+    let (model, h) = setup(name);
+    let layout = model.mj_layout();
+    let qm = layout.from_dense(&h);
+    let mut qld = qm.clone();
+    let mut diag_inv = vec![0.0; model.nv];
+    let mut warnings = Vec::new();
+    let mut factor = |qld: &mut Vec<f64>, diag_inv: &mut Vec<f64>| {
+        qld.copy_from_slice(black_box(&qm));
+        factor_i_in_place(layout, qld, diag_inv, PivotPolicy::Error, &mut warnings, &mut NoCount).unwrap();
+        black_box(&qld);
+    };
+    factor(&mut qld, &mut diag_inv);
+    let x0: Vec<f64> = (0..model.nv).map(|k| (k as f64).cos()).collect();
+    let mut x = x0.clone();
+    match algo {
+        "factor_i" => (0..n).for_each(|_| factor(&mut qld, &mut diag_inv)),
+        "solve_ld" => (0..n).for_each(|_| {
+            x.copy_from_slice(black_box(&x0));
+            solve_ld(layout, &qld, &diag_inv, &mut x, &mut NoCount).unwrap();
+            black_box(&x);
+        }),
+        _ => panic!("{usage}: algo is factor_i or solve_ld"),
+    }
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var("MBD_BENCH_LOOP") {
+        fixed_loop(&spec);
+        return;
+    }
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_millis(1200))

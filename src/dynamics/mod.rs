@@ -66,6 +66,11 @@ pub struct Workspace {
     pub u: Vec<[f64; 6]>,
     /// The columns of CRBA's `F`, one force per dof (CRBA).
     pub f_cols: Vec<Force>,
+    /// Per body, `Some(a..b)` when the dofs of its subtree ([`Model::subtree_dofs`]) are the
+    /// consecutive dofs `a..b`, as they are whenever bodies are numbered depth first (every MJCF
+    /// model, every canned model): CRBA then walks the range instead of reading the list, which
+    /// on a chain of n bodies is n^2 / 2 numbers (4 MB at 1,023 bodies) read on every call.
+    pub subtree_span: Vec<Option<std::ops::Range<usize>>>,
 }
 
 impl Workspace {
@@ -86,6 +91,14 @@ impl Workspace {
             d_inv: vec![Mat6::zeros(); n],
             u: vec![[0.0; 6]; n],
             f_cols: vec![Force::zero(); model.nv],
+            subtree_span: model
+                .subtree_dofs()
+                .iter()
+                .map(|dofs| match (dofs.first(), dofs.last()) {
+                    (Some(&a), Some(&b)) if b - a + 1 == dofs.len() => Some(a..b + 1),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 }

@@ -44,6 +44,61 @@ pub struct MjLayout {
     pub m_colind: Vec<usize>,
     /// CSR index -> legacy index.
     pub map_m2m: Vec<usize>,
+    /// The row addresses and columns again, checked once here and private, so that nothing can
+    /// change them afterwards: the fast kernels index `qLD` and `x` through them without bounds
+    /// checks ([`Rows`]).
+    rows: Rows,
+}
+
+/// The pattern of an [`MjLayout`] as the fast kernels ([`factor_rows_fast`], [`solve_rows_fast`])
+/// read it, with the facts they rely on proven once, when the layout is made ([`Rows::new`]):
+/// - `madr[k] + len[k] <= nm` and `len[k] >= 1`: row k lies inside `qLD`;
+/// - for every slot s = `madr[k] + t` with `1 <= t < len[k]`: `col[s] < k`,
+///   `col_madr[s] == madr[col[s]]` and `len[col[s]] == len[k] - t`: the update of step k reads
+///   row k from slot s to its end and writes the whole row of `col[s]`, which has exactly that
+///   length and lies wholly before row k.
+///
+/// The public fields of [`MjLayout`] stay what the rest of the library reads; a caller who
+/// changes them changes nothing here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Rows {
+    nv: usize,
+    nm: usize,
+    madr: Vec<usize>,
+    len: Vec<usize>,
+    col: Vec<usize>,
+    col_madr: Vec<usize>,
+}
+
+impl Rows {
+    /// The rows of a layout, or `None` if one of the facts above fails (it never does for a
+    /// layout built by [`MjLayout::new`]; the check is what lets the kernels skip theirs).
+    fn new(nv: usize, nm: usize, madr: &[usize], depth: &[usize], col: &[usize], col_madr: &[usize]) -> Option<Rows> {
+        let len: Vec<usize> = depth.iter().map(|d| d + 1).collect();
+        if madr.len() != nv || len.len() != nv || col.len() != nm || col_madr.len() != nm {
+            return None;
+        }
+        for k in 0..nv {
+            if madr[k].checked_add(len[k])? > nm {
+                return None;
+            }
+            for t in 1..len[k] {
+                let s = madr[k] + t;
+                let i = col[s];
+                if i >= k || col_madr[s] != madr[i] || len[i] != len[k] - t {
+                    return None;
+                }
+            }
+        }
+        Some(Rows {
+            nv,
+            nm,
+            madr: madr.to_vec(),
+            len,
+            col: col.to_vec(),
+            col_madr: col_madr.to_vec(),
+        })
+    }
 }
 
 impl MjLayout {
@@ -63,7 +118,7 @@ impl MjLayout {
             col.push(i);
             col.extend(ancestors(dof_parentid, i));
         }
-        let col_madr = col.iter().map(|&j| dof_madr[j]).collect();
+        let col_madr: Vec<usize> = col.iter().map(|&j| dof_madr[j]).collect();
         let (mut m_rownnz, mut m_rowadr, mut m_colind, mut map_m2m) =
             (vec![0; nv], vec![0; nv], Vec::with_capacity(nm), Vec::with_capacity(nm));
         for i in 0..nv {
@@ -78,7 +133,12 @@ impl MjLayout {
             m_colind.push(i);
             map_m2m.push(dof_madr[i]);
         }
+        // rows of ancestors built from a checked parent array have every property `Rows` checks
+        // (the unit test `rows_hold_on_random_trees` runs the check on random trees)
+        let rows = Rows::new(nv, nm, &dof_madr, &depth, &col, &col_madr)
+            .expect("the layout of a checked parent array has the properties of `Rows`");
         Ok(MjLayout {
+            rows,
             nv,
             dof_parentid: dof_parentid.to_vec(),
             dof_madr,
@@ -184,23 +244,24 @@ pub use crate::model::constants::MJ_MINVAL;
 ///    (2a), stored over `M(k,i)` only after region 3 has used the undivided row (2b);
 /// 3. the rows of k's ancestors: row i from its diagonal (which starts at `col_madr[ak + t]`) gets
 ///    `-tmp *` row k from the slot (k, i). The ancestors of i are the ancestors of k beyond i, so
-///    the two segments line up and the update is one contiguous scaled-vector subtraction,
-///    `sub_scaled` (MuJoCo's `mju_addToScl`).
+///    the two segments line up and the update is one contiguous scaled-vector subtraction
+///    (MuJoCo's `mju_addToScl`).
 ///
 /// `qld` holds `qM` on entry and the factor on return; `qld_diag_inv` receives `1/D`. A pivot
 /// below `MJ_MINVAL` is an error naming the dof, or with [`PivotPolicy::ClampAndWarn`] is
 /// clamped to it and adds a line to `warnings`. `ops` counts one division per row, one
 /// multiplication per `tmp` and one multiply-add per updated entry; pass
-/// [`NoCount`](super::NoCount) to count nothing. Lengths are checked by [`factor_i_in_place`].
-#[inline(always)]
-fn factor_rows<C: Counter>(
+/// [`NoCount`](super::NoCount) to count nothing. This is the book's listing; the library runs
+/// [`factor_rows_fast`], the same arithmetic in the same order (a test holds the two equal bit
+/// for bit).
+#[allow(dead_code)] // the book's listing: the tests hold the library's kernel equal to it
+pub(crate) fn factor_rows<C: Counter>(
     layout: &MjLayout,
     qld: &mut [f64],
     qld_diag_inv: &mut [f64],
     policy: PivotPolicy,
     warnings: &mut Vec<String>,
     ops: &mut C,
-    simd: impl Simd,
 ) -> Result<()> {
     for k in (0..layout.nv).rev() {
         let ak = layout.dof_madr[k]; // region 1: the pivot
@@ -213,93 +274,247 @@ fn factor_rows<C: Counter>(
         let row_len = layout.dof_depth[k] + 1;
         // row i lies wholly before row k (i < k), so the two rows can be borrowed apart
         let (before_k, from_k) = qld.split_at_mut(ak);
-        // `tail` is row k from the slot (k, i) of the current ancestor i to the root
-        let mut tail = &mut from_k[1..row_len];
-        for &ai in &layout.col_madr[ak + 1..ak + row_len] {
-            let Some((m_ki, _)) = tail.split_first_mut() else { break };
-            let tmp = *m_ki * inv_d; // 2a
+        for t in 1..row_len {
+            let tail = &mut from_k[t..row_len]; // row k from the slot (k, i) to the root
+            let tmp = tail[0] * inv_d; // 2a
             ops.mul(1);
+            let ai = layout.col_madr[ak + t]; // row i from its diagonal
             let n = tail.len();
-            sub_scaled(&mut before_k[ai..ai + n], tail, tmp, simd); // region 3
+            for (m_ij, m_kj) in before_k[ai..ai + n].iter_mut().zip(tail.iter()) {
+                *m_ij -= tmp * m_kj; // region 3
+            }
             ops.madd(n);
             tail[0] = tmp; // 2b
-            tail = &mut tail[1..];
         }
     }
     Ok(())
 }
 // ANCHOR_END: factor_i
 
-// ANCHOR: sub_scaled
-/// `dst -= s * src` (MuJoCo's `mju_addToScl` with `-s`), entry by entry, no fused multiply-adds:
-/// blocks of four by [`Simd::sub_scaled4`], then the last zero to three entries one case per
-/// length. Inlined into the factorization's loop: no call, no set-up per update.
+// ANCHOR: factor_rows_fast
+/// [`factor_rows`] as the library runs it: the same operations on the same numbers in the same
+/// order, so the same factor bit for bit, written so that each update costs its arithmetic and
+/// little else. Three things differ from the listing, each a fixed cost per update that the
+/// listing pays about 435 times on a 30-link chain:
+/// - no bounds checks: the rows come from the layout's private [`Rows`], whose construction
+///   proved that row i = `col[s]` has exactly the length of row k's tail from slot s and lies
+///   before row k, so the two raw ranges are inside `qld` and disjoint;
+/// - the update is [`Simd::sub_scaled`]: blocks of four numbers, then one block of two and one
+///   number as the length's two low bits say (two predictable branches, where a match on the
+///   remainder compiles to a jump through a table);
+/// - the loop over the ancestors walks two pointers (the slot in row k, its `col_madr`) instead of
+///   re-slicing.
+///
+/// # Safety
+/// `qld.len() == rows.nm` and `qld_diag_inv.len() == rows.nv`, and `simd` was made legally
+/// (an [`Avx`] only exists on a processor with AVX).
 #[inline(always)]
-fn sub_scaled(dst: &mut [f64], src: &[f64], s: f64, simd: impl Simd) {
-    debug_assert_eq!(dst.len(), src.len());
-    let (d4, d_rest) = dst.as_chunks_mut::<4>();
-    let (x4, x_rest) = src.as_chunks::<4>();
-    for (d, x) in d4.iter_mut().zip(x4) {
-        simd.sub_scaled4(d, x, s);
-    }
-    match (d_rest, x_rest) {
-        ([d0, d1, d2], [x0, x1, x2]) => {
-            *d0 -= s * x0;
-            *d1 -= s * x1;
-            *d2 -= s * x2;
+unsafe fn factor_rows_fast<C: Counter>(
+    rows: &Rows,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    simd: impl Simd,
+) -> Result<()> {
+    debug_assert!(qld.len() == rows.nm && qld_diag_inv.len() == rows.nv);
+    let q = qld.as_mut_ptr();
+    for k in (0..rows.nv).rev() {
+        // SAFETY: k < nv; `Rows` proved `madr[k] + len[k] <= nm`, and for every slot s of row k
+        // beyond the diagonal that row `col[s]` (start `col_madr[s]`, length `len[k] - t`) lies
+        // before row k, so `dst` and `src` below are in bounds and never overlap.
+        unsafe {
+            let ak = *rows.madr.get_unchecked(k);
+            let len = *rows.len.get_unchecked(k);
+            let pivot = &mut *q.add(ak);
+            if !(*pivot >= MJ_MINVAL) {
+                bad_pivot(k, pivot, policy, warnings)?;
+            }
+            let inv_d = 1.0 / *pivot;
+            *qld_diag_inv.get_unchecked_mut(k) = inv_d;
+            ops.div(1);
+            let mut src = q.add(ak + 1);
+            let mut col_madr = rows.col_madr.as_ptr().add(ak + 1);
+            for n in (1..len).rev() {
+                let tmp = *src * inv_d; // 2a
+                ops.mul(1);
+                simd.sub_scaled(q.add(*col_madr), src, n, tmp); // region 3
+                ops.madd(n);
+                *src = tmp; // 2b
+                src = src.add(1);
+                col_madr = col_madr.add(1);
+            }
         }
-        ([d0, d1], [x0, x1]) => {
-            *d0 -= s * x0;
-            *d1 -= s * x1;
-        }
-        ([d0], [x0]) => *d0 -= s * x0,
-        _ => {}
     }
+    Ok(())
 }
-// ANCHOR_END: sub_scaled
+// ANCHOR_END: factor_rows_fast
+
+/// Rows per panel of [`factor_rows_panels`]: 32 rows of a 1,023-link chain are 256 kB, which stay
+/// in the processor's second-level cache while the rows below are updated from them.
+const PANEL: usize = 32;
+
+/// From this many stored entries (`nM`, 8 bytes each: 512 kB, half of a core's 1 MB
+/// second-level cache, which also holds everything else the core runs) on, [`factor_i_in_place`]
+/// uses [`factor_rows_panels`]: the plain order would stream the whole layout through the cache
+/// once per row.
+const PANELS_FROM: usize = 1 << 16;
+
+// ANCHOR: factor_rows_panels
+/// [`factor_rows_fast`] for layouts larger than the cache: the same updates, each entry receiving
+/// its updates in the same order (from the largest k down), so the same factor bit for bit, but
+/// grouped so that memory is read once per panel of [`PANEL`] rows instead of once per row.
+///
+/// Step k of the listing updates every ancestor row of k; on a long chain those rows are the
+/// whole triangle above k, 4 MB for 1,023 links, and every step streams them through the cache.
+/// Here the rows are taken in panels `p0..p1` from the last:
+/// 1. the panel's own steps, updating only ancestors inside the panel (the other updates of row
+///    k are deferred; the slots they read stay undivided, as in the listing, until then);
+/// 2. the deferred updates, target row by target row from the largest down: row i receives, one
+///    after the other, the updates of every panel row k that has i as an ancestor, k from the
+///    largest down, while it stays in the first-level cache and the panel in the second.
+///
+/// Every entry still receives the updates of larger k before those of smaller k, and every row is
+/// complete when its pivot is tested, so the numbers, the operation counts and the pivot errors
+/// are the listing's. Finding the next target costs a scan of the panel's cursors per target row,
+/// negligible against a chain's work but not against a bushy tree's, which is why
+/// [`factor_i_in_place`] takes this path only for layouts of at least [`PANELS_FROM`] entries.
+///
+/// # Safety
+/// As [`factor_rows_fast`]; `panel <= PANEL`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_rows_panels<C: Counter>(
+    rows: &Rows,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    simd: impl Simd,
+    panel: usize,
+) -> Result<()> {
+    debug_assert!(qld.len() == rows.nm && qld_diag_inv.len() == rows.nv && (1..=PANEL).contains(&panel));
+    let q = qld.as_mut_ptr();
+    let (madr, len, col, col_madr) = (&rows.madr[..], &rows.len[..], &rows.col[..], &rows.col_madr[..]);
+    // cursor[k - p0]: the slot of row k whose update comes next (the row's end when none is left)
+    let mut cursor = [0usize; PANEL];
+    let mut p1 = rows.nv;
+    // SAFETY: as in `factor_rows_fast`: every slot s below is one of row k's (madr[k] < s <
+    // madr[k] + len[k]), so `Rows` proved that row col[s] lies before row k with length
+    // len[k] - (s - madr[k]); k - p0 < panel <= PANEL.
+    unsafe {
+        while p1 > 0 {
+            let p0 = p1.saturating_sub(panel);
+            for k in (p0..p1).rev() {
+                let (ak, end) = (*madr.get_unchecked(k), *madr.get_unchecked(k) + *len.get_unchecked(k));
+                let pivot = &mut *q.add(ak);
+                if !(*pivot >= MJ_MINVAL) {
+                    bad_pivot(k, pivot, policy, warnings)?;
+                }
+                let inv_d = 1.0 / *pivot;
+                *qld_diag_inv.get_unchecked_mut(k) = inv_d;
+                ops.div(1);
+                let mut s = ak + 1;
+                while s < end && *col.get_unchecked(s) >= p0 {
+                    let tmp = *q.add(s) * inv_d; // 2a
+                    ops.mul(1);
+                    simd.sub_scaled(q.add(*col_madr.get_unchecked(s)), q.add(s), end - s, tmp);
+                    ops.madd(end - s);
+                    *q.add(s) = tmp; // 2b
+                    s += 1;
+                }
+                *cursor.get_unchecked_mut(k - p0) = s;
+            }
+            loop {
+                // the next target: the largest ancestor still owed an update by the panel
+                let mut target = None;
+                for k in p0..p1 {
+                    let s = *cursor.get_unchecked(k - p0);
+                    if s < *madr.get_unchecked(k) + *len.get_unchecked(k) {
+                        target = target.max(Some(*col.get_unchecked(s)));
+                    }
+                }
+                let Some(i) = target else { break };
+                for k in (p0..p1).rev() {
+                    let s = *cursor.get_unchecked(k - p0);
+                    let end = *madr.get_unchecked(k) + *len.get_unchecked(k);
+                    if s < end && *col.get_unchecked(s) == i {
+                        let tmp = *q.add(s) * *qld_diag_inv.get_unchecked(k); // 2a
+                        ops.mul(1);
+                        simd.sub_scaled(q.add(*col_madr.get_unchecked(s)), q.add(s), end - s, tmp);
+                        ops.madd(end - s);
+                        *q.add(s) = tmp; // 2b
+                        *cursor.get_unchecked_mut(k - p0) = s + 1;
+                    }
+                }
+            }
+            p1 = p0;
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: factor_rows_panels
 
 /// The vector instructions a kernel is compiled with, as a value: [`Portable`] (the default
 /// target's, SSE2 on x86-64) or [`Avx`] (made only where the processor has AVX). The kernels
 /// take it as a type parameter, so each is compiled once per width.
 ///
-/// Why the four-number block is written with the processor's vector operations instead of a
-/// plain loop: the compiler cannot tell that the two rows of an update do not overlap, so it
-/// either keeps a plain loop scalar or vectorizes it behind run-time overlap tests whose set-up
-/// (and the registers it takes) costs more than a short update. Its loop vectorizer leaves alone
-/// a loop that already works on vectors, so the block loop stays as written: one load, one
-/// multiplication, one subtraction and one store per four numbers (two of each with SSE2).
+/// Why the update is written with the processor's vector operations instead of a plain loop:
+/// the compiler cannot tell that the two rows of an update do not overlap, so it either keeps a
+/// plain loop scalar or vectorizes it behind run-time overlap tests whose set-up (and the
+/// registers it takes) costs more than a short update. Its loop vectorizer leaves alone a loop
+/// that already works on vectors, so the loop stays as written: one load, one multiplication,
+/// one subtraction and one store per four numbers (two of each with SSE2).
 pub(crate) trait Simd: Copy {
-    /// `d -= s * x` on four numbers: a multiplication, then a subtraction, per entry.
-    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64);
+    /// `dst[t] -= s * src[t]` for `t < n` (MuJoCo's `mju_addToScl` with `-s`): a multiplication,
+    /// then a subtraction, per entry, no fused multiply-add.
+    ///
+    /// # Safety
+    /// `dst` and `src` point to `n` numbers each, and the two ranges do not overlap.
+    unsafe fn sub_scaled(self, dst: *mut f64, src: *const f64, n: usize, s: f64);
 }
 
 /// The default target's vector instructions (SSE2 on x86-64: two numbers per instruction).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Portable;
 
+// ANCHOR: sub_scaled
 impl Simd for Portable {
     #[inline(always)]
-    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64) {
+    unsafe fn sub_scaled(self, dst: *mut f64, src: *const f64, n: usize, s: f64) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: SSE2 is part of every x86-64 processor; the loads and stores stay inside the
-        // two arrays of four.
+        // SAFETY: SSE2 is part of every x86-64 processor; every access is at an offset below n.
         unsafe {
             use std::arch::x86_64::{_mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_storeu_pd, _mm_sub_pd};
             let sv = _mm_set1_pd(s);
-            let lo = _mm_sub_pd(_mm_loadu_pd(d.as_ptr()), _mm_mul_pd(sv, _mm_loadu_pd(x.as_ptr())));
-            let hi = _mm_sub_pd(
-                _mm_loadu_pd(d.as_ptr().add(2)),
-                _mm_mul_pd(sv, _mm_loadu_pd(x.as_ptr().add(2))),
-            );
-            _mm_storeu_pd(d.as_mut_ptr(), lo);
-            _mm_storeu_pd(d.as_mut_ptr().add(2), hi);
+            let two = |t: usize| {
+                let v = _mm_sub_pd(_mm_loadu_pd(dst.add(t)), _mm_mul_pd(sv, _mm_loadu_pd(src.add(t))));
+                _mm_storeu_pd(dst.add(t), v);
+            };
+            let mut t = 0;
+            while t + 4 <= n {
+                two(t);
+                two(t + 2);
+                t += 4;
+            }
+            if n & 2 != 0 {
+                two(t);
+                t += 2;
+            }
+            if n & 1 != 0 {
+                *dst.add(t) -= s * *src.add(t);
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        for k in 0..4 {
-            d[k] -= s * x[k];
+        for t in 0..n {
+            // SAFETY: t < n.
+            unsafe { *dst.add(t) -= s * *src.add(t) };
         }
     }
 }
+// ANCHOR_END: sub_scaled
 
 /// AVX's vector instructions (four numbers per instruction). Only [`Avx::detect`] makes one, so
 /// holding it proves that the processor has AVX.
@@ -319,35 +534,60 @@ impl Avx {
 #[cfg(target_arch = "x86_64")]
 impl Simd for Avx {
     #[inline(always)]
-    fn sub_scaled4(self, d: &mut [f64; 4], x: &[f64; 4], s: f64) {
-        // SAFETY: an `Avx` exists only on a processor with AVX.
-        unsafe { avx_sub_scaled4(d, x, s) }
+    unsafe fn sub_scaled(self, dst: *mut f64, src: *const f64, n: usize, s: f64) {
+        // SAFETY: an `Avx` exists only on a processor with AVX; the caller vouches for the ranges.
+        unsafe { avx_sub_scaled(dst, src, n, s) }
     }
 }
 
-/// [`Simd::sub_scaled4`] in one AVX multiplication and one subtraction.
+/// [`Simd::sub_scaled`] four numbers per AVX instruction, then two (the low half of the same
+/// registers), then one.
+///
+/// # Safety
+/// As [`Simd::sub_scaled`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 #[inline]
-fn avx_sub_scaled4(d: &mut [f64; 4], x: &[f64; 4], s: f64) {
-    use std::arch::x86_64::{_mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd, _mm256_sub_pd};
-    // SAFETY: the loads and stores stay inside the two arrays of four.
+unsafe fn avx_sub_scaled(dst: *mut f64, src: *const f64, n: usize, s: f64) {
+    use std::arch::x86_64::{
+        _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm_loadu_pd, _mm_mul_pd,
+        _mm_set1_pd, _mm_storeu_pd, _mm_sub_pd,
+    };
+    // SAFETY: every access is at an offset below n (the caller's ranges).
     unsafe {
-        let v = _mm256_sub_pd(
-            _mm256_loadu_pd(d.as_ptr()),
-            _mm256_mul_pd(_mm256_set1_pd(s), _mm256_loadu_pd(x.as_ptr())),
-        );
-        _mm256_storeu_pd(d.as_mut_ptr(), v);
+        let mut t = 0;
+        if n >= 4 {
+            let sv = _mm256_set1_pd(s);
+            while t + 4 <= n {
+                let v = _mm256_sub_pd(
+                    _mm256_loadu_pd(dst.add(t)),
+                    _mm256_mul_pd(sv, _mm256_loadu_pd(src.add(t))),
+                );
+                _mm256_storeu_pd(dst.add(t), v);
+                t += 4;
+            }
+        }
+        if n & 2 != 0 {
+            let v = _mm_sub_pd(
+                _mm_loadu_pd(dst.add(t)),
+                _mm_mul_pd(_mm_set1_pd(s), _mm_loadu_pd(src.add(t))),
+            );
+            _mm_storeu_pd(dst.add(t), v);
+            t += 2;
+        }
+        if n & 1 != 0 {
+            *dst.add(t) -= s * *src.add(t);
+        }
     }
 }
 
-/// MuJoCo's `mj_factorI` (the listing `factor_rows` above) after checking the lengths of `qld`
-/// (`nM`) and `qld_diag_inv` (`nv`).
+/// MuJoCo's `mj_factorI` (the listing `factor_rows`, run as `factor_rows_fast`) after
+/// checking the lengths of `qld` (`nM`) and `qld_diag_inv` (`nv`).
 ///
-/// On x86-64 processors with AVX the loop runs compiled for AVX, chosen once per call at run time
-/// (`with_avx`): four numbers per instruction instead of the two of the default
-/// target's SSE2, as MuJoCo's own `mju_addToScl` does (the MuJoCo wheel is built for AVX). The
-/// arithmetic, and so the result, is the same bit for bit: no fused multiply-adds.
+/// On x86-64 processors with AVX the loop runs compiled for AVX, chosen once per call at run time:
+/// four numbers per instruction instead of the two of the default target's SSE2, as MuJoCo's own
+/// `mju_addToScl` does (the MuJoCo wheel is built for AVX). The arithmetic, and so the result, is
+/// the same bit for bit: no fused multiply-adds.
 pub fn factor_i_in_place(
     layout: &MjLayout,
     qld: &mut [f64],
@@ -356,35 +596,70 @@ pub fn factor_i_in_place(
     warnings: &mut Vec<String>,
     ops: &mut impl Counter,
 ) -> Result<()> {
-    if qld.len() != layout.nm || qld_diag_inv.len() != layout.nv {
+    let rows = &layout.rows;
+    if qld.len() != rows.nm || qld_diag_inv.len() != rows.nv {
         return Err(Error::BadLength {
             what: "qLD (legacy layout)".into(),
             got: qld.len(),
-            expected: layout.nm,
+            expected: rows.nm,
         });
     }
+    let panel = if rows.nm >= PANELS_FROM { PANEL } else { 0 };
     #[cfg(target_arch = "x86_64")]
     if let Some(avx) = Avx::detect() {
-        // SAFETY: `avx` proves that the processor has AVX.
-        return unsafe { factor_rows_avx(layout, qld, qld_diag_inv, policy, warnings, ops, avx) };
+        // SAFETY: the lengths were checked above; `avx` proves that the processor has AVX.
+        return unsafe { factor_rows_avx(rows, qld, qld_diag_inv, policy, warnings, ops, avx, panel) };
     }
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, Portable)
+    // SAFETY: the lengths were checked above; `panel` is 0 or PANEL.
+    unsafe { factor_rows_dispatch(rows, qld, qld_diag_inv, policy, warnings, ops, Portable, panel) }
 }
 
-/// [`factor_rows`] compiled for AVX: the short row updates ([`sub_scaled`]'s last one to three
-/// entries) use its instructions too.
+/// [`factor_rows_fast`], or with `panel > 0` [`factor_rows_panels`].
+///
+/// # Safety
+/// As [`factor_rows_panels`] (`panel <= PANEL`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_rows_dispatch<C: Counter>(
+    rows: &Rows,
+    qld: &mut [f64],
+    qld_diag_inv: &mut [f64],
+    policy: PivotPolicy,
+    warnings: &mut Vec<String>,
+    ops: &mut C,
+    simd: impl Simd,
+    panel: usize,
+) -> Result<()> {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if panel > 0 {
+            factor_rows_panels(rows, qld, qld_diag_inv, policy, warnings, ops, simd, panel)
+        } else {
+            factor_rows_fast(rows, qld, qld_diag_inv, policy, warnings, ops, simd)
+        }
+    }
+}
+
+/// [`factor_rows_dispatch`] compiled for AVX: the scalar parts of the loop use its instructions
+/// too.
+///
+/// # Safety
+/// As [`factor_rows_dispatch`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn factor_rows_avx<C: Counter>(
-    layout: &MjLayout,
+#[allow(clippy::too_many_arguments)]
+unsafe fn factor_rows_avx<C: Counter>(
+    rows: &Rows,
     qld: &mut [f64],
     qld_diag_inv: &mut [f64],
     policy: PivotPolicy,
     warnings: &mut Vec<String>,
     ops: &mut C,
     avx: Avx,
+    panel: usize,
 ) -> Result<()> {
-    factor_rows(layout, qld, qld_diag_inv, policy, warnings, ops, avx)
+    // SAFETY: the caller's promise.
+    unsafe { factor_rows_dispatch(rows, qld, qld_diag_inv, policy, warnings, ops, avx, panel) }
 }
 
 /// The pivot `*pivot` of dof k is below `MJ_MINVAL`: an error, or clamp and warn.
@@ -446,24 +721,28 @@ pub fn factor_i(layout: &MjLayout, qm: &[f64], policy: PivotPolicy, ops: &mut im
 /// parent, is often the row just finished. So the row sums its other ancestors first
 /// (`dot_gather`, which the processor can do while the parent's row is still being computed) and
 /// subtracts the parent's term last: per row, only one multiplication and one subtraction wait
-/// for the row before.
-#[inline(always)]
-fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64], ops: &mut impl Counter) -> bool {
-    // the layout's arrays as local slices: the compiler keeps their addresses in registers
-    // instead of reading them again from `layout` after every store into x
-    let (madr, depth, col) = (&layout.dof_madr[..], &layout.dof_depth[..], &layout.col[..]);
+/// for the row before. Returns whether every entry of the result is finite. This is the book's
+/// listing; [`solve_ld`] runs [`solve_rows_fast`], the same arithmetic in the same order.
+#[allow(dead_code)] // the book's listing: the tests hold the library's kernel equal to it
+pub(crate) fn solve_rows(
+    layout: &MjLayout,
+    qld: &[f64],
+    qld_diag_inv: &[f64],
+    x: &mut [f64],
+    ops: &mut impl Counter,
+) -> bool {
     for i in (0..layout.nv).rev() {
-        let (a, n) = (madr[i] + 1, depth[i]);
+        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
         let xi = x[i];
-        for (&l, &j) in qld[a..a + n].iter().zip(&col[a..a + n]) {
+        for (&l, &j) in qld[a..a + n].iter().zip(&layout.col[a..a + n]) {
             x[j] -= l * xi; // push x_i into its ancestors
         }
         ops.madd(n);
     }
     let mut finite = true;
     for i in 0..layout.nv {
-        let (a, n) = (madr[i] + 1, depth[i]);
-        let (row, cols) = (&qld[a..a + n], &col[a..a + n]);
+        let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+        let (row, cols) = (&qld[a..a + n], &layout.col[a..a + n]);
         let mut xi = x[i] * qld_diag_inv[i];
         if let (Some((&l_parent, l_far)), Some((&parent, c_far))) = (row.split_first(), cols.split_first()) {
             xi -= dot_gather(l_far, c_far, x); // the ancestors beyond the parent
@@ -476,45 +755,13 @@ fn solve_rows(layout: &MjLayout, qld: &[f64], qld_diag_inv: &[f64], x: &mut [f64
     }
     finite
 }
-
-/// `solve_rows` after checking the lengths, through `with_avx` like
-/// [`factor_i_in_place`]. A non-finite result is [`Error::Overflow`]; the test rides along the
-/// last pass (one comparison per dof, no branch) and the entry is looked up only when it failed.
-pub fn solve_ld(
-    layout: &MjLayout,
-    qld: &[f64],
-    qld_diag_inv: &[f64],
-    x: &mut [f64],
-    ops: &mut impl Counter,
-) -> Result<()> {
-    for (what, got, expected) in [
-        ("qLD", qld.len(), layout.nm),
-        ("qLDiagInv", qld_diag_inv.len(), layout.nv),
-        ("x", x.len(), layout.nv),
-    ] {
-        if got != expected {
-            return Err(Error::BadLength {
-                what: what.into(),
-                got,
-                expected,
-            });
-        }
-    }
-    if super::with_avx(
-        #[inline(always)]
-        || solve_rows(layout, qld, qld_diag_inv, x, ops),
-    ) {
-        Ok(())
-    } else {
-        crate::error::check_output("x = M^-1 x", x)
-    }
-}
 // ANCHOR_END: solve_ld
 
 /// `sum_t l[t] x[col[t]]` (MuJoCo's `mju_dotSparse`). A row of fewer than four entries is
 /// summed in order; a longer one with four partial sums added at the end: four independent
 /// chains of additions that the processor overlaps, where one running sum would make every
 /// addition wait for the one before.
+#[allow(dead_code)] // part of the book's listing
 #[inline(always)]
 fn dot_gather(l: &[f64], col: &[usize], x: &[f64]) -> f64 {
     let (l4, l_rest) = l.as_chunks::<4>();
@@ -535,12 +782,127 @@ fn dot_gather(l: &[f64], col: &[usize], x: &[f64]) -> f64 {
     rest + ((acc[0] + acc[2]) + (acc[1] + acc[3]))
 }
 
+// ANCHOR: solve_rows_fast
+/// [`solve_rows`] as the library runs it: the same operations in the same order (the same
+/// result bit for bit), without bounds checks (the rows and columns come from the layout's
+/// private [`Rows`], which proved `madr[i] + len[i] <= nm` and `col[s] < i` for the slots of row
+/// i) and with the loop's addresses walked as pointers; rows without ancestors (a root, or the
+/// first dof of every free body) skip the first pass at the cost of one comparison.
+///
+/// # Safety
+/// `qld.len() == rows.nm`, `qld_diag_inv.len() == rows.nv` and `x.len() == rows.nv`.
+#[inline(always)]
+unsafe fn solve_rows_fast(
+    rows: &Rows,
+    qld: &[f64],
+    qld_diag_inv: &[f64],
+    x: &mut [f64],
+    ops: &mut impl Counter,
+) -> bool {
+    debug_assert!(qld.len() == rows.nm && qld_diag_inv.len() == rows.nv && x.len() == rows.nv);
+    let (l, x) = (qld.as_ptr(), x.as_mut_ptr());
+    let (madr, len, col) = (rows.madr.as_ptr(), rows.len.as_ptr(), rows.col.as_ptr());
+    let mut finite = true;
+    // SAFETY: i < nv; the slots a..a + n of row i are inside qld and their columns are < i < nv
+    // (the facts `Rows::new` checked), so every read and write below is in bounds.
+    unsafe {
+        for i in (0..rows.nv).rev() {
+            let (a, n) = (*madr.add(i) + 1, *len.add(i) - 1);
+            let xi = *x.add(i);
+            for t in a..a + n {
+                *x.add(*col.add(t)) -= *l.add(t) * xi; // push x_i into its ancestors
+            }
+            ops.madd(n);
+        }
+        for i in 0..rows.nv {
+            let (a, n) = (*madr.add(i) + 1, *len.add(i) - 1);
+            let mut xi = *x.add(i) * *qld_diag_inv.get_unchecked(i);
+            if n > 0 {
+                xi -= dot_gather_raw(l.add(a + 1), col.add(a + 1), n - 1, x); // beyond the parent
+                xi -= *l.add(a) * *x.add(*col.add(a)); // the parent, last
+            }
+            *x.add(i) = xi;
+            finite &= xi.is_finite();
+            ops.div(1);
+            ops.madd(n);
+        }
+    }
+    finite
+}
+// ANCHOR_END: solve_rows_fast
+
+/// [`dot_gather`] on raw pointers, the same sums in the same order: the last `n % 4` entries in
+/// order, then four partial sums over the blocks of four, added as `(0 + 2) + (1 + 3)`.
+///
+/// # Safety
+/// `l` and `col` point to `n` entries each and every `col[t]` indexes `x`.
+#[inline(always)]
+unsafe fn dot_gather_raw(l: *const f64, col: *const usize, n: usize, x: *const f64) -> f64 {
+    let blocks = n / 4 * 4;
+    let mut rest = 0.0;
+    // SAFETY: the caller's promise; every offset is below n.
+    unsafe {
+        for t in blocks..n {
+            rest += *l.add(t) * *x.add(*col.add(t));
+        }
+        if blocks == 0 {
+            return rest;
+        }
+        let mut acc = [0.0; 4];
+        let mut t = 0;
+        while t < blocks {
+            for k in 0..4 {
+                acc[k] += *l.add(t + k) * *x.add(*col.add(t + k));
+            }
+            t += 4;
+        }
+        rest + ((acc[0] + acc[2]) + (acc[1] + acc[3]))
+    }
+}
+
+/// MuJoCo's `mj_solveLD` (the listing `solve_rows`, run as `solve_rows_fast`) after checking
+/// the lengths, compiled for AVX where the processor has it (`with_avx`, the same numbers bit
+/// for bit). A non-finite result is [`Error::Overflow`]; the test rides along the last pass (one
+/// comparison per dof, no branch) and the entry is looked up only when it failed.
+pub fn solve_ld(
+    layout: &MjLayout,
+    qld: &[f64],
+    qld_diag_inv: &[f64],
+    x: &mut [f64],
+    ops: &mut impl Counter,
+) -> Result<()> {
+    let rows = &layout.rows;
+    for (what, got, expected) in [
+        ("qLD", qld.len(), rows.nm),
+        ("qLDiagInv", qld_diag_inv.len(), rows.nv),
+        ("x", x.len(), rows.nv),
+    ] {
+        if got != expected {
+            return Err(Error::BadLength {
+                what: what.into(),
+                got,
+                expected,
+            });
+        }
+    }
+    // SAFETY: the lengths were checked above.
+    let finite = super::with_avx(
+        #[inline(always)]
+        || unsafe { solve_rows_fast(rows, qld, qld_diag_inv, x, ops) },
+    );
+    if finite {
+        Ok(())
+    } else {
+        crate::error::check_output("x = M^-1 x", x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dynamics::crba;
     use crate::model::canned;
-    use crate::sparse::{ltdl, split_ltdl, NoCount, OpCount};
+    use crate::sparse::{ancestors, ltdl, split_ltdl, NoCount, OpCount};
     use approx::assert_relative_eq;
 
     #[test]
@@ -570,18 +932,76 @@ mod tests {
         assert_relative_eq!(hx, nalgebra::DVector::from_vec(b), epsilon = 1e-9);
     }
 
-    /// The run-time choice of the AVX build changes no bit of the factor or the solution (long rows:
-    /// a chain).
+    /// Random dof trees (parent of k drawn below k, a few roots) of `n` dofs.
+    fn random_parents(n: usize, seed: u64) -> Vec<Option<usize>> {
+        let mut r = seed;
+        (0..n)
+            .map(|k| {
+                r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let u = (r >> 33) as usize;
+                (k > 0 && !u.is_multiple_of(7)).then(|| k - 1 - (u / 7) % k.min(3))
+            })
+            .collect()
+    }
+
+    /// A symmetric positive definite matrix on the ancestor pattern of `parent` (legacy layout):
+    /// `H = L^T D L` from a random unit L and D > 0.
+    fn random_qm(lay: &MjLayout, seed: u64) -> Vec<f64> {
+        let n = lay.nv;
+        let mut r = seed;
+        let mut next = || {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((r >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+        };
+        let mut l = DMatrix::identity(n, n);
+        let mut d = nalgebra::DVector::zeros(n);
+        for i in 0..n {
+            d[i] = 1.0 + next().abs();
+            for j in ancestors(&lay.dof_parentid, i) {
+                l[(i, j)] = next();
+            }
+        }
+        let h = l.transpose() * DMatrix::from_diagonal(&d) * &l;
+        lay.from_dense(&h)
+    }
+
+    /// The library's kernels (AVX where the processor has it, and the default target's) give the
+    /// book's listings' results bit for bit: long rows (a chain), a floating base, random trees.
     #[test]
-    fn dispatched_and_portable_kernels_agree_bit_for_bit() {
+    fn fast_kernels_equal_the_listings_bit_for_bit() {
+        let mut cases: Vec<(MjLayout, Vec<f64>)> = Vec::new();
         for m in [canned::chain(30, true), canned::floating_base_ball_arms()] {
             let q: Vec<f64> = (0..m.nq).map(|k| 0.3 * (k as f64 * 1.1).sin()).collect();
             let mut q = nalgebra::DVector::from_vec(q);
             m.normalize_quaternions_with(q.as_mut_slice());
             let qm = m.mj_layout().from_dense(&crba(&m, q.as_slice()).unwrap());
-            let (mut a, mut a_inv) = (qm.clone(), vec![0.0; m.nv]);
+            cases.push((m.mj_layout().clone(), qm));
+        }
+        // a chain long enough for `factor_i_in_place` to take the panels (nM >= PANELS_FROM)
+        let chain: Vec<Option<usize>> = (0..520usize).map(|k| k.checked_sub(1)).collect();
+        let lay = MjLayout::new(&chain).unwrap();
+        assert!(lay.nm >= PANELS_FROM);
+        // diagonally dominant (a product L^T D L of a random dense L is too ill-conditioned)
+        let qm: Vec<f64> = (0..lay.nm)
+            .map(|s| {
+                if lay.col[s] == lay.dof_madr.partition_point(|&a| a <= s) - 1 {
+                    1040.0
+                } else {
+                    (s as f64 * 0.37).sin()
+                }
+            })
+            .collect();
+        cases.push((lay, qm));
+        for seed in 0..20 {
+            let lay = MjLayout::new(&random_parents(1 + seed as usize * 3, seed)).unwrap();
+            let qm = random_qm(&lay, seed + 100);
+            cases.push((lay, qm));
+        }
+        for (lay, qm) in &cases {
+            let nv = lay.nv;
+            let (mut a, mut a_inv) = (qm.clone(), vec![0.0; nv]);
             factor_i_in_place(
-                m.mj_layout(),
+                lay,
                 &mut a,
                 &mut a_inv,
                 PivotPolicy::Error,
@@ -589,26 +1009,94 @@ mod tests {
                 &mut NoCount,
             )
             .unwrap();
-            let (mut b, mut b_inv) = (qm.clone(), vec![0.0; m.nv]);
+            let (mut b, mut b_inv) = (qm.clone(), vec![0.0; nv]);
+            let mut ops_plain = OpCount::default();
             factor_rows(
-                m.mj_layout(),
+                lay,
                 &mut b,
                 &mut b_inv,
                 PivotPolicy::Error,
                 &mut Vec::new(),
-                &mut NoCount,
-                Portable,
+                &mut ops_plain,
             )
             .unwrap();
+            let (mut c, mut c_inv) = (qm.clone(), vec![0.0; nv]);
+            let mut ops_fast = OpCount::default();
+            // SAFETY: the lengths are the layout's.
+            unsafe {
+                factor_rows_fast(
+                    &lay.rows,
+                    &mut c,
+                    &mut c_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut ops_fast,
+                    Portable,
+                )
+            }
+            .unwrap();
+            for panel in [1, 3, PANEL] {
+                let (mut e, mut e_inv) = (qm.clone(), vec![0.0; nv]);
+                let mut ops_panels = OpCount::default();
+                // SAFETY: the lengths are the layout's; panel <= PANEL.
+                unsafe {
+                    factor_rows_panels(
+                        &lay.rows,
+                        &mut e,
+                        &mut e_inv,
+                        PivotPolicy::Error,
+                        &mut Vec::new(),
+                        &mut ops_panels,
+                        Portable,
+                        panel,
+                    )
+                }
+                .unwrap();
+                assert!(
+                    e.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "panel {panel}"
+                );
+                assert!(e_inv.iter().zip(&b_inv).all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert_eq!(ops_panels, ops_plain);
+            }
             assert_eq!(a, b);
             assert_eq!(a_inv, b_inv);
-            let rhs: Vec<f64> = (0..m.nv).map(|k| (k as f64 * 0.7).cos()).collect();
+            assert_eq!(c, b);
+            assert_eq!(c_inv, b_inv);
+            assert_eq!(ops_fast, ops_plain);
+            let rhs: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.7).cos()).collect();
             let mut x = rhs.clone();
-            solve_ld(m.mj_layout(), &a, &a_inv, &mut x, &mut NoCount).unwrap();
+            let mut ops_fast = OpCount::default();
+            solve_ld(lay, &a, &a_inv, &mut x, &mut ops_fast).unwrap();
             let mut y = rhs.clone();
-            assert!(solve_rows(m.mj_layout(), &b, &b_inv, &mut y, &mut NoCount));
+            let mut ops_plain = OpCount::default();
+            assert!(solve_rows(lay, &b, &b_inv, &mut y, &mut ops_plain));
+            let mut z = rhs.clone();
+            // SAFETY: the lengths are the layout's.
+            assert!(unsafe { solve_rows_fast(&lay.rows, &b, &b_inv, &mut z, &mut NoCount) });
             assert_eq!(x, y);
+            assert_eq!(z, y);
+            assert_eq!(ops_fast, ops_plain);
         }
+    }
+
+    /// `Rows::new` accepts every layout `MjLayout::new` makes (random forests) and rejects a
+    /// pattern whose rows do not line up.
+    #[test]
+    fn rows_hold_on_random_trees_and_reject_a_broken_pattern() {
+        for seed in 0..50 {
+            let parent = random_parents(1 + seed as usize, seed);
+            let lay = MjLayout::new(&parent).unwrap();
+            let d = &lay.dof_depth;
+            assert!(Rows::new(lay.nv, lay.nm, &lay.dof_madr, d, &lay.col, &lay.col_madr).is_some());
+        }
+        let lay = MjLayout::new(&[None, Some(0), Some(1)]).unwrap();
+        let mut col_madr = lay.col_madr.clone();
+        col_madr[lay.dof_madr[2] + 1] = lay.dof_madr[0]; // row 0 is shorter than row 2's tail
+        assert!(Rows::new(lay.nv, lay.nm, &lay.dof_madr, &lay.dof_depth, &lay.col, &col_madr).is_none());
+        let mut col = lay.col.clone();
+        col[lay.dof_madr[1] + 1] = 1; // a row naming itself as its ancestor
+        assert!(Rows::new(lay.nv, lay.nm, &lay.dof_madr, &lay.dof_depth, &col, &lay.col_madr).is_none());
     }
 
     #[test]

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Instructions per call of mbd's sparse kernels and of MuJoCo's, counted by valgrind's callgrind
+(instruction counts do not depend on the machine's load; timings do). From the repository root:
+
+    python3 tools/peers/icount.py [--algos factor_i,solve_ld] [--models chain_30_spatial,floating]
+
+mbd's side: benches/dynamics.rs in its fixed-count mode (`MBD_BENCH_LOOP=algo/model:N`) run for
+N and 2N calls; instructions per call = (Ir(2N) - Ir(N)) / N, so loading the model and drawing
+the state cancel out. MuJoCo's side: tools/peers/bench_mujoco (built by tools/peers/build.sh)
+under callgrind; the per-call cost is the inclusive cost of the MuJoCo function over all its
+calls divided by their number, read from callgrind's call records. Both sides count the copy
+that starts the call (qM into qLD, the right-hand side into x).
+
+Prints one line per cell: mbd's instructions, MuJoCo's, and their ratio.
+
+    python3 tools/peers/icount.py --slopes
+
+counts instead mbd's RNEA, ABA, CRBA and factor_i on the Performance chapter's chains and
+balanced binary trees of 255, 511 and 1,023 bodies (`chain_N`, `btree_K` in the fixed-count
+mode) and prints the log-log slope of instructions per call against the number of bodies beside
+the slope of the operation count the theory predicts (n; sum of d_k; sum of d_k^2, d_k the depth
+of dof k counting itself): the load-free half of the chapter's slope table.
+"""
+import math
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import MODELS, ROOT, bench_binary  # noqa: E402
+
+# mbd function -> MuJoCo function of the same job
+PEER = {"factor_i": "mj_factorM", "solve_ld": "mj_solveM", "smooth": None, "rnea": None, "crba": None, "aba": None}
+
+
+def callgrind(cmd, env=None):
+    """Runs cmd under callgrind; returns the path of its output file."""
+    fd, out = tempfile.mkstemp(suffix=".cg")
+    os.close(fd)
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd, check=True,
+                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return out
+
+
+def total_ir(path):
+    for line in open(path):
+        if line.startswith("totals:") or line.startswith("summary:"):
+            return int(line.split()[1])
+    sys.exit(f"icount.py: no total in {path}")
+
+
+def per_call(path, name):
+    """Inclusive instructions per call of function `name` over all its call sites."""
+    ids, calls, ir = {}, 0, 0
+    callee, pending = None, None
+    for line in open(path):
+        m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+        if m:
+            if m.group(3):
+                ids[m.group(2)] = m.group(3)
+            if m.group(1) == "cfn":
+                callee = ids.get(m.group(2))
+            continue
+        if line.startswith("calls="):
+            pending = int(line.split()[0][len("calls="):])
+            continue
+        if pending is not None:
+            if callee == name:
+                calls += pending
+                ir += int(line.split()[1])
+            pending = None
+    return ir / calls if calls else float("nan")
+
+
+def mbd_count(exe, algo, model, n):
+    irs = []
+    for k in (n, 2 * n):
+        env = dict(os.environ, MBD_BENCH_LOOP=f"{algo}/{model}:{k}")
+        path = callgrind([exe], env)
+        irs.append(total_ir(path))
+        os.remove(path)
+    return (irs[1] - irs[0]) / n
+
+
+def mujoco_count(driver, model, fn):
+    xml = os.path.join(ROOT, "tests", "fixtures", "models", f"{model}.xml")
+    path = callgrind([driver, xml, "--repeats", "1", "--target-ms", "100"])
+    got = per_call(path, fn)
+    os.remove(path)
+    return got
+
+
+def depth_sums(kind, n):
+    """(sum d_k, sum d_k^2) of a chain of n bodies or a balanced binary tree of n = 2^K - 1."""
+    if kind == "chain":
+        d = list(range(1, n + 1))
+    else:
+        d = [k + 1 for k in range(n.bit_length()) for _ in range(1 << k)][:n]
+    return sum(d), sum(x * x for x in d)
+
+
+def slope(xs, ys):
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def slopes(exe, algos):
+    sizes = [255, 511, 1023]
+    for kind in ("chain", "btree"):
+        for algo in algos:
+            counts, irs = [], []
+            for n in sizes:
+                label = f"chain_{n}" if kind == "chain" else f"btree_{n.bit_length()}"
+                s1, s2 = depth_sums(kind, n)
+                counts.append({"rnea": n, "aba": n, "crba": s1, "factor_i": s2, "solve_ld": s1}[algo])
+                irs.append(mbd_count(exe, algo, label, 1 if kind == "chain" and algo in ("crba", "factor_i") else 20))
+            per = "  ".join(f"{n}: {ir:.0f}" for n, ir in zip(sizes, irs))
+            print(f"{algo:9} {kind:6} slope of instructions {slope(sizes, irs):.3f}, of the count "
+                  f"{slope(sizes, counts):.3f}   ({per})")
+            sys.stdout.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--algos", default="factor_i,solve_ld")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--bench", default="dynamics", help="dynamics, or sparse (which also has box_stack_10)")
+    ap.add_argument("--calls", type=int, default=1000, help="N of the fixed-count runs")
+    ap.add_argument("--peers-build", default=os.environ.get("PEERS_BUILD", "/tmp/peers_build"))
+    ap.add_argument("--slopes", action="store_true", help="instruction-count slopes on chains and binary trees")
+    a = ap.parse_args()
+    exe = bench_binary(a.bench)
+    if a.slopes:
+        return slopes(exe, a.algos.split(",") if a.algos != "factor_i,solve_ld" else ["rnea", "aba", "crba", "factor_i"])
+    driver = os.path.join(a.peers_build, "bench_mujoco")
+    for model in a.models.split(","):
+        for algo in a.algos.split(","):
+            ours = mbd_count(exe, algo, model, a.calls)
+            fn = PEER.get(algo)
+            if fn and os.access(driver, os.X_OK):
+                theirs = mujoco_count(driver, model, fn)
+                print(f"{algo:9} {model:17} mbd {ours:9.0f}  {fn} {theirs:9.0f}  ratio {ours / theirs:.3f}")
+            else:
+                print(f"{algo:9} {model:17} mbd {ours:9.0f}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
