@@ -412,11 +412,7 @@ impl<'m> Forward<'m> {
         let d = &self.d;
         let (efc_force, efc_state) = stages::constraint_forces(&d.efc, qacc, &self.options)?;
         let mut qfrc_constraint = vec![0.0; model.nv];
-        for (i, f) in efc_force.iter().enumerate() {
-            for (c, q) in qfrc_constraint.iter_mut().enumerate() {
-                *q += d.efc.j[(i, c)] * f;
-            }
-        }
+        d.efc.j.mul_t(&efc_force, &mut qfrc_constraint);
         let mut qfrc_inverse = vec![0.0; model.nv];
         mul_m(model.mj_layout(), &d.data.qm, qacc, &mut qfrc_inverse);
         for k in 0..model.nv {

@@ -1,7 +1,7 @@
 //! The row builder shared by the row types (MuJoCo's `mj_addConstraint`) and the per-row
 //! parameters computed once all rows exist (`mj_makeImpedance`, `mj_referenceConstraint`).
 
-use nalgebra::{DMatrix, Matrix3xX};
+use nalgebra::Matrix3xX;
 
 use super::impedance::{impedance, regularizer, sanitize, SolParams, SolrefWarning};
 use super::{Efc, EfcType};
@@ -142,8 +142,8 @@ impl Rows {
         let nv = self.nv;
         for row in g.jac[..n * nv].chunks_exact(nv.max(1)).take(n) {
             match cols {
-                Some(cols) => self.efc.j_rows.push_row_in_cols(row, cols),
-                None => self.efc.j_rows.push_dense_row(row.iter().copied()),
+                Some(cols) => self.efc.j.push_row_in_cols(row, cols),
+                None => self.efc.j.push_dense_row(row.iter().copied()),
             }
         }
         self.push_group(g, n);
@@ -157,7 +157,7 @@ impl Rows {
     /// blocks take the rows as they are. Contacts are never skipped.
     pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize]) {
         let n = g.pos.len();
-        let r = &mut self.efc.j_rows;
+        let r = &mut self.efc.j;
         r.values.extend_from_slice(&g.jac[..n * cols.len()]);
         for _ in 0..n {
             r.colind.extend_from_slice(cols);
@@ -293,31 +293,23 @@ impl Rows {
     }
     // ANCHOR_END: make_impedance
 
-    /// Finishes the dense Jacobian (scattered from the sparse rows into its reused storage)
-    /// and the velocity-level arrays: `efc_vel = J qvel` and `aref = -B vel - K d (pos -
-    /// margin)` (MuJoCo's `mj_referenceConstraint` before its `Jdot v` correction, which the
-    /// caller subtracts).
+    // ANCHOR: reference
+    /// The velocity-level arrays of MuJoCo's `mj_referenceConstraint` before its `Jdot v`
+    /// correction (which the caller subtracts): `efc_vel = J qvel` from the sparse rows
+    /// (`mj_mulJacVec`) and `aref = -B vel - K d (pos - margin)`.
     pub fn reference(&mut self, qvel: &[f64]) {
-        let nv = self.nv;
         let e = &mut self.efc;
         let nefc = e.nefc();
-        let mut j = super::reshape_zeroed(std::mem::replace(&mut e.j, DMatrix::zeros(0, 0)), nefc, nv);
-        for i in 0..nefc {
-            let (cols, vals) = e.j_rows.row(i);
-            for (&c, &v) in cols.iter().zip(vals) {
-                j[(i, c)] = v;
-            }
-        }
-        e.j = j;
         e.vel.clear();
         e.vel.resize(nefc, 0.0);
-        e.j_rows.mul(qvel, &mut e.vel);
+        e.j.mul(qvel, &mut e.vel);
         e.aref.clear();
         e.aref.extend((0..nefc).map(|i| {
             let [k, b, imp, _] = e.kbip[i];
             -b * e.vel[i] - k * imp * (e.pos[i] - e.margin[i])
         }));
     }
+    // ANCHOR_END: reference
 }
 
 /// Copies `a - b` row `r` of two 3 x nv matrices into `out` (length nv).
