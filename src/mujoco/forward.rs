@@ -500,7 +500,8 @@ mod stages {
         Invweight::new(model)
     }
 
-    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc`.
+    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc` (the
+    /// state was checked at the door).
     #[allow(clippy::too_many_arguments)]
     pub fn rows(
         model: &Model,
@@ -512,7 +513,7 @@ mod stages {
         efc: &mut Efc,
         scratch: &mut RowScratch,
     ) -> Result<()> {
-        super::super::constraint::make_constraint_into(model, d, iw, qpos, qvel, contacts, efc, scratch)
+        super::super::constraint::make_constraint_with(model, d, iw, qpos, qvel, contacts, efc, scratch)
     }
 
     /// `mj_fwdConstraint`'s solver, in the storage `ws` kept between calls (result in

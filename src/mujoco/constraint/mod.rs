@@ -288,8 +288,29 @@ pub fn make_constraint_into(
     efc: &mut Efc,
     scratch: &mut RowScratch,
 ) -> Result<()> {
+    if let Err(e) = model.check_state(qpos, qvel) {
+        efc.clear(model.nv);
+        return Err(e);
+    }
+    make_constraint_with(model, d, invweight, qpos, qvel, contacts, efc, scratch)
+}
+
+/// [`make_constraint_into`] without the check of the state (`qpos` and `qvel` are assumed to be
+/// of the model's lengths, finite, with unit quaternions: [`super::forward::Forward`] checks them
+/// at the door); the sizes of `d` and `invweight`, `impratio` and the contacts are still
+/// checked.
+#[allow(clippy::too_many_arguments)]
+pub fn make_constraint_with(
+    model: &Model,
+    d: &Data,
+    invweight: &Invweight,
+    qpos: &[f64],
+    qvel: &[f64],
+    contacts: Vec<MjContact>,
+    efc: &mut Efc,
+    scratch: &mut RowScratch,
+) -> Result<()> {
     efc.clear(model.nv);
-    model.check_state(qpos, qvel)?;
     let sizes = [
         ("d.cdof", d.cdof.len(), model.nv),
         ("d.x_0", d.x_0.len(), model.nb + 1),
@@ -335,7 +356,7 @@ pub fn make_constraint_into(
     })();
     if made.is_ok() {
         rows.make_impedance(model.opt.cone, model.opt.impratio);
-        rows.reference(qvel);
+        rows.reference(qvel, &mut s.qv);
         equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
     }
     *efc = rows.finish(s);
