@@ -172,7 +172,17 @@ impl SparseRows {
     /// [`SparseRows::check`] names the first fault. Two passes without early exits, both
     /// vectorizable: the places where `colind` does not increase, counted over the whole
     /// array, must all be first entries of rows; per row, its last column is below `ncols`.
+    /// Compiled for AVX where the processor has it ([`crate::sparse::with_avx`]).
     pub fn is_well_formed(&self) -> bool {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.is_well_formed_body(),
+        )
+    }
+
+    /// The body of [`SparseRows::is_well_formed`].
+    #[inline(always)]
+    fn is_well_formed_body(&self) -> bool {
         let (c, nnz) = (&self.colind, self.values.len());
         if self.rowadr.first() != Some(&0) || self.rowadr.last() != Some(&nnz) || c.len() != nnz {
             return false;

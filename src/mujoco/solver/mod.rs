@@ -243,8 +243,19 @@ pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
     check_efc_each(efc, nv)
 }
 
-/// Whether [`check_efc_each`] would pass, in one pass over the rows.
+/// Whether [`check_efc_each`] would pass, in one pass over the rows, compiled for AVX where the
+/// processor has it ([`crate::sparse::with_avx`]; the answer does not depend on the order of
+/// the sums).
 fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || efc_is_valid_body(efc, nv),
+    )
+}
+
+/// The body of [`efc_is_valid`].
+#[inline(always)]
+fn efc_is_valid_body(efc: &Efc, nv: usize) -> bool {
     let n = efc.nefc();
     let lengths = efc.j.nrows() == n
         && efc.j.ncols == nv
@@ -281,6 +292,7 @@ fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
 
 /// Whether every entry is finite: `v * 0` is 0 for a finite `v` and NaN otherwise, summed in
 /// four lanes without an early exit (vectorizes).
+#[inline(always)]
 fn all_finite(x: &[f64]) -> bool {
     let chunks = x.chunks_exact(4);
     let rest = chunks.remainder().iter().fold(0.0, |s, v| s + v * 0.0);
