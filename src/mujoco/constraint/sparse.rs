@@ -172,7 +172,7 @@ impl SparseRows {
     /// [`SparseRows::check`] names the first fault. Two passes without early exits, both
     /// vectorizable: the places where `colind` does not increase, counted over the whole
     /// array, must all be first entries of rows; per row, its last column is below `ncols`.
-    /// Compiled for AVX where the processor has it ([`crate::sparse::with_avx`]).
+    /// Compiled for AVX where the processor has it (`sparse::with_avx`).
     pub fn is_well_formed(&self) -> bool {
         crate::sparse::with_avx(
             #[inline(always)]
