@@ -173,6 +173,11 @@ pub enum Error {
     /// settle within `tolrange` ("Lengthrange computation did not converge").
     #[error("actuator {actuator} ('{name}'): {why}")]
     LengthRange { actuator: usize, name: String, why: String },
+    /// A matrix stored by rows (`efc_J` with `rowadr` and `colind`) is malformed: row addresses
+    /// that decrease or do not end at the number of entries, or a row whose columns are not
+    /// increasing and below the column count.
+    #[error("{what} row {row}: {why}")]
+    BadSparseRows { what: String, row: usize, why: String },
 }
 
 impl From<std::io::Error> for Error {

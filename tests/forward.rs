@@ -357,11 +357,11 @@ fn constrained_forward_agrees_with_mujoco() {
                     );
                 }
                 // rows: J (flattened row by row), R, aref
-                let nv = m.nv;
+                let (nv, jd) = (m.nv, d.efc.dense_j());
                 let jo: Vec<f64> = rows
                     .iter()
                     .flat_map(|&r| (0..nv).map(move |c| (r, c)))
-                    .map(|(r, c)| d.efc.j[(r, c)])
+                    .map(|rc| jd[rc])
                     .collect();
                 let jt: Vec<f64> = e.efc_j.iter().flatten().copied().collect();
                 let permute = |v: &[f64]| rows.iter().map(|&r| v[r]).collect::<Vec<_>>();

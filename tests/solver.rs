@@ -550,7 +550,7 @@ fn all_quadratic_rows_match_the_linear_solve() {
         let p = Problem::random(model, &counts, 11 + k as u64).unwrap();
         let nv = p.layout.nv;
         let m = p.layout.to_dense(&p.qm);
-        let j = &p.efc.j;
+        let j = &p.efc.dense_j();
         let d = DMatrix::from_diagonal(&nalgebra::DVector::from_column_slice(&p.efc.d));
         let h = &m + j.transpose() * &d * j;
         let rhs = nalgebra::DVector::from_column_slice(&p.qfrc_smooth)

@@ -15,7 +15,7 @@ use mbd::mujoco::solver::newton::{make_hessian, Hessian};
 use mbd::mujoco::solver::pgs::{make_dual_storage, solve_pgs_storage, PgsVariant};
 use mbd::mujoco::solver::primal::{solve_primal_storage, Direction};
 use mbd::mujoco::solver::problem::Problem;
-use mbd::mujoco::solver::{mul_j, mul_jt, JacStorage, Smooth, SolverOptions};
+use mbd::mujoco::solver::{mul_j, mul_j_dense, mul_jt, mul_jt_dense, JacStorage, Smooth, SolverOptions};
 use nalgebra::DMatrix;
 use std::path::Path;
 
@@ -51,28 +51,28 @@ fn compare_routes(name: &str, smooth: &Smooth, efc: &Efc) -> f64 {
     let mut worst = 0.0f64;
     let cones = cost::cones(efc).unwrap();
     // products
-    let jac = SparseRows::from_dense(&efc.j);
-    assert_eq!(jac.to_dense(), efc.j, "{name}: sparse rows");
-    if let Some(made) = efc.rows_in_sync() {
-        // the stored rows keep MuJoCo's structural pattern (a contact row: every dof of its two
-        // chains, zeros included), a superset of the nonzeros: the same matrix
-        assert_eq!(made.to_dense(), efc.j, "{name}: the rows make_constraint stored");
-        for i in 0..n {
-            let (cols, _) = jac.row(i);
-            assert!(
-                cols.iter().all(|c| made.row(i).0.contains(c)),
-                "{name}: row {i}'s pattern"
-            );
-        }
+    let jd = efc.dense_j();
+    let jac = SparseRows::from_dense(&jd);
+    assert_eq!(jac.to_dense(), jd, "{name}: sparse rows");
+    // the stored rows keep MuJoCo's structural pattern (a contact row: every dof of its two
+    // chains, zeros included), a superset of the nonzeros: the same matrix
+    let made = &efc.j;
+    for i in 0..n {
+        let (cols, _) = jac.row(i);
+        assert!(
+            cols.iter().all(|c| made.row(i).0.contains(c)),
+            "{name}: row {i}'s pattern"
+        );
     }
+    // the products on the stored rows against the dense ones
     let x: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.37 + 0.1).sin()).collect();
     let f: Vec<f64> = (0..n).map(|i| (i as f64 * 0.53 + 0.2).cos()).collect();
     let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
-    jac.mul(&x, &mut a);
+    mul_j_dense(&jd, &x, &mut a);
     mul_j(efc, &x, &mut b);
     worst = worst.max(rel(&a, &b, 1e-300));
     let (mut a, mut b) = (vec![0.0; nv], vec![0.0; nv]);
-    jac.mul_t(&f, &mut a);
+    mul_jt_dense(&jd, &f, &mut a);
     mul_jt(efc, &f, &mut b);
     worst = worst.max(rel(&a, &b, 1e-300));
     // AR
@@ -92,7 +92,7 @@ fn compare_routes(name: &str, smooth: &Smooth, efc: &Efc) -> f64 {
     update(efc, &cones, &jar, &mut force, &mut state, Some(&mut hcone));
     let m = smooth.layout.to_dense(smooth.qm);
     let mut hd = DMatrix::zeros(nv, nv);
-    make_hessian(&m, efc, &cones, &state, &hcone, &mut hd);
+    make_hessian(&m, &jd, efc, &cones, &state, &hcone, &mut hd);
     let mut hp = Hessian::new(nv);
     hp.assemble(smooth.layout, smooth.qm, &jac, efc, &cones, &state, &hcone);
     let scale = hd.amax();

@@ -8,11 +8,11 @@ use mbd::mujoco::forward::ForwardData;
 /// every term but the applied force to the left returns it.
 pub fn exercise_1(model: &Model, d: &ForwardData) -> Vec<f64> {
     let m = model.mj_layout().to_dense(&d.data.qm);
-    let nv = model.nv;
+    let (nv, j) = (model.nv, d.efc.dense_j());
     (0..nv)
         .map(|r| {
             let ma: f64 = (0..nv).map(|c| m[(r, c)] * d.qacc[c]).sum();
-            let jtf: f64 = (0..d.efc.nefc()).map(|i| d.efc.j[(i, r)] * d.efc_force[i]).sum();
+            let jtf: f64 = (0..d.efc.nefc()).map(|i| j[(i, r)] * d.efc_force[i]).sum();
             ma + d.data.qfrc_bias[r] - d.qfrc_passive[r] - jtf
         })
         .collect()

@@ -76,8 +76,8 @@ fn pyramid_with(rng: &mut Rng, f: fn(&[f64], &[f64; 5], usize) -> Vec<f64>) -> C
                     c.dim
                 ),
             )?;
-            let jp = pyr.j.rows(ap, ne).transpose() * DVector::from_column_slice(&edges);
-            let je = ell.j.rows(ae, c.dim).transpose() * DVector::from_column_slice(&force);
+            let jp = pyr.dense_j().rows(ap, ne).transpose() * DVector::from_column_slice(&edges);
+            let je = ell.dense_j().rows(ae, c.dim).transpose() * DVector::from_column_slice(&force);
             close_mat(
                 &je,
                 &jp,
@@ -116,7 +116,7 @@ fn connect_with(rng: &mut Rng, f: ConnectFd) -> Check {
         let v = vec![0.0; model.nv];
         let d = forward_smooth(&model, &q, &v).map_err(|e| format!("grader: {e}"))?;
         let efc = make_constraint(&model, &d, &inv, &q, &v, Vec::new()).map_err(|e| format!("grader: {e}"))?;
-        let j = efc.j.rows(0, 3).into_owned();
+        let j = efc.dense_j().rows(0, 3).into_owned();
         let fd = f(&model, &q, b1, anchor1, b2, anchor2);
         close_mat(
             &fd,
@@ -176,7 +176,7 @@ fn limit_with(rng: &mut Rng, f: Limit) -> Check {
             )?;
             close(
                 *jac,
-                efc.j[(i, 0)],
+                efc.dense_j()[(i, 0)],
                 1e-14,
                 format_args!("sample {s} ({what}): row {i}'s Jacobian"),
             )?;

@@ -6,7 +6,7 @@
 use exercises::ch13;
 use exercises::grade::{close, ensure, run, Check, Exercise, Rng};
 use mbd::model::{canned, Model, Solver};
-use mbd::mujoco::constraint::{Efc, EfcState, EfcType};
+use mbd::mujoco::constraint::{Efc, EfcState, EfcType, SparseRows};
 use mbd::mujoco::solver::cost::{cones, update, zone, Zone};
 use mbd::mujoco::solver::linesearch::LineSearch;
 use mbd::mujoco::solver::pgs::{make_dual, solve_pgs_with, PgsVariant};
@@ -72,7 +72,7 @@ fn one_cone(dim: usize, fr: [f64; 5]) -> Efc {
     let mut e = Efc::empty(dim);
     e.efc_type = vec![EfcType::ContactElliptic; dim];
     e.efc_id = vec![0; dim];
-    e.j = DMatrix::identity(dim, dim);
+    e.j = SparseRows::from_dense(&DMatrix::identity(dim, dim));
     e.frictionloss = vec![0.0; dim];
     e.r = (0..dim)
         .map(|j| {

@@ -349,9 +349,10 @@ pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f6
         efc_type: efc.efc_type.iter().map(|t| *t as i32).collect(),
         efc_id: efc.efc_id.clone(),
         efc_name: (0..efc.nefc()).map(|i| efc_name(model, efc, i)).collect(),
-        efc_j: (0..efc.nefc())
-            .map(|r| (0..nv).map(|c| efc.j[(r, c)]).collect())
-            .collect(),
+        efc_j: {
+            let j = efc.dense_j();
+            (0..efc.nefc()).map(|r| (0..nv).map(|c| j[(r, c)]).collect()).collect()
+        },
         efc_pos: efc.pos.clone(),
         efc_aref: efc.aref.clone(),
         efc_r: efc.r.clone(),

@@ -354,9 +354,11 @@ pub fn agreement(dir: &Path) -> Result<Vec<Agreement>> {
                 }
                 let rows: Option<Vec<usize>> = rows.into_iter().collect();
                 if let Some(rows) = rows.filter(|r| r.iter().all(|&i| i < d.efc.nefc())) {
+                    let jd = d.efc.dense_j();
                     let jo: Vec<f64> = rows
                         .iter()
-                        .flat_map(|&r| (0..m.nv).map(move |c| d.efc.j[(r, c)]))
+                        .flat_map(|&r| (0..m.nv).map(move |c| (r, c)))
+                        .map(|rc| jd[rc])
                         .collect();
                     let jt: Vec<f64> = e["efc_J"]
                         .as_array()

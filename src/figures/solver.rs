@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crate::model::Solver;
 use crate::mujoco::collision::MjContact;
-use crate::mujoco::constraint::{Efc, EfcState, EfcType};
+use crate::mujoco::constraint::{Efc, EfcState, EfcType, SparseRows};
 use crate::mujoco::solver::cost::{cones, update};
 use crate::mujoco::solver::pgs::{solve_pgs_with, PgsVariant};
 use crate::mujoco::solver::primal::primal_cost;
@@ -129,7 +129,7 @@ pub fn single_contact(mu: f64, elliptic: bool) -> Efc {
     let mut e = Efc::empty(3);
     e.efc_type = vec![kind; n];
     e.efc_id = vec![0; n];
-    e.j = DMatrix::zeros(n, 3);
+    e.j = SparseRows::from_dense(&DMatrix::zeros(n, 3));
     e.frictionloss = vec![0.0; n];
     // spec 4.5: elliptic R_1 = R_0 / impratio, R_2 = R_1 mu_1^2 / mu_2^2; pyramidal 2 mu^2 R_0
     e.r = if elliptic { vec![1.0; 3] } else { vec![2.0 * mu * mu; 4] };

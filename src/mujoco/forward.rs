@@ -425,11 +425,7 @@ impl<'m> Forward<'m> {
         let d = &self.d;
         let (efc_force, efc_state) = stages::constraint_forces(&d.efc, qacc, &self.options)?;
         let mut qfrc_constraint = vec![0.0; model.nv];
-        for (i, f) in efc_force.iter().enumerate() {
-            for (c, q) in qfrc_constraint.iter_mut().enumerate() {
-                *q += d.efc.j[(i, c)] * f;
-            }
-        }
+        d.efc.j.mul_t(&efc_force, &mut qfrc_constraint);
         let mut qfrc_inverse = vec![0.0; model.nv];
         mul_m(model.mj_layout(), &d.data.qm, qacc, &mut qfrc_inverse);
         for k in 0..model.nv {
@@ -517,7 +513,8 @@ mod stages {
         Invweight::new(model)
     }
 
-    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc`.
+    /// `mj_makeConstraint` + `mj_makeImpedance` + `mj_referenceConstraint`, into `efc` (the
+    /// state was checked at the door).
     #[allow(clippy::too_many_arguments)]
     pub fn rows(
         model: &Model,
@@ -529,7 +526,7 @@ mod stages {
         efc: &mut Efc,
         scratch: &mut RowScratch,
     ) -> Result<()> {
-        super::super::constraint::make_constraint_into(model, d, iw, qpos, qvel, contacts, efc, scratch)
+        super::super::constraint::make_constraint_with(model, d, iw, qpos, qvel, contacts, efc, scratch)
     }
 
     /// `mj_fwdConstraint`'s solver, in the storage `ws` kept between calls (result in

@@ -13,6 +13,7 @@ use crate::model::constants::mjMINMU;
 use crate::model::{Cone, Model};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::Data;
+use crate::spatial::{Mat3, Vec3};
 
 /// Checks one contact at the door: geoms of the model, `dim` in {1, 3, 4, 6}, friction
 /// non-negative and finite, position, frame, distance and parameters finite.
@@ -66,8 +67,9 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
 /// Jacobian in dense mode) except those in the gap, `dist >= margin - gap`
 /// ([`MjContact::exclude`]), whose `efc_address` stays `None`.
 pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scratch, rows: &mut Rows) -> Result<()> {
-    let nv = model.nv;
     let cone = model.opt.cone;
+    // the bodies of the last contact given rows: its merged chain is still in `s`
+    let mut pair = None;
     for k in 0..rows.efc.contacts.len() {
         check_contact(model, k, &rows.efc.contacts[k])?;
         // a contact in the gap (dist >= margin - gap) is kept in the list without rows
@@ -83,27 +85,17 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         let c = rows.efc.contacts[k].clone();
         let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
         // the rows live on the dofs of the two chains (`nc` of them), MuJoCo's structural
-        // pattern of a contact row
-        chain_union(model, b1, b0, &mut s.bodies, &mut s.chains, &mut s.side);
-        let nc = s.chains.len();
-        let off1 = c.pos - tree_com(d, b1);
-        let off0 = c.pos - tree_com(d, b0);
-        // S (rows 0-2 translational, 3-5 rotational) in scratch rows 10..16, the pyramid's
-        // edges in rows 0..10, each of nc numbers
-        let (edges, sm) = s.rows.split_at_mut(10 * nv);
-        let f = &c.frame;
-        for (t, (&k, &side)) in s.chains.iter().zip(&s.side).enumerate() {
-            // S column k: frame (Jp(b1) - Jp(b0)) and, for dim > 3, frame (Jr(b1) - Jr(b0))
-            let (dp, dr) = jac_dif_column(d, k, side, &off1, &off0);
-            for r in 0..3 {
-                sm[r * nc + t] = f[(r, 0)] * dp[0] + f[(r, 1)] * dp[1] + f[(r, 2)] * dp[2];
-            }
-            if c.dim > 3 {
-                for r in 3..c.dim {
-                    sm[r * nc + t] = f[(r - 3, 0)] * dr[0] + f[(r - 3, 1)] * dr[1] + f[(r - 3, 2)] * dr[2];
-                }
-            }
+        // pattern of a contact row; consecutive contacts of one pair of bodies (a box on a box
+        // touches at up to 4 points) share it
+        if pair != Some((b0, b1)) {
+            chain_union(model, b1, b0, &mut s.bodies, &mut s.chains, &mut s.side);
+            pair = Some((b0, b1));
         }
+        let (chains, side) = (&s.chains[..], &s.side[..]);
+        let nc = chains.len();
+        let (off1, off0) = (c.pos - tree_com(d, b1), c.pos - tree_com(d, b0));
+        let rows_of_s =
+            |dim: usize, out: &mut [f64]| contact_jacobian(d, chains, side, &off1, &off0, &c.frame, dim, out);
         let (i0, i1) = (inv.body[model.mj_body[b0]], inv.body[model.mj_body[b1]]);
         let (tran, rot) = (i0[0] + i1[0], i0[1] + i1[1]);
         let params = rows.sanitize(
@@ -118,82 +110,97 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
         );
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());
+        // the group's numbers; its Jacobian goes straight into the rows' storage
+        let group = |efc_type, pos, margin, diag| NewGroup {
+            efc_type,
+            id: k,
+            jac: &[],
+            pos,
+            margin,
+            frictionloss: 0.0,
+            diag,
+            kind: GroupKind::Plain,
+            params,
+        };
         if c.dim == 1 {
+            let (pos, margin, diag) = ([c.dist], [m], [tran]);
             rows.add_on_cols(
-                NewGroup {
-                    efc_type: EfcType::ContactFrictionless,
-                    id: k,
-                    jac: &sm[..nc],
-                    pos: &[c.dist],
-                    margin: &[m],
-                    frictionloss: 0.0,
-                    diag: &[tran],
-                    kind: GroupKind::Plain,
-                    params,
-                },
-                &s.chains,
+                group(EfcType::ContactFrictionless, &pos, &margin, &diag),
+                chains,
+                |out| rows_of_s(1, out),
             );
             continue;
         }
+        let n = c.dim;
         match cone {
             Cone::Pyramidal => {
-                let n = c.dim;
+                // S (n rows of nc) in scratch, then the 2 (n - 1) edges S0 +- mu_k S_k
+                let sm = &mut s.rows[..n * nc];
+                rows_of_s(n, sm);
+                let sm = &s.rows[..n * nc];
+                let ne = 2 * (n - 1);
                 let mut pyr = [0.0; 10];
-                let mut pos = [0.0; 10];
-                let mut margin = [0.0; 10];
-                let jac = &mut edges[..2 * (n - 1) * nc];
                 for kk in 1..n {
                     let mu = c.friction[kk - 1];
-                    for t in 0..nc {
-                        let (s0, sk) = (sm[t], sm[kk * nc + t]);
-                        jac[(2 * kk - 2) * nc + t] = s0 + mu * sk;
-                        jac[(2 * kk - 1) * nc + t] = s0 + (-mu) * sk;
-                    }
                     let w = tran + mu * mu * if kk - 1 < 2 { tran } else { rot };
                     pyr[2 * kk - 2] = w;
                     pyr[2 * kk - 1] = w;
                 }
-                pos[..2 * (n - 1)].fill(c.dist);
-                margin[..2 * (n - 1)].fill(m);
-                rows.add_on_cols(
-                    NewGroup {
-                        efc_type: EfcType::ContactPyramidal,
-                        id: k,
-                        jac,
-                        pos: &pos[..2 * (n - 1)],
-                        margin: &margin[..2 * (n - 1)],
-                        frictionloss: 0.0,
-                        diag: &pyr[..2 * (n - 1)],
-                        kind: GroupKind::Plain,
-                        params,
-                    },
-                    &s.chains,
-                );
+                let (pos, margin) = ([c.dist; 10], [m; 10]);
+                let g = group(EfcType::ContactPyramidal, &pos[..ne], &margin[..ne], &pyr[..ne]);
+                rows.add_on_cols(g, chains, |jac| {
+                    let (s0, sk) = sm.split_at(nc);
+                    for kk in 1..n {
+                        let mu = c.friction[kk - 1];
+                        let sk = &sk[(kk - 1) * nc..kk * nc];
+                        let (plus, minus) = jac[(2 * kk - 2) * nc..2 * kk * nc].split_at_mut(nc);
+                        for (((p, q), a), b) in plus.iter_mut().zip(minus.iter_mut()).zip(s0).zip(sk) {
+                            *p = a + mu * b;
+                            *q = a + (-mu) * b;
+                        }
+                    }
+                });
             }
             Cone::Elliptic => {
-                let n = c.dim;
                 let mut pos = [0.0; 6];
                 let mut margin = [0.0; 6];
                 pos[0] = c.dist;
                 margin[0] = m;
                 let diag: [f64; 6] = std::array::from_fn(|j| if j < 3 { tran } else { rot });
-                rows.add_on_cols(
-                    NewGroup {
-                        efc_type: EfcType::ContactElliptic,
-                        id: k,
-                        jac: &sm[..n * nc],
-                        pos: &pos[..n],
-                        margin: &margin[..n],
-                        frictionloss: 0.0,
-                        diag: &diag[..n],
-                        kind: GroupKind::Plain,
-                        params,
-                    },
-                    &s.chains,
-                );
+                let g = group(EfcType::ContactElliptic, &pos[..n], &margin[..n], &diag[..n]);
+                rows.add_on_cols(g, chains, |out| rows_of_s(n, out));
             }
         }
     }
     Ok(())
+}
+
+/// The first `dim` rows of a contact's relative-velocity matrix `S` on its merged chain
+/// `chains` (with `side`, [`chain_union`]), row-major, `chains.len()` numbers per row, into
+/// `out`: `frame (Jp(b1, pos) - Jp(b0, pos))` (normal, tangent 1, tangent 2) and, for `dim > 3`,
+/// `frame (Jr(b1) - Jr(b0))` (spin, roll 1, roll 2), with `off1 = pos - c1`, `off0 = pos - c0`.
+#[allow(clippy::too_many_arguments)]
+fn contact_jacobian(
+    d: &Data,
+    chains: &[usize],
+    side: &[u8],
+    off1: &Vec3,
+    off0: &Vec3,
+    f: &Mat3,
+    dim: usize,
+    out: &mut [f64],
+) {
+    let nc = chains.len();
+    let out = &mut out[..dim * nc];
+    for (t, (&k, &sd)) in chains.iter().zip(side).enumerate() {
+        // S column k: frame (Jp(b1) - Jp(b0)) and, for dim > 3, frame (Jr(b1) - Jr(b0))
+        let (dp, dr) = jac_dif_column(d, k, sd, off1, off0);
+        for r in 0..dim.min(3) {
+            out[r * nc + t] = f[(r, 0)] * dp[0] + f[(r, 1)] * dp[1] + f[(r, 2)] * dp[2];
+        }
+        for r in 3..dim {
+            out[r * nc + t] = f[(r - 3, 0)] * dr[0] + f[(r - 3, 1)] * dr[1] + f[(r - 3, 2)] * dr[2];
+        }
+    }
 }
 // ANCHOR_END: contact_rows

@@ -67,12 +67,18 @@ pub enum EfcState {
     Cone = 4,
 }
 
-/// The constraint rows of one state: MuJoCo's `efc_*` arrays (dense Jacobian, as with
-/// `<option jacobian="dense">`) and the contacts they came from.
+// ANCHOR: efc
+/// The constraint rows of one state: MuJoCo's `efc_*` arrays and the contacts they came from.
 ///
 /// Row `i` has type `efc_type[i]`, model element `efc_id[i]` (equality index, dof, tendon,
-/// joint (Featherstone body), or contact index into `contacts`), Jacobian row `j.row(i)` and the
-/// per-row quantities below. Every vector has length `nefc()`.
+/// joint (Featherstone body), or contact index into `contacts`), Jacobian row `j.row(i)` (its
+/// columns and values) and the per-row quantities below. Every vector has length `nefc()`.
+///
+/// The Jacobian is stored only by rows of their structural nonzeros ([`SparseRows`], MuJoCo's
+/// sparse `efc_J` with `efc_J_rownnz`, `efc_J_rowadr`, `efc_J_colind`): a contact row keeps
+/// the dofs of its two bodies' chains, whatever `nv` is. The dense `nefc x nv` matrix, which
+/// MuJoCo keeps below 60 dofs (`mj_isSparse`), is made only on request by [`Efc::dense_j`],
+/// for tests, figures and `mbd inspect --json`; the pipeline never writes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Efc {
     /// Number of equality rows (`ne`); they come first.
@@ -85,13 +91,10 @@ pub struct Efc {
     pub efc_type: Vec<EfcType>,
     /// `efc_id`.
     pub efc_id: Vec<usize>,
-    /// `efc_J` (nefc x nv).
-    pub j: DMatrix<f64>,
-    /// The same rows stored sparse ([`SparseRows`], MuJoCo's `efc_J` with `efc_J_rownnz`,
-    /// `efc_J_rowadr`, `efc_J_colind`), written by [`make_constraint`] with `j`; the solvers read
-    /// these. Rows built by hand may leave it empty (the solvers then compress `j`); code that
-    /// edits `j` of made rows calls [`Efc::sync_rows`].
-    pub j_rows: SparseRows,
+    /// `efc_J` (nefc rows of `nv` columns) by rows: `efc_J_rowadr`, `efc_J_rownnz`
+    /// ([`SparseRows::rownnz`]), `efc_J_colind` and the values. Rows built by hand are set
+    /// with [`SparseRows::from_dense`].
+    pub j: SparseRows,
     /// `efc_pos`: the constraint's position (residual or signed distance).
     pub pos: Vec<f64>,
     /// `efc_margin`.
@@ -122,13 +125,13 @@ pub struct Efc {
     /// replaced by the default), one line per row group, naming the element.
     pub warnings: Vec<String>,
 }
+// ANCHOR_END: efc
 
 impl Efc {
     /// No rows, for a model with `nv` dofs.
     pub fn empty(nv: usize) -> Self {
         Efc {
-            j: DMatrix::zeros(0, nv),
-            j_rows: SparseRows::new(nv),
+            j: SparseRows::new(nv),
             ..Efc::placeholder()
         }
     }
@@ -141,8 +144,7 @@ impl Efc {
         self.nl = 0;
         self.efc_type.clear();
         self.efc_id.clear();
-        self.j = reshape_zeroed(std::mem::replace(&mut self.j, DMatrix::zeros(0, 0)), 0, nv);
-        self.j_rows.clear(nv);
+        self.j.clear(nv);
         for v in [
             &mut self.pos,
             &mut self.margin,
@@ -174,8 +176,7 @@ impl Efc {
             nl: 0,
             efc_type: Vec::new(),
             efc_id: Vec::new(),
-            j: DMatrix::zeros(0, 0),
-            j_rows: SparseRows::default(),
+            j: SparseRows::default(),
             pos: Vec::new(),
             margin: Vec::new(),
             frictionloss: Vec::new(),
@@ -193,37 +194,21 @@ impl Efc {
 
     /// Number of dofs (columns of `j`).
     pub fn nv(&self) -> usize {
-        self.j.ncols()
+        self.j.ncols
     }
 
-    /// Rewrites [`Efc::j_rows`] from `j`.
-    pub fn sync_rows(&mut self) {
-        self.j_rows.refill_from_dense(&self.j);
+    /// The rows of `efc_J` ([`Efc::j`]), under the name the solvers use.
+    pub fn sparse_rows(&self) -> &SparseRows {
+        &self.j
     }
 
-    /// The sparse rows, if [`Efc::j_rows`] has the shape of `j` (else `None`: rows built by
-    /// hand).
-    pub fn rows_in_sync(&self) -> Option<&SparseRows> {
-        let r = &self.j_rows;
-        (r.nrows() == self.nefc() && r.ncols == self.nv() && self.j.nrows() == self.nefc()).then_some(r)
+    // ANCHOR: dense_j
+    /// The dense `efc_J` (`nefc x nv`, MuJoCo's layout when `mj_isSparse` is false), made from
+    /// the rows [`Efc::j`] on request: for tests, figures and `mbd inspect --json`. Allocates.
+    pub fn dense_j(&self) -> DMatrix<f64> {
+        self.j.to_dense()
     }
-
-    /// [`Efc::j_rows`] when in sync, else the rows of `j` compressed now.
-    pub fn sparse_rows(&self) -> std::borrow::Cow<'_, SparseRows> {
-        match self.rows_in_sync() {
-            Some(r) => std::borrow::Cow::Borrowed(r),
-            None => std::borrow::Cow::Owned(SparseRows::from_dense(&self.j)),
-        }
-    }
-}
-
-/// `m` as a zero `nrows x ncols` matrix in its own storage (no allocation when it held as many
-/// numbers before; nalgebra's `resize_mut` would move the old entries).
-fn reshape_zeroed(m: DMatrix<f64>, nrows: usize, ncols: usize) -> DMatrix<f64> {
-    let mut v: Vec<f64> = m.data.into();
-    v.clear();
-    v.resize(nrows * ncols, 0.0);
-    DMatrix::from_vec(nrows, ncols, v)
+    // ANCHOR_END: dense_j
 }
 
 // ANCHOR: make_constraint
@@ -303,8 +288,29 @@ pub fn make_constraint_into(
     efc: &mut Efc,
     scratch: &mut RowScratch,
 ) -> Result<()> {
+    if let Err(e) = model.check_state(qpos, qvel) {
+        efc.clear(model.nv);
+        return Err(e);
+    }
+    make_constraint_with(model, d, invweight, qpos, qvel, contacts, efc, scratch)
+}
+
+/// [`make_constraint_into`] without the check of the state (`qpos` and `qvel` are assumed to be
+/// of the model's lengths, finite, with unit quaternions: [`super::forward::Forward`] checks them
+/// at the door); the sizes of `d` and `invweight`, `impratio` and the contacts are still
+/// checked.
+#[allow(clippy::too_many_arguments)]
+pub fn make_constraint_with(
+    model: &Model,
+    d: &Data,
+    invweight: &Invweight,
+    qpos: &[f64],
+    qvel: &[f64],
+    contacts: Vec<MjContact>,
+    efc: &mut Efc,
+    scratch: &mut RowScratch,
+) -> Result<()> {
     efc.clear(model.nv);
-    model.check_state(qpos, qvel)?;
     let sizes = [
         ("d.cdof", d.cdof.len(), model.nv),
         ("d.x_0", d.x_0.len(), model.nb + 1),
@@ -350,7 +356,7 @@ pub fn make_constraint_into(
     })();
     if made.is_ok() {
         rows.make_impedance(model.opt.cone, model.opt.impratio);
-        rows.reference(qvel);
+        rows.reference(qvel, &mut s.qv);
         equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
     }
     *efc = rows.finish(s);

@@ -1,9 +1,9 @@
 //! The row builder shared by the row types (MuJoCo's `mj_addConstraint`) and the per-row
 //! parameters computed once all rows exist (`mj_makeImpedance`, `mj_referenceConstraint`).
 
-use nalgebra::{DMatrix, Matrix3xX};
+use nalgebra::Matrix3xX;
 
-use super::impedance::{impedance, regularizer, sanitize, SolParams, SolrefWarning};
+use super::impedance::{impedance, regularizer, sanitize, stiffness_damping, SolParams, SolrefWarning};
 use super::{Efc, EfcType};
 use crate::model::constants::mjMINVAL;
 use crate::model::Cone;
@@ -26,6 +26,8 @@ pub(crate) struct Scratch {
     /// The row groups and `A-hat` of the last call, kept for their storage.
     groups: Vec<Group>,
     diag: Vec<f64>,
+    /// `qvel` gathered on a contact's columns ([`Rows::reference`]).
+    pub qv: Vec<f64>,
 }
 
 impl Scratch {
@@ -41,6 +43,7 @@ impl Scratch {
             side: Vec::with_capacity(2 * nv),
             groups: Vec::new(),
             diag: Vec::new(),
+            qv: Vec::with_capacity(nv),
         }
     }
 }
@@ -131,40 +134,42 @@ impl Rows {
     /// [`Rows::add`] for a group whose Jacobian can be nonzero only in the columns `cols`
     /// (increasing; `None`: any column): its sparse rows are gathered from those columns.
     pub fn add_in_cols(&mut self, g: NewGroup, cols: Option<&[usize]>) -> bool {
-        let contact = matches!(
-            g.efc_type,
-            EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
-        );
-        if !contact && g.jac.iter().all(|x| *x == 0.0) {
+        if !is_contact(g.efc_type) && g.jac.iter().all(|x| *x == 0.0) {
             return false;
         }
         let n = g.pos.len();
         let nv = self.nv;
         for row in g.jac[..n * nv].chunks_exact(nv.max(1)).take(n) {
             match cols {
-                Some(cols) => self.efc.j_rows.push_row_in_cols(row, cols),
-                None => self.efc.j_rows.push_dense_row(row.iter().copied()),
+                Some(cols) => self.efc.j.push_row_in_cols(row, cols),
+                None => self.efc.j.push_dense_row(row.iter().copied()),
             }
         }
         self.push_group(g, n);
         true
     }
 
-    /// [`Rows::add`] for a contact's group given on the columns `cols` only (increasing, the
-    /// dofs of the two chains): `g.jac` holds `n x cols.len()` numbers, row-major; the other
-    /// columns are zero. Every row keeps all of `cols`, zeros included: MuJoCo's structural
-    /// pattern of a contact row (the dofs of the two chains), which lets the solvers' row
-    /// blocks take the rows as they are. Contacts are never skipped.
-    pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize]) {
+    // ANCHOR: add_on_cols
+    /// [`Rows::add`] for a contact's group of `n = g.pos.len()` rows on the columns `cols` only
+    /// (increasing, the dofs of the two chains; the other columns are zero): `jac` writes the
+    /// `n x cols.len()` numbers, row-major, straight into the rows' storage ([`Efc::j`]'s
+    /// `values`, zeroed), with no copy from scratch; `g.jac` is not read. Every row keeps all
+    /// of `cols`, zeros included: MuJoCo's structural pattern of a contact row (the dofs of the
+    /// two chains), which lets the solvers' row blocks, and [`Rows::reference`], take the
+    /// group's rows as sharing their columns. Contacts are never skipped.
+    pub fn add_on_cols(&mut self, g: NewGroup, cols: &[usize], jac: impl FnOnce(&mut [f64])) {
         let n = g.pos.len();
-        let r = &mut self.efc.j_rows;
-        r.values.extend_from_slice(&g.jac[..n * cols.len()]);
+        let r = &mut self.efc.j;
+        let start = r.values.len();
+        r.values.resize(start + n * cols.len(), 0.0);
+        jac(&mut r.values[start..]);
         for _ in 0..n {
             r.colind.extend_from_slice(cols);
             r.rowadr.push(r.colind.len());
         }
         self.push_group(g, n);
     }
+    // ANCHOR_END: add_on_cols
 
     /// The per-row numbers and the group record of `n` rows whose Jacobian is stored.
     fn push_group(&mut self, g: NewGroup, n: usize) {
@@ -243,18 +248,25 @@ impl Rows {
             };
             let p = &g.params;
             let (imp, imp_p) = impedance(&p.solimp, pos, e.margin[s]);
-            for k in 0..g.n {
-                let i = s + k;
-                e.r[i] = regularizer(imp, self.diag[i]);
-                let t = e.efc_type[i];
-                let elliptic_friction = t == EfcType::ContactElliptic && k > 0;
-                let reff = if elliptic_friction && (p.solreffriction[0] != 0.0 || p.solreffriction[1] != 0.0) {
+            // K and B of the group's first row, and of the friction rows of an elliptic
+            // contact (no K, and solreffriction when it is set)
+            let t = e.efc_type[s];
+            let no_k = matches!(t, EfcType::FrictionDof | EfcType::FrictionTendon);
+            let kb = stiffness_damping(&p.solref, p.solimp[1], no_k);
+            let kb_friction = if t == EfcType::ContactElliptic {
+                let reff = if p.solreffriction[0] != 0.0 || p.solreffriction[1] != 0.0 {
                     &p.solreffriction
                 } else {
                     &p.solref
                 };
-                let no_k = matches!(t, EfcType::FrictionDof | EfcType::FrictionTendon) || elliptic_friction;
-                let (kk, bb) = super::impedance::stiffness_damping(reff, p.solimp[1], no_k);
+                stiffness_damping(reff, p.solimp[1], true)
+            } else {
+                kb
+            };
+            for k in 0..g.n {
+                let i = s + k;
+                e.r[i] = regularizer(imp, self.diag[i]);
+                let (kk, bb) = if k == 0 { kb } else { kb_friction };
                 e.kbip[i] = [kk, bb, imp, imp_p];
             }
         }
@@ -293,31 +305,47 @@ impl Rows {
     }
     // ANCHOR_END: make_impedance
 
-    /// Finishes the dense Jacobian (scattered from the sparse rows into its reused storage)
-    /// and the velocity-level arrays: `efc_vel = J qvel` and `aref = -B vel - K d (pos -
-    /// margin)` (MuJoCo's `mj_referenceConstraint` before its `Jdot v` correction, which the
-    /// caller subtracts).
-    pub fn reference(&mut self, qvel: &[f64]) {
-        let nv = self.nv;
+    // ANCHOR: reference
+    /// The velocity-level arrays of MuJoCo's `mj_referenceConstraint` before its `Jdot v`
+    /// correction (which the caller subtracts): `efc_vel = J qvel` from the sparse rows
+    /// (`mj_mulJacVec`) and `aref = -B vel - K d (pos - margin)`. The rows of a contact share
+    /// their columns ([`Rows::add_on_cols`]): `qvel` is gathered on them once per contact, and
+    /// each row is a dot product of two short contiguous vectors, the same products summed in
+    /// the same order as [`super::SparseRows::dot_row`], which the other rows use.
+    pub fn reference(&mut self, qvel: &[f64], qv: &mut Vec<f64>) {
         let e = &mut self.efc;
         let nefc = e.nefc();
-        let mut j = super::reshape_zeroed(std::mem::replace(&mut e.j, DMatrix::zeros(0, 0)), nefc, nv);
-        for i in 0..nefc {
-            let (cols, vals) = e.j_rows.row(i);
-            for (&c, &v) in cols.iter().zip(vals) {
-                j[(i, c)] = v;
-            }
-        }
-        e.j = j;
         e.vel.clear();
         e.vel.resize(nefc, 0.0);
-        e.j_rows.mul(qvel, &mut e.vel);
+        for g in &self.groups {
+            let rows = g.start..g.start + g.n;
+            if !is_contact(e.efc_type[g.start]) {
+                for i in rows {
+                    e.vel[i] = e.j.dot_row(i, qvel);
+                }
+                continue;
+            }
+            qv.clear();
+            qv.extend(e.j.row(g.start).0.iter().map(|&c| qvel[c]));
+            for i in rows {
+                e.vel[i] = e.j.row(i).1.iter().zip(qv.iter()).map(|(v, q)| v * q).sum();
+            }
+        }
         e.aref.clear();
         e.aref.extend((0..nefc).map(|i| {
             let [k, b, imp, _] = e.kbip[i];
             -b * e.vel[i] - k * imp * (e.pos[i] - e.margin[i])
         }));
     }
+    // ANCHOR_END: reference
+}
+
+/// Whether rows of type `t` belong to a contact.
+fn is_contact(t: EfcType) -> bool {
+    matches!(
+        t,
+        EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic
+    )
 }
 
 /// Copies `a - b` row `r` of two 3 x nv matrices into `out` (length nv).

@@ -30,6 +30,7 @@ use super::constraint::{Efc, EfcState};
 use crate::error::{check_vector, Error, Result};
 use crate::model::Solver;
 use crate::sparse::{solve_ld, MjLayout, NoCount};
+use nalgebra::DMatrix;
 
 /// What a solver needs from the smooth dynamics (`mj_fwdAcceleration` and `mj_factorM`):
 /// the inertia matrix in MuJoCo's legacy sparse layout with its `L^T D L` factor, the smooth
@@ -242,11 +243,22 @@ pub fn check_efc(efc: &Efc, nv: usize) -> Result<()> {
     check_efc_each(efc, nv)
 }
 
-/// Whether [`check_efc_each`] would pass, in one pass over the rows.
+/// Whether [`check_efc_each`] would pass, in one pass over the rows, compiled for AVX where the
+/// processor has it ([`crate::sparse::with_avx`]; the answer does not depend on the order of
+/// the sums).
 fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || efc_is_valid_body(efc, nv),
+    )
+}
+
+/// The body of [`efc_is_valid`].
+#[inline(always)]
+fn efc_is_valid_body(efc: &Efc, nv: usize) -> bool {
     let n = efc.nefc();
     let lengths = efc.j.nrows() == n
-        && efc.j.ncols() == nv
+        && efc.j.ncols == nv
         && [
             efc.efc_id.len(),
             efc.frictionloss.len(),
@@ -260,10 +272,8 @@ fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
     if !lengths {
         return false;
     }
-    let jac_finite = match efc.rows_in_sync() {
-        Some(rows) => all_finite(&rows.values),
-        None => all_finite(efc.j.as_slice()),
-    };
+    // the stored entries (the others are zeros), in rows of increasing columns below nv
+    let jac_ok = efc.j.is_well_formed() && all_finite(&efc.j.values);
     // no early exit: the tests of all rows are combined with `&`, which vectorizes
     let rows_ok = (efc.r.iter().zip(&efc.d))
         .zip(efc.aref.iter().zip(&efc.frictionloss))
@@ -277,25 +287,39 @@ fn efc_is_valid(efc: &Efc, nv: usize) -> bool {
                 & ((d * r - 1.0).abs() <= 1e-9)
         });
     let eta_ok = efc.frictionloss[efc.ne..efc.ne + efc.nf].iter().all(|&eta| eta >= 0.0);
-    jac_finite && rows_ok && eta_ok
+    jac_ok && rows_ok && eta_ok
 }
 
-/// Whether every entry is finite, without an early exit (vectorizes).
+/// Whether every entry is finite: `v * 0` is 0 for a finite `v` and NaN otherwise, summed in
+/// four lanes without an early exit (vectorizes).
+#[inline(always)]
 fn all_finite(x: &[f64]) -> bool {
-    x.iter().fold(true, |ok, v| ok & v.is_finite())
+    let chunks = x.chunks_exact(4);
+    let rest = chunks.remainder().iter().fold(0.0, |s, v| s + v * 0.0);
+    let lanes = chunks.fold([0.0; 4], |s, c| {
+        [
+            s[0] + c[0] * 0.0,
+            s[1] + c[1] * 0.0,
+            s[2] + c[2] * 0.0,
+            s[3] + c[3] * 0.0,
+        ]
+    });
+    lanes.iter().sum::<f64>() + rest == 0.0
 }
 
 /// [`check_efc`] entry by entry.
 fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
     let n = efc.nefc();
-    if efc.j.nrows() != n || efc.j.ncols() != nv {
+    let j = &efc.j;
+    if j.nrows() != n || j.ncols != nv {
         return Err(Error::BadShape {
             what: "efc_J".into(),
-            rows: efc.j.nrows(),
-            cols: efc.j.ncols(),
+            rows: j.nrows(),
+            cols: j.ncols,
             expected: format!("{n} x {nv} (nefc x nv)"),
         });
     }
+    j.check("efc_J")?;
     if efc.efc_id.len() != n {
         return Err(Error::BadLength {
             what: "efc_id".into(),
@@ -303,11 +327,8 @@ fn check_efc_each(efc: &Efc, nv: usize) -> Result<()> {
             expected: n,
         });
     }
-    match efc.rows_in_sync() {
-        // the stored entries: the others are zeros
-        Some(rows) => check_vector("efc_J", &rows.values, rows.values.len())?,
-        None => check_vector("efc_J", efc.j.as_slice(), n * nv)?,
-    }
+    // the stored entries: the others are zeros
+    check_vector("efc_J", &j.values, j.values.len())?;
     check_vector("efc_frictionloss", &efc.frictionloss, n)?;
     check_vector("efc_R", &efc.r, n)?;
     check_vector("efc_D", &efc.d, n)?;
@@ -383,10 +404,23 @@ pub fn trace_m(layout: &MjLayout, qm: &[f64]) -> f64 {
     layout.dof_madr.iter().map(|&a| qm[a]).sum()
 }
 
-/// `out = J x` (`mj_mulJacVec`), column by column (J is column-major). Inputs assumed valid.
+/// `out = J x` (`mj_mulJacVec`) on the rows of `efc_J` ([`Efc::j`]): one dot product per row
+/// over its stored columns. Inputs assumed valid.
 pub fn mul_j(efc: &Efc, x: &[f64], out: &mut [f64]) {
+    efc.j.mul(x, out)
+}
+
+/// `out = J^T f` (`mj_mulJacTVec`) on the rows of `efc_J`: each row scattered into its
+/// columns. Inputs assumed valid.
+pub fn mul_jt(efc: &Efc, f: &[f64], out: &mut [f64]) {
+    efc.j.mul_t(f, out)
+}
+
+/// [`mul_j`] on a dense `efc_J` ([`Efc::dense_j`]), column by column (`j` is column-major): the
+/// dense route's product. Inputs assumed valid.
+pub fn mul_j_dense(j: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
     out.fill(0.0);
-    for (k, col) in efc.j.column_iter().enumerate() {
+    for (k, col) in j.column_iter().enumerate() {
         let xk = x[k];
         if xk != 0.0 {
             for (o, &jik) in out.iter_mut().zip(col.iter()) {
@@ -396,9 +430,9 @@ pub fn mul_j(efc: &Efc, x: &[f64], out: &mut [f64]) {
     }
 }
 
-/// `out = J^T f` (`mj_mulJacTVec`). Inputs assumed valid.
-pub fn mul_jt(efc: &Efc, f: &[f64], out: &mut [f64]) {
-    for (o, col) in out.iter_mut().zip(efc.j.column_iter()) {
+/// [`mul_jt`] on a dense `efc_J`: one column dot product per dof. Inputs assumed valid.
+pub fn mul_jt_dense(j: &DMatrix<f64>, f: &[f64], out: &mut [f64]) {
+    for (o, col) in out.iter_mut().zip(j.column_iter()) {
         *o = col.iter().zip(f).map(|(a, b)| a * b).sum();
     }
 }

@@ -13,12 +13,14 @@ use crate::sparse::MjLayout;
 use nalgebra::DMatrix;
 
 // ANCHOR: make_hessian
-/// Writes the lower triangle of `H` into `h` (nv x nv): `m_dense` plus `D_i J_i^T J_i` for every
+/// Writes the lower triangle of `H` into `h` (nv x nv): `m_dense` plus `D_i J_i^T J_i` (`j` the
+/// dense `efc_J` of `efc`, [`Efc::dense_j`]) for every
 /// row in the quadratic state (an elliptic contact in the bottom zone counts as quadratic in all
 /// its rows), plus `J_c^T H_c J_c` for every cone in the middle zone (`hcone`, from
 /// [`super::cost::update`]). Inputs assumed valid; allocates nothing.
 pub fn make_hessian(
     m_dense: &DMatrix<f64>,
+    j: &DMatrix<f64>,
     efc: &Efc,
     cones: &[Cone],
     state: &[EfcState],
@@ -27,7 +29,6 @@ pub fn make_hessian(
 ) {
     let nv = m_dense.nrows();
     h.copy_from(m_dense);
-    let j = &efc.j;
     for i in 0..efc.nefc() {
         if state[i] != EfcState::Quadratic {
             continue;
@@ -604,7 +605,7 @@ mod tests {
         };
         let p = Problem::random(&model, &counts, seed).unwrap();
         let n = p.efc.nefc();
-        let jac = SparseRows::from_dense(&p.efc.j);
+        let jac = p.efc.j.clone();
         let mut blocks = RowBlocks::default();
         blocks.refill(&jac, &p.efc);
         let cs = cones(&p.efc).unwrap();

@@ -53,22 +53,23 @@ pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Res
     let ar = match storage {
         JacStorage::Sparse => {
             let mut s = PgsScratch::default();
-            make_y(smooth, &jac, &mut s)?;
+            make_y(smooth, jac, &mut s)?;
             make_ar(&efc.r, JacStorage::Sparse, &mut s);
             s.ar_rows.to_dense()
         }
         JacStorage::Dense => {
             let nv = smooth.layout.nv;
+            let j = efc.dense_j();
             let mut minv_jt = DMatrix::zeros(nv, n);
             let mut col = vec![0.0; nv];
             for i in 0..n {
                 for k in 0..nv {
-                    col[k] = efc.j[(i, k)];
+                    col[k] = j[(i, k)];
                 }
                 solve_m(smooth, &mut col)?;
                 minv_jt.column_mut(i).copy_from_slice(&col);
             }
-            let mut ar = &efc.j * minv_jt;
+            let mut ar = &j * minv_jt;
             for i in 0..n {
                 ar[(i, i)] += efc.r[i];
             }
@@ -645,7 +646,7 @@ fn solve_pgs_into_body(
     let accelerated = variant == PgsVariant::Accelerated;
     let dense = storage == JacStorage::Dense;
     let jac = efc.sparse_rows();
-    make_y(smooth, &jac, s)?;
+    make_y(smooth, jac, s)?;
     make_ar(&efc.r, storage, s);
     s.b.clear();
     s.b.resize(n, 0.0);

@@ -8,7 +8,10 @@ use super::cg::{beta_hz, beta_prp, cg_direction};
 use super::cost::{gauss, update, Cone};
 use super::linesearch::LineSearch;
 use super::newton::{make_hessian, Hessian};
-use super::{mul_j, mul_jt, mul_m, solve_m, trace_m, JacStorage, Smooth, SolverOptions, SolverResult, SolverStat};
+use super::SolverStat;
+use super::{
+    mul_j, mul_j_dense, mul_jt_dense, mul_m, solve_m, trace_m, JacStorage, Smooth, SolverOptions, SolverResult,
+};
 use crate::error::Result;
 use crate::mujoco::constraint::SparseRows;
 use crate::sparse::{cholesky_dense_in_place, cholesky_solve_dense_with};
@@ -301,9 +304,9 @@ pub struct PrimalWorkspace {
     /// Newton, dense route: dense `M` and the Hessian / its Cholesky factor.
     m_dense: DMatrix<f64>,
     h: DMatrix<f64>,
-    /// The sparse route: `efc_J` by rows when `efc.j_rows` is not in sync with `efc.j`, its
-    /// blocks, and Newton's profile Hessian.
-    rows: SparseRows,
+    /// The dense route's `efc_J` ([`Efc::dense_j`]).
+    j_dense: DMatrix<f64>,
+    /// The sparse route: the blocks of `efc_J`'s rows and Newton's profile Hessian.
     blocks: RowBlocks,
     hess: Hessian,
     /// The line search's per-direction data.
@@ -368,7 +371,7 @@ impl Primal<'_> {
         let s = update(self.efc, self.cones, &w.jar, &mut w.force, &mut w.state, hess);
         match self.jac {
             Some(_) => w.blocks.mul_t(&w.force, &mut w.qfrc),
-            None => mul_jt(self.efc, &w.force, &mut w.qfrc),
+            None => mul_jt_dense(&w.j_dense, &w.force, &mut w.qfrc),
         }
         for k in 0..w.grad.len() {
             w.grad[k] = w.ma[k] - smooth.qfrc_smooth[k] - w.qfrc[k];
@@ -398,7 +401,7 @@ impl Primal<'_> {
             w.hess.solve(&mut w.mgrad);
             n
         } else {
-            make_hessian(&w.m_dense, efc, cones, &w.state, &w.hcone, &mut w.h);
+            make_hessian(&w.m_dense, &w.j_dense, efc, cones, &w.state, &w.hcone, &mut w.h);
             cholesky_dense_in_place(&mut w.h, "Newton Hessian H = M + J^T D J")?;
             cholesky_solve_dense_with(&w.h, &mut w.mgrad);
             efc.nefc()
@@ -410,7 +413,7 @@ impl Primal<'_> {
     fn mul_j(&mut self, x: &[f64], out: &mut [f64]) {
         match self.jac {
             Some(_) => self.w.blocks.mul(x, out),
-            None => mul_j(self.efc, x, out),
+            None => mul_j_dense(&self.w.j_dense, x, out),
         }
     }
 }
@@ -520,10 +523,9 @@ fn solve_primal_in_body(
     let newton = dir == Direction::Newton;
     let (nv, nefc) = (smooth.layout.nv, efc.nefc());
     ws.resize(nv, nefc, cones.len());
-    // the compressed rows live outside ws while the solve borrows them
-    let mut own_rows = std::mem::take(&mut ws.rows);
     let jac = match storage {
         JacStorage::Dense => {
+            ws.j_dense = efc.dense_j();
             if newton {
                 ws.m_dense = smooth.layout.to_dense(smooth.qm);
                 ws.h = DMatrix::zeros(nv, nv);
@@ -531,15 +533,8 @@ fn solve_primal_in_body(
             None
         }
         JacStorage::Sparse => {
-            let rows = match efc.rows_in_sync() {
-                Some(r) => r,
-                None => {
-                    own_rows.refill_from_dense(&efc.j);
-                    &own_rows
-                }
-            };
-            ws.blocks.refill(rows, efc);
-            Some(rows)
+            ws.blocks.refill(&efc.j, efc);
+            Some(&efc.j)
         }
     };
     out.stats.clear();
@@ -658,7 +653,6 @@ fn solve_primal_in_body(
     out.efc_force.extend_from_slice(&w.force);
     out.efc_state.clear();
     out.efc_state.extend_from_slice(&w.state);
-    ws.rows = own_rows;
     Ok(())
 }
 // ANCHOR_END: solve_primal

@@ -5,7 +5,7 @@
 //! figures, the example and the benchmark of the chapter "Solvers" use it.
 
 use super::super::collision::MjContact;
-use super::super::constraint::{Efc, EfcType};
+use super::super::constraint::{Efc, EfcType, SparseRows};
 use super::{mul_j, solve_m, Smooth};
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -99,7 +99,7 @@ impl Problem {
         efc.nl = int(case, "nl")?;
         efc.efc_type = types.iter().map(|&t| efc_type(t)).collect::<Result<Vec<_>>>()?;
         efc.efc_id = ints(case, "efc_id")?;
-        efc.j = DMatrix::from_row_slice(n, nv, &floats(case, "efc_J", n * nv)?);
+        efc.j = SparseRows::from_dense(&DMatrix::from_row_slice(n, nv, &floats(case, "efc_J", n * nv)?));
         efc.frictionloss = floats(case, "efc_frictionloss", n)?;
         efc.r = floats(case, "efc_R", n)?;
         efc.d = floats(case, "efc_D", n)?;
@@ -226,22 +226,23 @@ impl Problem {
         efc.efc_type = types;
         efc.efc_id = ids;
         efc.frictionloss = eta;
-        efc.j = DMatrix::from_fn(n, nv, |_, _| rng.uniform(-1.0, 1.0));
+        let mut j = DMatrix::from_fn(n, nv, |_, _| rng.uniform(-1.0, 1.0));
         for i in counts.ne..counts.ne + counts.nf {
             let dof = efc.efc_id[i];
-            efc.j.row_mut(i).fill(0.0);
-            efc.j[(i, dof)] = 1.0;
+            j.row_mut(i).fill(0.0);
+            j[(i, dof)] = 1.0;
         }
+        efc.j = SparseRows::from_dense(&j);
         // R from the exact diagonal of A
         let mut p = Problem::from_dense(model.mj_layout().clone(), &m, qfrc, efc)?;
         let mut r = vec![0.0; n];
         let mut col = vec![0.0; nv];
         for i in 0..n {
             for k in 0..nv {
-                col[k] = p.efc.j[(i, k)];
+                col[k] = j[(i, k)];
             }
             solve_m(&p.smooth(), &mut col)?;
-            let aii: f64 = (0..nv).map(|k| p.efc.j[(i, k)] * col[k]).sum();
+            let aii: f64 = (0..nv).map(|k| j[(i, k)] * col[k]).sum();
             let imp = rng.uniform(0.5, 0.95);
             r[i] = (1.0 - imp) / imp * aii.max(1e-6);
         }
