@@ -195,22 +195,37 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
     s.ar_rows.clear(n);
     for i in 0..n {
         // the rows k of A's row i with their sums; the diagonal always (a row of J that is
-        // zero, possible only by hand, has AR_ii = R_i)
-        s.touched.clear();
-        s.touched.push(i);
-        s.seen[i] = true;
+        // zero, possible only by hand, has AR_ii = R_i). A row with the same columns of Y as
+        // the row before (the next row of the same contact) meets the same rows k: their list
+        // is kept from that row instead of being found and sorted again.
         let (cols, vals) = s.y.row(i);
-        for (&j, &yij) in cols.iter().zip(vals) {
-            let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
-            for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
-                if !s.seen[k] {
-                    s.seen[k] = true;
-                    s.touched.push(k);
+        let same = i > 0 && !cols.is_empty() && cols == s.y.row(i - 1).0;
+        if same {
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    s.acc[k] += yij * ykj;
                 }
-                s.acc[k] += yij * ykj;
+            }
+        } else {
+            s.touched.clear();
+            s.touched.push(i);
+            s.seen[i] = true;
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    if !s.seen[k] {
+                        s.seen[k] = true;
+                        s.touched.push(k);
+                    }
+                    s.acc[k] += yij * ykj;
+                }
+            }
+            s.touched.sort_unstable();
+            for &k in &s.touched {
+                s.seen[k] = false;
             }
         }
-        s.touched.sort_unstable();
         for &k in &s.touched {
             let mut a = s.acc[k];
             if k == i {
@@ -220,7 +235,6 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
             s.ar_rows.colind.push(k);
             s.ar_rows.values.push(a);
             s.acc[k] = 0.0;
-            s.seen[k] = false;
         }
         s.ar_rows.rowadr.push(s.ar_rows.colind.len());
     }
