@@ -649,6 +649,9 @@ fn solve_pgs_into_body(
     let jac = efc.sparse_rows();
     make_y(smooth, &jac, s)?;
     make_ar(&efc.r, storage, s);
+    if !dense {
+        s.find_runs();
+    }
     s.b.clear();
     s.b.resize(n, 0.0);
     jac.mul(smooth.qacc_smooth, &mut s.b);
@@ -824,6 +827,10 @@ pub struct PgsScratch {
     pub ar_rows: SparseRows,
     /// `1 / AR_ii` (MuJoCo's `ARinv`).
     pub arinv: Vec<f64>,
+    /// Per row of `ar_rows`: its first column when its columns are consecutive (the rows of a
+    /// box stack's neighbouring contacts are), `usize::MAX` otherwise; [`Self::ar_dot`] then
+    /// reads `f` as a contiguous slice, with the same sum.
+    ar_first: Vec<usize>,
     /// `1 / ARinv_i`, the `AR_ii` MuJoCo's `costChange` reads for a scalar row.
     ardiag: Vec<f64>,
     /// `b = J a_s - aref` (`efc_b`).
@@ -873,8 +880,28 @@ impl PgsScratch {
             dot4(&self.ar[i * n..(i + 1) * n], f)
         } else {
             let (a, e) = (self.ar_rows.rowadr[i], self.ar_rows.rowadr[i + 1]);
-            dot4_gather(&self.ar_rows.values[a..e], &self.ar_rows.colind[a..e], f)
+            let c0 = self.ar_first[i];
+            if c0 == usize::MAX {
+                dot4_gather(&self.ar_rows.values[a..e], &self.ar_rows.colind[a..e], f)
+            } else {
+                // the row's columns are c0, c0 + 1, ..: the same sum without the gather
+                dot4(&self.ar_rows.values[a..e], &f[c0..c0 + (e - a)])
+            }
         }
+    }
+
+    /// Fills `ar_first` from `ar_rows`: the first column of each row whose columns are
+    /// consecutive, `usize::MAX` for the others.
+    fn find_runs(&mut self) {
+        let rows = &self.ar_rows;
+        self.ar_first.clear();
+        self.ar_first.extend((0..rows.nrows()).map(|i| {
+            let cols = rows.row(i).0;
+            match (cols.first(), cols.last()) {
+                (Some(&c0), Some(&c1)) if c1 - c0 + 1 == cols.len() => c0,
+                _ => usize::MAX,
+            }
+        }));
     }
 
     /// The dual cost by `Y` instead of `AR`: `1/2 f^T AR f + f^T b = 1/2 |Y^T f|^2 + sum_i f_i
