@@ -226,16 +226,16 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
                 s.seen[k] = false;
             }
         }
+        let start = s.ar_rows.values.len();
+        s.ar_rows.colind.extend_from_slice(&s.touched);
+        s.ar_rows.values.extend(s.touched.iter().map(|&k| s.acc[k]));
         for &k in &s.touched {
-            let mut a = s.acc[k];
-            if k == i {
-                a += r[i];
-                s.arinv[i] = 1.0 / a;
-            }
-            s.ar_rows.colind.push(k);
-            s.ar_rows.values.push(a);
             s.acc[k] = 0.0;
         }
+        // the diagonal (always in the list)
+        let d = start + s.touched.binary_search(&i).expect("row i meets itself");
+        s.ar_rows.values[d] += r[i];
+        s.arinv[i] = 1.0 / s.ar_rows.values[d];
         s.ar_rows.rowadr.push(s.ar_rows.colind.len());
     }
 }
