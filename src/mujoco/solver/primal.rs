@@ -64,7 +64,7 @@ pub struct RowBlocks {
     quads: Vec<[f64; 4]>,
     /// Start of each block's entries in `quads`.
     quadadr: Vec<usize>,
-    /// A block's entries of `x`, or its part of `J^T f`.
+    /// A block's entries of `x`.
     buf: Vec<f64>,
     /// Scratch over the dofs: the last block that marked a column, a column's place in its block.
     mark: Vec<usize>,
@@ -247,8 +247,8 @@ impl RowBlocks {
     }
 
     /// `out = J^T f` (`mj_mulJacTVec`): each dof's sum runs over the rows in order, as the
-    /// dense product's does; a block gathers its dofs' sums into a short dense vector, adds its
-    /// rows into it (contiguous, independent entries) and scatters it back.
+    /// dense product's does; a block keeps the sums of four of its columns in one register while
+    /// its rows are added into them, and writes them back once.
     pub fn mul_t(&mut self, f: &[f64], out: &mut [f64]) {
         crate::sparse::with_avx(
             #[inline(always)]
