@@ -5,11 +5,17 @@
 //! `box_stack_10`, `humanoid`): `Collider::collide_into`, the per-call part, beside
 //! `collide_all`, which also redoes the per-model part (checks, pair list, mixed parameters).
 //! Run briefly: `cargo bench --bench collision -- --warm-up-time 1 --measurement-time 2`.
+//!
+//! ```text
+//! MBD_BENCH_CALLS=1000 target/release/deps/collision-HASH box_stack_10
+//!     # that scene's `collide_into` 1000 times and nothing else, for callgrind:
+//!     # valgrind --tool=callgrind --toggle-collect='*collide_into*' ...
+//! ```
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use mbd::collision::{collide, GeomPose};
 use mbd::mjcf;
-use mbd::model::GeomType;
+use mbd::model::{GeomType, Model};
 use mbd::mujoco::collision::{collide_all, Collider};
 use mbd::mujoco::forward::Forward;
 use mbd::spatial::{axis_angle_mat, Mat3, Vec3};
@@ -62,18 +68,32 @@ fn narrow_phase(c: &mut Criterion) {
     });
 }
 
-fn collision_stage(c: &mut Criterion) {
+/// The scenes of the collision stage (fixtures in `tests/fixtures/forward`).
+const SCENES: [&str; 3] = ["box_stack", "box_stack_10", "humanoid"];
+
+/// The model of `scene` and its fixture's settled state (qpos, qvel).
+fn settled(scene: &str) -> (Model, Vec<f64>, Vec<f64>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for scene in ["box_stack", "box_stack_10", "humanoid"] {
-        let text = std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).expect("fixture");
-        let fx: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
-        let floats = |k: &str| -> Vec<f64> { fx[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect() };
-        let model = mjcf::load(root.join(fx["model"].as_str().unwrap()))
-            .expect("model")
-            .model;
-        let mut fw = Forward::new(&model).expect("forward");
-        fw.forward(&floats("qpos"), &floats("qvel"), &vec![0.0; model.nv])
-            .expect("forward");
+    let text = std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).expect("fixture");
+    let fx: serde_json::Value = serde_json::from_str(&text).expect("fixture JSON");
+    let floats = |k: &str| -> Vec<f64> { fx[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect() };
+    let model = mjcf::load(root.join(fx["model"].as_str().unwrap()))
+        .expect("model")
+        .model;
+    (model, floats("qpos"), floats("qvel"))
+}
+
+/// A forward pass at the state (its `d.x_0` is what the collision stage reads).
+fn forward<'m>(model: &'m Model, qpos: &[f64], qvel: &[f64]) -> Forward<'m> {
+    let mut fw = Forward::new(model).expect("forward");
+    fw.forward(qpos, qvel, &vec![0.0; model.nv]).expect("forward");
+    fw
+}
+
+fn collision_stage(c: &mut Criterion) {
+    for scene in SCENES {
+        let (model, qpos, qvel) = settled(scene);
+        let fw = forward(&model, &qpos, &qvel);
         let d = &fw.d.data;
         let mut collider = Collider::new(&model).expect("collider");
         let mut contacts = vec![];
@@ -91,5 +111,35 @@ fn collision_stage(c: &mut Criterion) {
     }
 }
 
+/// `MBD_BENCH_CALLS=N` with a scene: one `collide_into` to grow the storage, then `N` more.
+fn calls(n: &str, scene: &str) {
+    let n: usize = n.parse().expect("MBD_BENCH_CALLS=N");
+    assert!(SCENES.contains(&scene), "scene must be one of {SCENES:?}");
+    let (model, qpos, qvel) = settled(scene);
+    let fw = forward(&model, &qpos, &qvel);
+    let d = &fw.d.data;
+    let mut collider = Collider::new(&model).expect("collider");
+    let mut contacts = vec![];
+    collider.collide_into(&model, d, &mut contacts).expect("collision");
+    for _ in 0..n {
+        collider
+            .collide_into(&model, black_box(d), &mut contacts)
+            .expect("collision");
+    }
+    eprintln!("{scene}: {} contacts", contacts.len());
+}
+
 criterion_group!(benches, narrow_phase, collision_stage);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(n) = std::env::var("MBD_BENCH_CALLS") {
+        let scene = std::env::args()
+            .skip(1)
+            .find(|a| !a.starts_with('-'))
+            .expect("MBD_BENCH_CALLS needs a scene");
+        calls(&n, &scene);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -7,7 +7,7 @@
 //! cargo bench --bench integrators                 # criterion, every case
 //! cargo bench --bench integrators -- panda/rk4    # cases whose name contains this
 //! MBD_STEP_PEERS=1 cargo bench --bench integrators  # peer mode (tools/peers/step_compare.py)
-//! MBD_STEP_PEERS=1 MBD_STEP_ONLY=humanoid/rk4 cargo bench --bench integrators  # one case
+//! MBD_STEP_PEERS=1 MBD_STEP_ONLY=humanoid/rk4 cargo bench --bench integrators  # one case (or one scene)
 //! MBD_STEP_PEERS=1 MBD_STEP_COLD=1 cargo bench --bench integrators  # warm start disabled
 //! ```
 //!
@@ -102,7 +102,9 @@ fn peer_mode() {
             model.opt.flags.push(("warmstart".into(), false));
         }
         for (integ, label) in INTEGRATORS {
-            if !format!("{name}/{label}").contains(&only) {
+            // exactly one case, or every case of one scene ("humanoid/implicit" is not also
+            // "humanoid/implicitfast")
+            if !(only.is_empty() || only == name || only == format!("{name}/{label}")) {
                 continue;
             }
             let mut times = Vec::with_capacity(batches);

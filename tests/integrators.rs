@@ -368,3 +368,43 @@ fn bounce_and_stack_figures_agree_with_mujoco() {
     }
     eprintln!("figures vs MuJoCo: ball height {worst_ball:.1e} m, stack heights {worst_stack:.1e} m");
 }
+
+/// On a model with constraints the actuator and tendon quantities the integrators read come
+/// from the constrained pipeline, handed over by exchanging storage instead of being computed a
+/// second time: after every step of the humanoid (contacts, two fixed tendons, seventeen motors,
+/// controls changing every step), `sim.fwd` holds exactly what a direct evaluation at the
+/// step's starting state gives, for each integrator (a stale buffer would hold the previous
+/// step's controls).
+#[test]
+fn constrained_steps_hand_over_the_actuation_of_their_state() {
+    use mbd::dynamics::{actuation, tendon_kinematics};
+    let model = load("public/gymnasium/humanoid.xml");
+    let fx: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{FIXTURES}/forward/humanoid.json")).unwrap()).unwrap();
+    let floats = |k: &str| -> Vec<f64> { fx[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect() };
+    for integ in [
+        Integrator::Euler,
+        Integrator::Implicit,
+        Integrator::ImplicitFast,
+        Integrator::Rk4,
+    ] {
+        let mut s0 = State::reference(&model);
+        s0.qpos = floats("qpos");
+        s0.qvel = floats("qvel");
+        let mut sim = Simulator::new(&model, s0, integ).unwrap();
+        for step in 0..5 {
+            sim.state.ctrl = ctrl_at(step, model.actuators.len(), 0.4);
+            let s = sim.state.clone();
+            sim.step().unwrap();
+            let ten = tendon_kinematics(&model, &s.qpos).unwrap();
+            let want = actuation(&model, &ten, &s.qpos, &s.qvel, &s.ctrl, &s.act).unwrap();
+            let got = &sim.fwd.actuation;
+            assert_eq!(got.force, want.force, "{integ} step {step}: actuator_force");
+            assert_eq!(got.qfrc, want.qfrc, "{integ} step {step}: qfrc_actuator");
+            assert_eq!(got.moment, want.moment, "{integ} step {step}: actuator_moment");
+            let t = sim.fwd.ten.as_ref().expect("the humanoid has tendons");
+            assert_eq!(t.length, ten.length, "{integ} step {step}: ten_length");
+            assert!(want.force.iter().any(|f| f.abs() > 0.1), "the motors carry force");
+        }
+    }
+}

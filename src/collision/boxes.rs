@@ -73,6 +73,9 @@ const EDGEBIAS: f64 = 1e-6;
 /// (`mjBOXBOX_MAXVERT`, with room to spare).
 const MAXVERT: usize = 12;
 
+/// Each axis with the two that follow it cyclically: `(k, k + 1 mod 3, k + 2 mod 3)`.
+const CYCLE: [(usize, usize, usize); 3] = [(0, 1, 2), (1, 2, 0), (2, 0, 1)];
+
 /// A polygon of at most [`MAXVERT`] vertices (in-plane x, y and the height z carried along),
 /// on the stack.
 #[derive(Clone, Copy)]
@@ -81,36 +84,57 @@ struct Polygon {
     n: usize,
 }
 
-/// Clips `poly` to `sign v[coord] <= limit` (one Sutherland-Hodgman pass): keeps inside vertices
-/// and adds the crossing points of edges that strictly cross. Untouched when every vertex is
-/// inside.
-fn clip_half_plane(poly: &mut Polygon, coord: usize, sign: f64, limit: f64) {
-    let mut d = [0.0; MAXVERT];
-    for k in 0..poly.n {
-        d[k] = sign * poly.v[k][coord] - limit;
-    }
-    if d[..poly.n].iter().all(|&x| x <= 0.0) {
-        return;
-    }
-    let mut out = Polygon {
-        v: [Vec3::zeros(); MAXVERT],
+impl Polygon {
+    /// No vertices.
+    const EMPTY: Polygon = Polygon {
+        v: [Vec3::new(0.0, 0.0, 0.0); MAXVERT],
         n: 0,
     };
-    for k in 0..poly.n {
-        let k1 = (k + 1) % poly.n;
-        let (dp, dq) = (d[k], d[k1]);
-        if dp <= 0.0 && out.n < MAXVERT {
-            out.v[out.n] = poly.v[k];
-            out.n += 1;
+}
+
+// ANCHOR: clip
+/// One Sutherland-Hodgman pass: the part of `src` with `sign v[coord] <= limit` into `dst`,
+/// keeping the inside vertices and adding the crossing points of edges that strictly cross.
+/// Returns false, and leaves `dst` alone, when every vertex of `src` is inside (the pass would
+/// copy it unchanged).
+fn clip_half_plane(src: &Polygon, dst: &mut Polygon, coord: usize, sign: f64, limit: f64) -> bool {
+    let n = src.n;
+    let d = |k: usize| sign * src.v[k][coord] - limit;
+    if (0..n).all(|k| d(k) <= 0.0) {
+        return false;
+    }
+    dst.n = 0;
+    let mut dp = d(0);
+    for k in 0..n {
+        let k1 = if k + 1 == n { 0 } else { k + 1 };
+        let dq = d(k1);
+        if dp <= 0.0 && dst.n < MAXVERT {
+            dst.v[dst.n] = src.v[k];
+            dst.n += 1;
         }
-        if ((dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0)) && out.n < MAXVERT {
+        if ((dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0)) && dst.n < MAXVERT {
             let t = dp / (dp - dq);
-            out.v[out.n] = poly.v[k] + (poly.v[k1] - poly.v[k]) * t;
-            out.n += 1;
+            dst.v[dst.n] = src.v[k] + (src.v[k1] - src.v[k]) * t;
+            dst.n += 1;
+        }
+        dp = dq;
+    }
+    true
+}
+
+/// `poly` clipped to the rectangle `|x| <= lx`, `|y| <= ly` by four [`clip_half_plane`] passes
+/// (`+x`, `-x`, `+y`, `-y`), each writing into the other of the two buffers `poly` and `spare`
+/// (no copying back and forth); returns the buffer that holds the result.
+fn clip_to_rectangle<'p>(poly: &'p mut Polygon, spare: &'p mut Polygon, lx: f64, ly: f64) -> &'p mut Polygon {
+    let (mut cur, mut other) = (poly, spare);
+    for (coord, sign, limit) in [(0, 1.0, lx), (0, -1.0, lx), (1, 1.0, ly), (1, -1.0, ly)] {
+        if clip_half_plane(cur, other, coord, sign, limit) {
+            std::mem::swap(&mut cur, &mut other);
         }
     }
-    *poly = out;
+    cur
 }
+// ANCHOR_END: clip
 
 // ANCHOR: box_box
 /// Box against box (`mjc_BoxBox`), in two stages.
@@ -169,18 +193,17 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
         a[i2] = rot[(i1, j)];
         a
     };
-    for i in 0..3 {
-        for j in 0..3 {
-            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-            let a = edge_axis(i, j);
-            let norm2 = a[i1] * a[i1] + a[i2] * a[i2];
+    for &(i, i1, i2) in &CYCLE {
+        for &(j, j1, j2) in &CYCLE {
+            // the components i1, i2 of edge_axis(i, j), unit length
+            let (a1, a2) = (-rot[(i2, j)], rot[(i1, j)]);
+            let norm2 = a1 * a1 + a2 * a2;
             if norm2 < PAREPS {
                 continue;
             }
             let inv = 1.0 / norm2.sqrt();
-            let (ax1, ax2) = (a[i1] * inv, a[i2] * inv);
+            let (ax1, ax2) = (a1 * inv, a2 * inv);
             let r1 = size1[i1] * ax1.abs() + size1[i2] * ax2.abs();
-            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
             let b1 = ax1 * rot[(i1, j1)] + ax2 * rot[(i2, j1)];
             let b2 = ax1 * rot[(i1, j2)] + ax2 * rot[(i2, j2)];
             let r2 = size2[j1] * b1.abs() + size2[j2] * b2.abs();
@@ -188,7 +211,7 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
             if sep > septol {
                 return;
             }
-            if sep - EDGEBIAS * sep.abs() > sep_best && sep > sep_face {
+            if sep > sep_face && sep - EDGEBIAS * sep.abs() > sep_best {
                 sep_best = sep;
                 code = 6 + 3 * i + j;
             }
@@ -307,50 +330,40 @@ pub fn box_box(p1: &GeomPose, size1: &Vec3, p2: &GeomPose, size2: &Vec3, margin:
     cx[2] = sgn * cx[2] - sizeref[a];
     du[2] *= sgn;
     dv[2] *= sgn;
-    let mut poly = Polygon {
-        v: [Vec3::zeros(); MAXVERT],
-        n: 4,
-    };
+    let mut poly = Polygon { n: 4, ..Polygon::EMPTY };
     for (k, (su, sv)) in [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
         .into_iter()
         .enumerate()
     {
         poly.v[k] = cx + du * su + dv * sv;
     }
-    clip_half_plane(&mut poly, 0, 1.0, sizeref[ax]);
-    clip_half_plane(&mut poly, 0, -1.0, sizeref[ax]);
-    clip_half_plane(&mut poly, 1, 1.0, sizeref[ay]);
-    clip_half_plane(&mut poly, 1, -1.0, sizeref[ay]);
+    let mut spare = Polygon::EMPTY;
+    let poly = clip_to_rectangle(&mut poly, &mut spare, sizeref[ax], sizeref[ay]);
     let dupe2 = DUPEPS * (sizeref[ax] * sizeref[ax] + sizeref[ay] * sizeref[ay]);
     let nsign = if ref1 { sgn } else { -sgn };
     let normal: Vec3 = matref.column(a) * nsign;
-    let mut accepted = Polygon {
-        v: [Vec3::zeros(); MAXVERT],
-        n: 0,
-    };
-    for &v in &poly.v[..poly.n] {
-        if v[2] > margin {
-            continue;
-        }
-        if accepted.v[..accepted.n]
-            .iter()
-            .any(|q| (q.x - v.x).powi(2) + (q.y - v.y).powi(2) < dupe2)
+    // every contact has the reference face's frame, made once
+    let mut frame = None;
+    // the accepted vertices are moved to the front of the polygon, poly.v[..kept]
+    let mut kept = 0;
+    for k in 0..poly.n {
+        let v = poly.v[k];
+        if v[2] > margin
+            || poly.v[..kept]
+                .iter()
+                .any(|q| (q.x - v.x).powi(2) + (q.y - v.y).powi(2) < dupe2)
         {
             continue;
         }
-        accepted.v[accepted.n] = v;
-        accepted.n += 1;
-    }
-    // every contact has the reference face's frame, made once
-    let frame = make_frame(&normal, &Vec3::zeros());
-    for &v in &accepted.v[..accepted.n] {
+        poly.v[kept] = v;
+        kept += 1;
         let mut posc = Vec3::zeros();
         posc[ax] = v[0];
         posc[ay] = v[1];
         posc[a] = sgn * (sizeref[a] + 0.5 * v[2]);
         out.push(Contact {
             pos: matref * posc + posref,
-            frame,
+            frame: *frame.get_or_insert_with(|| make_frame(&normal, &Vec3::zeros())),
             dist: v[2],
         });
     }

@@ -24,6 +24,7 @@
 //!    multi-contact replaces the one contact by the corners of the contact patch
 //!    ([`super::multicontact`]), within the margin whether they penetrate or not.
 
+use super::multicontact::PatchScratch;
 use super::{Contact, GeomPose};
 use crate::model::constants::mjMINVAL;
 use crate::model::mesh::ConvexHull;
@@ -223,7 +224,14 @@ pub fn closest_on_simplex(pts: &[Vec3]) -> (Vec3, [f64; 4], usize) {
     let mut best = (pts[0], [1.0, 0.0, 0.0, 0.0], 1usize);
     let mut best_norm = f64::INFINITY;
     for mask in 1..(1usize << n) {
-        let idx: Vec<usize> = (0..n).filter(|k| mask & (1 << k) != 0).collect();
+        // the subset's points, in order (at most 4: no allocation)
+        let mut idx = [0usize; 4];
+        let mut len = 0;
+        for k in (0..n).filter(|k| mask & (1 << k) != 0) {
+            idx[len] = k;
+            len += 1;
+        }
+        let idx = &idx[..len];
         let y0 = pts[idx[0]];
         let m = idx.len() - 1;
         let mut lam = [0.0; 4];
@@ -233,7 +241,11 @@ pub fn closest_on_simplex(pts: &[Vec3]) -> (Vec3, [f64; 4], usize) {
         } else {
             let mut g = Mat3::identity();
             let mut rhs = Vec3::zeros();
-            let e: Vec<Vec3> = idx[1..].iter().map(|&k| pts[k] - y0).collect();
+            let mut e = [Vec3::zeros(); 3];
+            for (r, &k) in idx[1..].iter().enumerate() {
+                e[r] = pts[k] - y0;
+            }
+            let e = &e[..m];
             for r in 0..m {
                 for c in 0..m {
                     g[(r, c)] = e[r].dot(&e[c]);
@@ -291,17 +303,22 @@ pub fn gjk(sa: &ConvexShape, sb: &ConvexShape, mut trace: Option<&mut Vec<GjkSte
             break; // a repeated support point: no progress is possible
         }
         simplex.push(w);
-        let pts: Vec<Vec3> = simplex.iter().map(|p| p.w).collect();
-        let (p, l, mask) = closest_on_simplex(&pts);
-        let mut kept = Vec::with_capacity(4);
+        let mut pts = [Vec3::zeros(); 4];
+        for (x, p) in pts.iter_mut().zip(&simplex) {
+            *x = p.w;
+        }
+        let (p, l, mask) = closest_on_simplex(&pts[..simplex.len()]);
+        // keep the points of the closest subset, in order, with their coordinates
         let mut kl = [0.0; 4];
-        for (k, q) in simplex.iter().enumerate() {
+        let mut kept = 0;
+        for k in 0..simplex.len() {
             if mask & (1 << k) != 0 {
-                kl[kept.len()] = l[k];
-                kept.push(*q);
+                kl[kept] = l[k];
+                simplex[kept] = simplex[k];
+                kept += 1;
             }
         }
-        simplex = kept;
+        simplex.truncate(kept);
         lam = kl;
         v = p;
         if let Some(t) = trace.as_deref_mut() {
@@ -566,16 +583,28 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 /// first contact's normal, [`super::multicontact::patch`]) hold a face facing a face, or an edge
 /// lying in a face, the contact patch is found by clipping one against the other and its points
 /// replace the single contact. MuJoCo 4.0 does this for every contact within the margin:
-/// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well.
-pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+/// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well. The
+/// patch is clipped in the storage `ws`.
+pub fn convex_contacts_with(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    margin: f64,
+    ws: &mut PatchScratch,
+    out: &mut Vec<Contact>,
+) {
     let Some(first) = convex_contact(sa, sb, margin) else {
         return;
     };
     let start = out.len();
-    super::multicontact::patch(sa, sb, &first.normal(), margin, out);
+    super::multicontact::patch_with(sa, sb, &first.normal(), margin, ws, out);
     if out.len() == start {
         out.push(first);
     }
+}
+
+/// [`convex_contacts_with`] with fresh storage for the patch.
+pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+    convex_contacts_with(sa, sb, margin, &mut PatchScratch::default(), out)
 }
 // ANCHOR_END: multiccd
 

@@ -40,6 +40,7 @@ pub use frame::{frame_from_normal, make_frame};
 use crate::model::GeomType;
 use crate::spatial::{Mat3, Vec3};
 use convex::{ConvexShape, Shape};
+use multicontact::PatchScratch;
 
 /// The world pose of a geom: position of its centre and rotation (columns = geom axes in world
 /// coordinates).
@@ -135,15 +136,8 @@ pub fn collide(
     collide_with(&Assets::default(), g1, g2, margin, out)
 }
 
-// ANCHOR: collide
-/// The contacts between two geoms (types, MuJoCo `size` parameters, world poses) within
-/// `margin`, appended to `out`, by MuJoCo's collision function for the pair (the table in the
-/// module map). The normal points from the first geom into the second: when MuJoCo's type order
-/// puts the second geom first, the pair is collided swapped and each normal flipped (and its
-/// frame rebuilt). Plane-plane adds nothing.
-///
-/// Meshes and height fields are looked up in `assets`. Sizes and asset indices are assumed
-/// valid (positive where the type uses them); `crate::mujoco::collision` checks them at its door.
+/// [`collide_with_scratch`] with fresh storage for the multi-contact patch (allocates for convex
+/// pairs).
 pub fn collide_with(
     assets: &Assets,
     g1: (GeomType, &[f64; 3], &GeomPose),
@@ -151,9 +145,30 @@ pub fn collide_with(
     margin: f64,
     out: &mut Vec<Contact>,
 ) {
+    collide_with_scratch(assets, &mut PatchScratch::default(), g1, g2, margin, out)
+}
+
+// ANCHOR: collide
+/// The contacts between two geoms (types, MuJoCo `size` parameters, world poses) within
+/// `margin`, appended to `out`, by MuJoCo's collision function for the pair (the table in the
+/// module map). The normal points from the first geom into the second: when MuJoCo's type order
+/// puts the second geom first, the pair is collided swapped and each normal flipped (and its
+/// frame rebuilt). Plane-plane adds nothing. The analytic pairs allocate nothing; the convex
+/// pairs clip their contact patch in `ws` (GJK and EPA still allocate their simplex and polytope).
+///
+/// Meshes and height fields are looked up in `assets`. Sizes and asset indices are assumed
+/// valid (positive where the type uses them); `crate::mujoco::collision` checks them at its door.
+pub fn collide_with_scratch(
+    assets: &Assets,
+    ws: &mut PatchScratch,
+    g1: (GeomType, &[f64; 3], &GeomPose),
+    g2: (GeomType, &[f64; 3], &GeomPose),
+    margin: f64,
+    out: &mut Vec<Contact>,
+) {
     if mj_type(g1.0) > mj_type(g2.0) {
         let start = out.len();
-        collide_with(assets, g2, g1, margin, out);
+        collide_with_scratch(assets, ws, g2, g1, margin, out);
         for c in &mut out[start..] {
             c.frame = frame_from_normal(&-c.normal());
         }
@@ -201,10 +216,11 @@ pub fn collide_with(
                 Shape::of_mesh(t1, s1, assets.meshes),
                 Shape::of_mesh(t2, s2, assets.meshes),
             ) {
-                convex::convex_contacts(
+                convex::convex_contacts_with(
                     &ConvexShape { shape: a, pose: *p1 },
                     &ConvexShape { shape: b, pose: *p2 },
                     margin,
+                    ws,
                     out,
                 );
             }

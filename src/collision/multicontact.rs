@@ -38,36 +38,83 @@ pub const EDGE_TOL: f64 = 0.0888;
 /// The number of sides of the polygon that stands for a cylinder's disc.
 pub const CYLINDER_SIDES: usize = 16;
 
-/// A flat face in world coordinates: vertices (clockwise seen from outside, MuJoCo's order)
-/// and the outward unit normal.
+/// A flat face in world coordinates: its vertices (clockwise seen from outside, MuJoCo's order)
+/// are `Features::verts[start..start + len]`; `normal` is the outward unit normal.
+#[derive(Clone, Copy, Debug)]
 struct Face {
-    verts: Vec<Vec3>,
+    start: usize,
+    len: usize,
     normal: Vec3,
 }
 
 /// The features a shape presents along a direction, as MuJoCo 4.0's multi-contact reads them
 /// off the support points of its GJK simplex or EPA face (`meshNormals`, `boxNormals`,
 /// `meshEdgeNormals`, `boxEdgeNormals` of `engine_collision_gjk.c`): the dimension of the
-/// feature (1 a vertex, 2 an edge, 3 a face), the flat faces that contain it and the edges that
-/// end at it.
-struct Features {
+/// feature (1 a vertex, 2 an edge, 3 a face), the flat faces that contain it (their vertices
+/// one after another in `verts`) and the edges that end at it. Cleared and refilled by
+/// `features` (a repeated call allocates nothing once the vectors have grown).
+#[derive(Clone, Debug, Default)]
+pub struct Features {
     dim: usize,
+    verts: Vec<Vec3>,
     faces: Vec<Face>,
     edges: Vec<[Vec3; 2]>,
+    /// the hull vertices of the feature (hulls only), grown over the hull graph
+    ids: Vec<usize>,
 }
 
-/// The vertices of a polytope that attain its support along `d` (local frame), to within
-/// `FEATURE_TOL` of its size: the vertices of the feature the contact lies on. In exact
-/// arithmetic these are the support points MuJoCo's converged simplex or polytope face holds
-/// on that shape.
-fn extremal(verts: impl Iterator<Item = Vec3> + Clone, d: &Vec3) -> Vec<usize> {
-    let size = verts.clone().map(|v| v.norm()).fold(0.0, f64::max).max(mjMINVAL);
-    let best = verts.clone().map(|v| v.dot(d)).fold(f64::NEG_INFINITY, f64::max);
-    verts
-        .enumerate()
-        .filter(|(_, v)| v.dot(d) >= best - FEATURE_TOL * size)
-        .map(|(k, _)| k)
-        .collect()
+impl Features {
+    /// The vertices of face `f`.
+    fn face(&self, f: &Face) -> &[Vec3] {
+        &self.verts[f.start..f.start + f.len]
+    }
+
+    /// Adds a face with the vertices `verts` and outward normal `normal`.
+    fn push_face(&mut self, verts: impl Iterator<Item = Vec3>, normal: Vec3) {
+        let start = self.verts.len();
+        self.verts.extend(verts);
+        self.faces.push(Face {
+            start,
+            len: self.verts.len() - start,
+            normal,
+        });
+    }
+}
+
+/// The storage of [`patch_with`], kept between calls: the features of both shapes and the
+/// clipping buffers. Every vector is cleared and refilled, never shrunk, so that a repeated
+/// call allocates nothing once they have grown to the largest patch seen.
+#[derive(Clone, Debug, Default)]
+pub struct PatchScratch {
+    /// The features of shape A along `n`.
+    fa: Features,
+    /// The features of shape B along `-n`.
+    fb: Features,
+    /// The polygon being clipped, and the one each clipping pass writes.
+    poly: Vec<Vec3>,
+    clipped: Vec<Vec3>,
+    /// The clipped points kept (within the margin) with their depths, then the ones returned.
+    kept: Vec<(Vec3, f64)>,
+    /// The kept points alone, for `polygon_quad`.
+    pts: Vec<Vec3>,
+}
+
+/// The corners of a box (bit `i` of `k` set: `+h_i`) that attain its support along `d` (local
+/// frame), to within `FEATURE_TOL` of its size: the vertices of the feature the contact lies
+/// on, at most 8, in increasing order. In exact arithmetic these are the support points
+/// MuJoCo's converged simplex or polytope face holds on that shape.
+fn extremal(corner: impl Fn(usize) -> Vec3, d: &Vec3) -> ([usize; 8], usize) {
+    let size = (0..8).map(|k| corner(k).norm()).fold(0.0, f64::max).max(mjMINVAL);
+    let best = (0..8).map(|k| corner(k).dot(d)).fold(f64::NEG_INFINITY, f64::max);
+    let mut ids = [0; 8];
+    let mut n = 0;
+    for k in 0..8 {
+        if corner(k).dot(d) >= best - FEATURE_TOL * size {
+            ids[n] = k;
+            n += 1;
+        }
+    }
+    (ids, n)
 }
 
 /// Tolerance (relative to the shape's size) on the support value within which a vertex
@@ -77,8 +124,9 @@ fn extremal(verts: impl Iterator<Item = Vec3> + Clone, d: &Vec3) -> Vec<usize> {
 /// along the normal) still lies on its side line in MuJoCo 4.0 (fixture `rule_cyl_side_on_box`).
 pub const FEATURE_TOL: f64 = 1e-5;
 
-/// MuJoCo's box face `k` (order +x, -x, +y, -y, +z, -z; `boxFace`), clockwise seen from outside.
-fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
+/// MuJoCo's box face `k` (order +x, -x, +y, -y, +z, -z; `boxFace`), clockwise seen from
+/// outside: its 4 corners (as signs of the half-sizes) and outward normal, in the box frame.
+fn box_face(k: usize) -> ([[f64; 3]; 4], Vec3) {
     let c: [[f64; 3]; 4] = match k {
         0 => [[1., 1., 1.], [1., 1., -1.], [1., -1., -1.], [1., -1., 1.]],
         1 => [[-1., 1., -1.], [-1., 1., 1.], [-1., -1., 1.], [-1., -1., -1.]],
@@ -89,13 +137,7 @@ fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
     };
     let mut n = Vec3::zeros();
     n[k / 2] = if k.is_multiple_of(2) { 1.0 } else { -1.0 };
-    Face {
-        verts: c
-            .iter()
-            .map(|v| s.pose.rot * Vec3::new(v[0] * h.x, v[1] * h.y, v[2] * h.z) + s.pose.pos)
-            .collect(),
-        normal: s.pose.rot * n,
-    }
+    (c, n)
 }
 
 // ANCHOR: features
@@ -114,40 +156,43 @@ fn box_face(s: &ConvexShape, h: &Vec3, k: usize) -> Face {
 ///   when the side is perpendicular to `d`, the side line through the support point (dimension
 ///   2), else a rim point with no edge (dimension 1);
 /// * sphere and ellipsoid: nothing.
-fn features(s: &ConvexShape, d: &Vec3) -> Features {
+fn features(s: &ConvexShape, d: &Vec3, f: &mut Features) {
     let r = &s.pose.rot;
     let local = r.transpose() * d;
     let world = |p: Vec3| r * p + s.pose.pos;
     let sgn = |x: f64| if x >= 0.0 { 1.0 } else { -1.0 };
-    let none = Features {
-        dim: 3,
-        faces: vec![],
-        edges: vec![],
-    };
+    f.verts.clear();
+    f.faces.clear();
+    f.edges.clear();
+    f.dim = 3;
     match s.shape {
         Shape::Box(h) => {
             let corner = |k: usize| {
                 let b = |i: usize| if k & (1 << i) != 0 { 1.0 } else { -1.0 };
                 Vec3::new(b(0) * h.x, b(1) * h.y, b(2) * h.z)
             };
-            let ids = extremal((0..8).map(corner), &local);
-            let (first, dim) = (ids[0], ids.len().min(3));
+            let (ids, n) = extremal(corner, &local);
+            let ids = &ids[..n];
+            let first = ids[0];
+            f.dim = n.min(3);
             // the faces containing every extremal corner: axis k with one sign for all
-            let mut faces = vec![];
             for k in 0..3 {
                 let bit = |c: usize| c & (1 << k) != 0;
                 if ids.iter().all(|&c| bit(c) == bit(first)) {
-                    faces.push(box_face(s, &h, 2 * k + usize::from(!bit(first))));
+                    let (c, normal) = box_face(2 * k + usize::from(!bit(first)));
+                    f.push_face(
+                        c.iter().map(|v| world(Vec3::new(v[0] * h.x, v[1] * h.y, v[2] * h.z))),
+                        r * normal,
+                    );
                 }
             }
-            let edges = match ids.len() {
-                1 => (0..3)
-                    .map(|k| [world(corner(first)), world(corner(first ^ (1 << k)))])
-                    .collect(),
-                2 => vec![[world(corner(ids[0])), world(corner(ids[1]))]],
-                _ => vec![],
-            };
-            Features { dim, faces, edges }
+            match n {
+                1 => f
+                    .edges
+                    .extend((0..3).map(|k| [world(corner(first)), world(corner(first ^ (1 << k)))])),
+                2 => f.edges.push([world(corner(ids[0])), world(corner(ids[1]))]),
+                _ => {}
+            }
         }
         Shape::Hull(hull) => {
             // the support vertex and its neighbours within the tolerance, grown over the hull
@@ -155,94 +200,79 @@ fn features(s: &ConvexShape, d: &Vec3) -> Features {
             let best_k = hull.support_index(&local);
             let best = hull.vertices[best_k].dot(&local);
             let tol = FEATURE_TOL * hull.vertices[best_k].norm().max(mjMINVAL);
-            let mut ids = vec![best_k];
+            f.ids.clear();
+            f.ids.push(best_k);
             let mut k = 0;
-            while k < ids.len() {
-                for &w in &hull.neighbors[ids[k]] {
-                    if !ids.contains(&w) && hull.vertices[w].dot(&local) >= best - tol {
-                        ids.push(w);
+            while k < f.ids.len() {
+                for &w in &hull.neighbors[f.ids[k]] {
+                    if !f.ids.contains(&w) && hull.vertices[w].dot(&local) >= best - tol {
+                        f.ids.push(w);
                     }
                 }
                 k += 1;
             }
-            let dim = ids.len().min(3);
-            let faces = hull.vertex_polygons[ids[0]]
-                .iter()
-                .filter(|&&k| ids[1..].iter().all(|v| hull.polygons[k].contains(v)))
-                .map(|&k| Face {
+            f.dim = f.ids.len().min(3);
+            let id0 = f.ids[0];
+            for &k in &hull.vertex_polygons[id0] {
+                if f.ids[1..].iter().all(|v| hull.polygons[k].contains(v)) {
                     // MuJoCo's meshFace walks the polygon backwards: clockwise from outside
-                    verts: hull.polygons[k]
-                        .iter()
-                        .rev()
-                        .map(|&v| world(hull.vertices[v]))
-                        .collect(),
-                    normal: r * hull.normals[k],
-                })
-                .collect();
-            let v = world(hull.vertices[ids[0]]);
-            let edges = match ids.len() {
-                1 => hull.neighbors[ids[0]]
-                    .iter()
-                    .map(|&w| [v, world(hull.vertices[w])])
-                    .collect(),
-                2 => vec![[v, world(hull.vertices[ids[1]])]],
-                _ => vec![],
-            };
-            Features { dim, faces, edges }
+                    let start = f.verts.len();
+                    f.verts
+                        .extend(hull.polygons[k].iter().rev().map(|&v| world(hull.vertices[v])));
+                    f.faces.push(Face {
+                        start,
+                        len: f.verts.len() - start,
+                        normal: r * hull.normals[k],
+                    });
+                }
+            }
+            let v = world(hull.vertices[id0]);
+            match f.ids.len() {
+                1 => f
+                    .edges
+                    .extend(hull.neighbors[id0].iter().map(|&w| [v, world(hull.vertices[w])])),
+                2 => f.edges.push([v, world(hull.vertices[f.ids[1]])]),
+                _ => {}
+            }
         }
         Shape::Capsule(rad, h) => {
             let z = sgn(local.z) * h;
             let out = d * rad;
-            Features {
-                dim: 1,
-                faces: vec![],
-                edges: vec![[
-                    world(Vec3::new(0.0, 0.0, z)) + out,
-                    world(Vec3::new(0.0, 0.0, -z)) + out,
-                ]],
-            }
+            f.dim = 1;
+            f.edges.push([
+                world(Vec3::new(0.0, 0.0, z)) + out,
+                world(Vec3::new(0.0, 0.0, -z)) + out,
+            ]);
         }
         Shape::Cylinder(rad, h) => {
             if local.z.abs() > FACE_TOL {
                 let sign = sgn(local.z);
                 // clockwise seen from outside: decreasing angle on the top disc, increasing below
-                let verts = (0..CYLINDER_SIDES)
-                    .map(|k| {
+                f.push_face(
+                    (0..CYLINDER_SIDES).map(|k| {
                         let a = -sign * std::f64::consts::TAU * k as f64 / CYLINDER_SIDES as f64;
                         world(Vec3::new(rad * a.cos(), rad * a.sin(), sign * h))
-                    })
-                    .collect();
-                return Features {
-                    dim: 3,
-                    faces: vec![Face {
-                        verts,
-                        normal: r * Vec3::new(0.0, 0.0, sign),
-                    }],
-                    edges: vec![],
-                };
+                    }),
+                    r * Vec3::new(0.0, 0.0, sign),
+                );
+                return;
             }
             let n2 = (local.x * local.x + local.y * local.y).sqrt();
             if n2 < mjMINVAL {
-                return none;
+                return;
             }
             let (x, y) = (rad * local.x / n2, rad * local.y / n2);
             let z = sgn(local.z) * h;
             if local.z.abs() * h > FEATURE_TOL * (h + rad) {
                 // a rim point: no edge (inferred from 4.0, which keeps one contact for a
                 // cylinder whose side is tilted to a face, within the margin or not)
-                return Features {
-                    dim: 1,
-                    faces: vec![],
-                    edges: vec![],
-                };
+                f.dim = 1;
+                return;
             }
-            Features {
-                dim: 2,
-                faces: vec![],
-                edges: vec![[world(Vec3::new(x, y, z)), world(Vec3::new(x, y, -z))]],
-            }
+            f.dim = 2;
+            f.edges.push([world(Vec3::new(x, y, z)), world(Vec3::new(x, y, -z))]);
         }
-        _ => none,
+        _ => {}
     }
 }
 // ANCHOR_END: features
@@ -308,25 +338,25 @@ fn polygon_quad(p: &[Vec3]) -> [usize; 4] {
 /// MuJoCo's `polygonClip`: clip polygon (or edge) `face2` by the side planes of `face1` (normal
 /// `n`, at least a triangle; each side plane contains `n` and one edge, Sutherland-Hodgman),
 /// keep the points with `(v - face1_0) . n <= margin` (penetrating, or within the margin) and
-/// return them with that signed distance: at most 4 (the largest quadrilateral of more), or the
-/// two farthest apart when `face2` is an edge. With `prune` false, every point is returned.
-fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bool) -> Vec<(Vec3, f64)> {
+/// leave them in `ws.kept` with that signed distance: at most 4 (the largest quadrilateral of
+/// more), or the two farthest apart when `face2` is an edge. With `prune` false, every point is
+/// kept. The clipping passes write into `ws.poly` and `ws.clipped` in turn.
+fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bool, ws: &mut PatchScratch) {
+    ws.kept.clear();
     if face1.len() < 3 {
-        return vec![];
+        return;
     }
     let m1 = face1.len();
-    let planes: Vec<(Vec3, f64)> = (0..m1)
-        .map(|i| {
-            let (v1, v2) = (face1[i], face1[(i + 1) % m1]);
-            let pn = (v2 - v1).cross(n).normalize();
-            (pn, pn.dot(&v1))
-        })
-        .collect();
-    let mut poly: Vec<Vec3> = face2.to_vec();
-    for (e, (pn, pd)) in planes.iter().enumerate() {
-        let a = face1[e];
-        let inside = |p: &Vec3| (p - a).dot(pn) > -mjMINVAL;
-        let mut clipped = Vec::with_capacity(poly.len() + 2);
+    ws.poly.clear();
+    ws.poly.extend_from_slice(face2);
+    for e in 0..m1 {
+        // the side plane through edge e: outward normal pn, offset pd
+        let (a, v2) = (face1[e], face1[(e + 1) % m1]);
+        let pn = (v2 - a).cross(n).normalize();
+        let pd = pn.dot(&a);
+        let inside = |p: &Vec3| (p - a).dot(&pn) > -mjMINVAL;
+        let (poly, clipped) = (&ws.poly, &mut ws.clipped);
+        clipped.clear();
         for i in 0..poly.len() {
             let p = poly[i];
             let q = poly[(i + 1) % poly.len()];
@@ -350,21 +380,28 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
                 clipped.push(q);
             }
         }
-        poly = clipped;
+        std::mem::swap(&mut ws.poly, &mut ws.clipped);
     }
-    let kept: Vec<(Vec3, f64)> = poly
-        .into_iter()
-        .map(|v| (v, (v - face1[0]).dot(n)))
-        .filter(|&(_, d)| d <= margin)
-        .collect();
+    ws.kept.extend(
+        ws.poly
+            .iter()
+            .map(|&v| (v, (v - face1[0]).dot(n)))
+            .filter(|&(_, d)| d <= margin),
+    );
     if !prune {
-        return kept;
+        return;
     }
-    if kept.len() > 4 {
-        let pts: Vec<Vec3> = kept.iter().map(|k| k.0).collect();
-        return polygon_quad(&pts).iter().map(|&i| kept[i]).collect();
+    if ws.kept.len() > 4 {
+        ws.pts.clear();
+        ws.pts.extend(ws.kept.iter().map(|k| k.0));
+        let quad = polygon_quad(&ws.pts);
+        let chosen = quad.map(|i| ws.kept[i]);
+        ws.kept.clear();
+        ws.kept.extend_from_slice(&chosen);
+        return;
     }
-    if face2.len() == 2 && kept.len() > 2 {
+    if face2.len() == 2 && ws.kept.len() > 2 {
+        let kept = &ws.kept;
         let mut best = (0, 1, 0.0);
         for i in 0..kept.len() {
             for j in i + 1..kept.len() {
@@ -374,16 +411,18 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
                 }
             }
         }
-        return vec![kept[best.0], kept[best.1]];
+        let chosen = [kept[best.0], kept[best.1]];
+        ws.kept.clear();
+        ws.kept.extend_from_slice(&chosen);
     }
-    kept
 }
 // ANCHOR_END: polygon_clip
 
 // ANCHOR: patch
 /// The multi-contact patch of two convex shapes whose first contact has normal `n` (from A into
-/// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face).
-/// MuJoCo 4.0's `multicontact`, with the features of `features`:
+/// B), appended to `out` (nothing when the shapes do not meet face to face or edge to face),
+/// in the storage `ws` (a repeated call allocates nothing once it has grown). MuJoCo 4.0's
+/// `multicontact`, with the features of `features`:
 ///
 /// 1. face - face: the face of A and face of B whose normals oppose most, within `FACE_TOL`
 ///    (`n_1 . n_2 < -FACE_TOL`): the face with more corners is clipped by the other, B's by
@@ -400,8 +439,20 @@ fn polygon_clip(face1: &[Vec3], face2: &[Vec3], n: &Vec3, margin: f64, prune: bo
 ///    cylinder's disc only B's edge, not a vertex's edges (inferred from 4.0, which keeps one
 ///    contact for a box corner whose edge lies in a disc within `EDGE_TOL` but not exactly,
 ///    though the far end of that edge is within the margin).
+pub fn patch_with(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    n: &Vec3,
+    margin: f64,
+    ws: &mut PatchScratch,
+    out: &mut Vec<Contact>,
+) {
+    patch_into(sa, sb, n, margin, true, ws, out)
+}
+
+/// [`patch_with`] with fresh storage (allocates).
 pub fn patch(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mut Vec<Contact>) {
-    patch_with(sa, sb, n, margin, true, out)
+    patch_with(sa, sb, n, margin, &mut PatchScratch::default(), out)
 }
 
 /// [`patch`] without the pruning to 4 points (or the edge's 2): every corner of the clipped
@@ -410,12 +461,39 @@ pub fn patch(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mu
 /// the same area and which one it keeps is decided by rounding, so tests compare MuJoCo's
 /// points with these candidates.
 pub fn patch_polygon(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, out: &mut Vec<Contact>) {
-    patch_with(sa, sb, n, margin, false, out)
+    patch_into(sa, sb, n, margin, false, &mut PatchScratch::default(), out)
 }
 
-fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: bool, out: &mut Vec<Contact>) {
-    let fa = features(sa, n);
-    let fb = features(sb, &-n);
+fn patch_into(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    n: &Vec3,
+    margin: f64,
+    prune: bool,
+    ws: &mut PatchScratch,
+    out: &mut Vec<Contact>,
+) {
+    // the features live in the scratch; taken out for the call so the clipping buffers can be
+    // borrowed beside them (moving a Vec moves no elements), and put back at the end
+    let (mut fa, mut fb) = (std::mem::take(&mut ws.fa), std::mem::take(&mut ws.fb));
+    features(sa, n, &mut fa);
+    features(sb, &-n, &mut fb);
+    patch_of(sa, sb, &fa, &fb, margin, prune, ws, out);
+    (ws.fa, ws.fb) = (fa, fb);
+}
+
+/// The patch rule on the features `fa`, `fb` of the two shapes (see [`patch_with`]).
+#[allow(clippy::too_many_arguments)]
+fn patch_of(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    fa: &Features,
+    fb: &Features,
+    margin: f64,
+    prune: bool,
+    ws: &mut PatchScratch,
+    out: &mut Vec<Contact>,
+) {
     let mut push = |pos: Vec3, normal: Vec3, dist: f64| {
         out.push(Contact {
             pos,
@@ -434,14 +512,16 @@ fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: 
         }
     }
     if let Some((a, b, _)) = best {
-        if a.verts.len() > b.verts.len() {
+        if a.len > b.len {
             // A's face clipped by B's: points on A's face
-            for (v, d) in polygon_clip(&b.verts, &a.verts, &b.normal, margin, prune) {
+            polygon_clip(fb.face(b), fa.face(a), &b.normal, margin, prune, ws);
+            for &(v, d) in &ws.kept {
                 push(v - b.normal * (0.5 * d), -b.normal, d);
             }
         } else {
             // B's face clipped by A's: points on B's face
-            for (v, d) in polygon_clip(&a.verts, &b.verts, &a.normal, margin, prune) {
+            polygon_clip(fa.face(a), fb.face(b), &a.normal, margin, prune, ws);
+            for &(v, d) in &ws.kept {
                 push(v + b.normal * (0.5 * d), -b.normal, d);
             }
         }
@@ -462,20 +542,22 @@ fn patch_with(sa: &ConvexShape, sb: &ConvexShape, n: &Vec3, margin: f64, prune: 
     }
     if fa.dim < 3 && fa.dim <= fb.dim {
         if let Some((f, e, _)) = in_face(&fb.faces, &fa.edges) {
-            for (v, d) in polygon_clip(&f.verts, &e, &f.normal, margin, prune) {
+            polygon_clip(fb.face(f), &e, &f.normal, margin, prune, ws);
+            for &(v, d) in &ws.kept {
                 push(v - f.normal * (0.5 * d), -f.normal, d);
             }
         }
     } else if fb.dim == 2 || (fb.dim == 1 && !matches!(sa.shape, Shape::Cylinder(..))) {
         // a cylinder's side line is an edge only as MuJoCo's first geom (inferred from 4.0: a
         // cylinder lying on its side on another's disc keeps one contact, on a box or mesh two)
-        let edges = if matches!(sb.shape, Shape::Cylinder(..)) {
-            vec![]
+        let edges: &[[Vec3; 2]] = if matches!(sb.shape, Shape::Cylinder(..)) {
+            &[]
         } else {
-            fb.edges
+            &fb.edges
         };
-        if let Some((f, e, _)) = in_face(&fa.faces, &edges) {
-            for (v, d) in polygon_clip(&f.verts, &e, &f.normal, margin, prune) {
+        if let Some((f, e, _)) = in_face(&fa.faces, edges) {
+            polygon_clip(fa.face(f), &e, &f.normal, margin, prune, ws);
+            for &(v, d) in &ws.kept {
                 push(v - f.normal * (0.5 * d), f.normal, d);
             }
         }

@@ -12,11 +12,12 @@
 //! | parameters | `mj_contactParam`, `mj_setContact` | [`contact_param`] |
 //! | all of it | `mj_collision` | [`collide_all`] |
 
-use crate::collision::{collide_with, mj_type, Assets, Contact, GeomPose};
+use crate::collision::multicontact::PatchScratch;
+use crate::collision::{collide_with_scratch, mj_type, Assets, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjMINMU, mjMINVAL};
 use crate::model::{GeomType, Model};
-use crate::spatial::{quat_to_mat, Mat3, Vec3};
+use crate::spatial::{quat_to_mat, Mat3, Vec3, Xform};
 
 use super::Data;
 
@@ -334,14 +335,33 @@ pub fn geom_poses(model: &Model, d: &Data) -> Vec<GeomPose> {
 /// [`geom_poses`] into `out` (cleared first, its capacity kept).
 pub fn geom_poses_into(model: &Model, d: &Data, out: &mut Vec<GeomPose>) {
     out.clear();
-    out.extend(model.geoms.iter().map(|g| {
-        let x = &d.x_0[g.body];
-        let rt: Mat3 = x.e.transpose();
-        GeomPose {
-            pos: x.r + rt * g.pos,
-            rot: rt * quat_to_mat(&g.quat),
-        }
-    }));
+    out.extend(
+        model
+            .geoms
+            .iter()
+            .map(|g| geom_pose(&d.x_0[g.body], &g.pos, &quat_to_mat(&g.quat))),
+    );
+}
+
+/// The world pose of a geom at `pos` with rotation `rot` in the frame of a body whose transform
+/// is `x` (`i_X_0`): `xpos = r + E^T pos`, `xmat = E^T rot`, each entry summed in the order
+/// `E^T`'s row times the column (the products `x.e.transpose() * pos` and `x.e.transpose() *
+/// rot` form, without a transposed copy of `E`).
+fn geom_pose(x: &Xform, pos: &Vec3, rot: &Mat3) -> GeomPose {
+    let e = &x.e;
+    // (E^T v)_i = E_0i v_0 + E_1i v_1 + E_2i v_2
+    let et = |v: &Vec3| {
+        Vec3::new(
+            e[(0, 0)] * v[0] + e[(1, 0)] * v[1] + e[(2, 0)] * v[2],
+            e[(0, 1)] * v[0] + e[(1, 1)] * v[1] + e[(2, 1)] * v[2],
+            e[(0, 2)] * v[0] + e[(1, 2)] * v[1] + e[(2, 2)] * v[2],
+        )
+    };
+    let col = |k: usize| Vec3::new(rot[(0, k)], rot[(1, k)], rot[(2, k)]);
+    GeomPose {
+        pos: x.r + et(pos),
+        rot: Mat3::from_columns(&[et(&col(0)), et(&col(1)), et(&col(2))]),
+    }
 }
 
 /// The number of sizes a geom type uses (plane: none for collision).
@@ -457,34 +477,52 @@ pub fn bounding_radius(model: &Model, g: usize) -> Option<f64> {
     }
 }
 
-/// MuJoCo's bounding-sphere filter (`mj_filterSphere`), true when the two geoms are certainly
-/// farther apart than `margin`: two solids whose bounding spheres are more than `margin` apart
-/// (`|p_1 - p_2| > r_1 + r_2 + margin`), or a plane and a solid whose centre lies more than
-/// `r + margin` above the plane. A pair it rejects would give the narrow phase nothing to
-/// report, so the filter changes no result, only the time.
-fn far_apart(poses: &[GeomPose], bound: &[Option<f64>], types: [GeomType; 2], g: [usize; 2], margin: f64) -> bool {
-    let (p1, p2) = (&poses[g[0]], &poses[g[1]]);
-    match (bound[g[0]], bound[g[1]]) {
-        (Some(r1), Some(r2)) => {
-            let reach = r1 + r2 + margin;
-            (p1.pos - p2.pos).norm_squared() > reach * reach
+/// MuJoCo's bounding-sphere filter (`mj_filterSphere`) for one geom pair, with everything that
+/// does not depend on the state added up once per model ([`Collider::new`]). A pair it
+/// rejects would give the narrow phase nothing to report, so the filter changes no result, only
+/// the time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SphereFilter {
+    /// Two solids, certainly apart when their centres are farther than `reach = r_1 + r_2 +
+    /// margin`: holds `reach^2`, so the test needs no square root.
+    Spheres { reach2: f64 },
+    /// A plane (first, as in MuJoCo's type order; its normal is its z axis) and a solid,
+    /// certainly apart when the solid's centre lies more than `reach = r + margin` above it.
+    Plane { reach: f64 },
+    /// No bound (a height field): always collided.
+    Never,
+}
+
+impl SphereFilter {
+    /// The filter of a pair of geoms with bounding radii `bound` ([`bounding_radius`]), types
+    /// `types` and detection distance `margin`.
+    fn new(bound: [Option<f64>; 2], types: [GeomType; 2], margin: f64) -> Self {
+        match (bound[0], bound[1]) {
+            (Some(r1), Some(r2)) => {
+                let reach = r1 + r2 + margin;
+                SphereFilter::Spheres { reach2: reach * reach }
+            }
+            (None, Some(r)) if types[0] == GeomType::Plane => SphereFilter::Plane { reach: margin + r },
+            _ => SphereFilter::Never,
         }
-        // the plane comes first in MuJoCo's type order; its normal is its z axis
-        (None, Some(r)) if types[0] == GeomType::Plane => {
-            let n = p1.rot.column(2);
-            (p2.pos - p1.pos).dot(&n) > margin + r
+    }
+
+    /// True when the two geoms at poses `p1`, `p2` are certainly farther apart than the margin.
+    fn far_apart(&self, p1: &GeomPose, p2: &GeomPose) -> bool {
+        match *self {
+            SphereFilter::Spheres { reach2 } => (p1.pos - p2.pos).norm_squared() > reach2,
+            SphereFilter::Plane { reach } => (p2.pos - p1.pos).dot(&p1.rot.column(2)) > reach,
+            SphereFilter::Never => false,
         }
-        _ => false,
     }
 }
 // ANCHOR_END: bound
 
 /// One geom pair of [`collision_pairs`] with everything about it that does not depend on the
-/// state: the detection distance, the gap and the mixed parameters of its contacts.
+/// state and that only its contacts need: the detection distance, the gap and the mixed
+/// parameters.
 #[derive(Clone, Debug)]
 struct PairConst {
-    geom: [usize; 2],
-    types: [GeomType; 2],
     /// margin + gap: the narrow phase reports contacts with `dist` up to this
     margin: f64,
     gap: f64,
@@ -496,22 +534,33 @@ struct PairConst {
     solimp: [f64; 5],
 }
 
+/// What the loop over pairs reads for every pair on every call, kept apart from [`PairConst`]
+/// (read only for the pairs that reach the narrow phase) so that the loop walks a compact array.
+#[derive(Clone, Copy, Debug)]
+struct PairTest {
+    geom: [usize; 2],
+    filter: SphereFilter,
+}
+
 /// MuJoCo's `mj_collision` split into what a model fixes and what a state changes. Made once
 /// per model ([`Collider::new`]: the checks of [`check_contact_model`], the pairs of
-/// [`collision_pairs`] with their margins and mixed parameters, each geom's
-/// [`bounding_radius`]); each call ([`Collider::collide_into`]) then computes the geom poses,
-/// drops the pairs the bounding-sphere filter rejects, and runs the narrow phase on the rest,
-/// into storage it keeps. [`super::forward::Forward`] keeps one.
+/// [`collision_pairs`] with their margins and mixed parameters, each pair's bounding-sphere
+/// reach from [`bounding_radius`]); each call ([`Collider::collide_into`]) then computes the
+/// geom poses, drops the pairs the bounding-sphere filter rejects, and runs the narrow phase on
+/// the rest, into storage it keeps. [`super::forward::Forward`] keeps one.
 #[derive(Clone, Debug)]
 pub struct Collider {
+    tests: Vec<PairTest>,
     pairs: Vec<PairConst>,
-    bound: Vec<Option<f64>>,
-    /// each geom's rotation in its body's frame (`geom_quat` as a matrix)
-    rot: Vec<Mat3>,
+    /// each geom's rotation in its body's frame (`geom_quat` as a matrix), `None` when the geom
+    /// sits at its body's origin with the body's axes (its pose is then the body's)
+    rot: Vec<Option<Mat3>>,
     /// `<flag contact="disable">` or `constraint="disable"`
     off: bool,
     poses: Vec<GeomPose>,
     found: Vec<Contact>,
+    /// the convex pairs' contact-patch storage
+    patch: PatchScratch,
 }
 
 // ANCHOR: collide_all
@@ -519,7 +568,8 @@ impl Collider {
     /// The model-constant part of `mj_collision` for `model`, after [`check_contact_model`].
     pub fn new(model: &Model) -> Result<Self> {
         check_contact_model(model)?;
-        let pairs = collision_pairs(model)
+        let bound: Vec<Option<f64>> = (0..model.geoms.len()).map(|g| bounding_radius(model, g)).collect();
+        let (tests, pairs) = collision_pairs(model)
             .into_iter()
             .map(|pair| {
                 let [g1, g2] = pair.geom;
@@ -542,9 +592,11 @@ impl Collider {
                         [0.0; 2],
                     ),
                 };
-                PairConst {
+                let test = PairTest {
                     geom: [g1, g2],
-                    types: [a.gtype, b.gtype],
+                    filter: SphereFilter::new([bound[g1], bound[g2]], [a.gtype, b.gtype], margin + gap),
+                };
+                let param = PairConst {
                     margin: margin + gap,
                     gap,
                     dim: p.dim,
@@ -552,22 +604,28 @@ impl Collider {
                     solref: p.solref,
                     solreffriction,
                     solimp: p.solimp,
-                }
+                };
+                (test, param)
             })
-            .collect();
+            .unzip();
         Ok(Collider {
+            tests,
             pairs,
-            bound: (0..model.geoms.len()).map(|g| bounding_radius(model, g)).collect(),
-            rot: model.geoms.iter().map(|g| quat_to_mat(&g.quat)).collect(),
+            rot: model
+                .geoms
+                .iter()
+                .map(|g| (g.pos != Vec3::zeros() || g.quat != [1.0, 0.0, 0.0, 0.0]).then(|| quat_to_mat(&g.quat)))
+                .collect(),
             off: disabled(model, "contact") || disabled(model, "constraint"),
             poses: Vec::with_capacity(model.geoms.len()),
             found: Vec::with_capacity(8),
+            patch: PatchScratch::default(),
         })
     }
 
     /// The geom pairs the narrow phase may see, in MuJoCo's order.
     pub fn pairs(&self) -> impl Iterator<Item = [usize; 2]> + '_ {
-        self.pairs.iter().map(|p| p.geom)
+        self.tests.iter().map(|p| p.geom)
     }
 
     /// The contacts at the state whose body transforms `d.x_0` hold, replacing the contents of
@@ -576,7 +634,7 @@ impl Collider {
     /// [`Collider::new`] was made for. Errors: [`Error::BadLength`] when `d` was made for
     /// another model.
     pub fn collide_into(&mut self, model: &Model, d: &Data, out: &mut Vec<MjContact>) -> Result<()> {
-        if d.x_0.len() != model.nb + 1 || self.bound.len() != model.geoms.len() {
+        if d.x_0.len() != model.nb + 1 || self.rot.len() != model.geoms.len() {
             return Err(Error::BadLength {
                 what: "d.x_0".into(),
                 got: d.x_0.len(),
@@ -589,29 +647,31 @@ impl Collider {
         }
         // geom_xpos, geom_xmat, as geom_poses
         self.poses.clear();
-        self.poses.extend(model.geoms.iter().zip(&self.rot).map(|(g, r)| {
-            let x = &d.x_0[g.body];
-            let rt: Mat3 = x.e.transpose();
-            GeomPose {
-                pos: x.r + rt * g.pos,
-                rot: rt * r,
-            }
-        }));
+        self.poses
+            .extend(model.geoms.iter().zip(&self.rot).map(|(g, r)| match r {
+                Some(r) => geom_pose(&d.x_0[g.body], &g.pos, r),
+                None => GeomPose {
+                    pos: d.x_0[g.body].r,
+                    rot: d.x_0[g.body].e.transpose(),
+                },
+            }));
         let assets = Assets {
             meshes: &model.meshes,
             hfields: &model.hfields,
         };
-        for pair in &self.pairs {
-            let [g1, g2] = pair.geom;
-            if far_apart(&self.poses, &self.bound, pair.types, pair.geom, pair.margin) {
+        for (test, pair) in self.tests.iter().zip(&self.pairs) {
+            let [g1, g2] = test.geom;
+            let (p1, p2) = (&self.poses[g1], &self.poses[g2]);
+            if test.filter.far_apart(p1, p2) {
                 continue;
             }
             let (a, b) = (&model.geoms[g1], &model.geoms[g2]);
             self.found.clear();
-            collide_with(
+            collide_with_scratch(
                 &assets,
-                (a.gtype, &a.size, &self.poses[g1]),
-                (b.gtype, &b.size, &self.poses[g2]),
+                &mut self.patch,
+                (a.gtype, &a.size, p1),
+                (b.gtype, &b.size, p2),
                 pair.margin,
                 &mut self.found,
             );

@@ -343,6 +343,19 @@ impl<'m> Forward<'m> {
     }
     // ANCHOR_END: acceleration
 
+    /// Exchanges the storage of the last call's actuator quantities (`actuator_length`,
+    /// `actuator_moment`, `actuator_force`, `act_dot`, `qfrc_actuator`) and, when given, its
+    /// tendon lengths and `ten_J` with the caller's: the caller receives them without a copy,
+    /// and the next call fills the storage it received. Both must be [`Actuation::new`] and
+    /// [`TendonState::new`] of this pipeline's model (the [`super::integrator::Simulator`]'s
+    /// forward pass reads them this way instead of computing them a second time).
+    pub fn exchange_actuation(&mut self, actuation: &mut Actuation, tendon: Option<&mut TendonState>) {
+        std::mem::swap(&mut self.scratch.actuation, actuation);
+        if let Some(t) = tendon {
+            std::mem::swap(&mut self.scratch.tendon, t);
+        }
+    }
+
     // ANCHOR: set_warmstart
     /// The warm start of the following calls' solver, MuJoCo's `qacc_warmstart` (which
     /// `mj_fwdConstraint`'s `warmstart` tries against `qacc_smooth`, keeping the cheaper):

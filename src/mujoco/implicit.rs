@@ -22,7 +22,7 @@ use crate::dynamics::{muscle_gain_vel, rnea_with, Actuation, Workspace};
 use crate::error::{Error, Result};
 use crate::model::{BiasType, DynType, GainType, JointType, Model};
 use crate::sparse::{is_ancestor_or_self, MjLayout};
-use crate::spatial::{Force, Motion, Vec3};
+use crate::spatial::{skew, Force, Mat3, Motion, Vec3};
 use nalgebra::DMatrix;
 
 /// Whether `(i, j)` is on MuJoCo's pattern of `qDeriv`: one dof is an ancestor of the other.
@@ -38,15 +38,21 @@ pub fn pattern(model: &Model) -> Vec<bool> {
 }
 
 /// Scratch of [`rne_vel`], made once per model: the com-based quantities at the state
-/// (`cdof`, `cdof_dot`, `cinert`, `cvel`) and the derivatives of the recursion, each stored per
-/// Featherstone body `i` only for the columns that can be nonzero, the dofs of the chain from
-/// the root to `i` (ancestors first, then `i`'s own): a body's velocity depends on no other
-/// dof. The chain of `i` is its parent's chain followed by `i`'s dofs, so copying the parent's
-/// columns is a prefix copy.
+/// (`cdof`, `cdof_dot`, `cinert`, `cvel`) and the derivatives of the recursion ([`RneChains`]).
 #[derive(Clone, Debug)]
 pub struct RneVel {
     /// `mj_comPos` and `mj_comVel` at the state: `cdof`, `cdof_dot`, `cinert`, `cvel`.
     pub data: super::Data,
+    /// The derivatives of the recursion.
+    pub chains: RneChains,
+}
+
+/// The derivatives of [`rne_vel`]'s recursion, each stored per Featherstone body `i` only for
+/// the columns that can be nonzero, the dofs of the chain from the root to `i` (ancestors
+/// first, then `i`'s own): a body's velocity depends on no other dof. The chain of `i` is its
+/// parent's chain followed by `i`'s dofs, so copying the parent's columns is a prefix copy.
+#[derive(Clone, Debug)]
+pub struct RneChains {
     /// Where body `i`'s columns start in the per-body buffers (nbody + 1).
     chain_adr: Vec<usize>,
     /// How many dofs the chain root..i has (nbody + 1; 0 for the world).
@@ -88,14 +94,16 @@ impl RneVel {
         let total = chain_dofs.len();
         Ok(RneVel {
             data: super::Data::new(model)?,
-            chain_adr,
-            chain_len,
-            dofdot_adr,
-            chain_dofs,
-            dcvel: vec![Motion::zero(); total],
-            dcacc: vec![Motion::zero(); total],
-            dcfrc: vec![Force::zero(); total],
-            dcdofdot: vec![Motion::zero(); n],
+            chains: RneChains {
+                chain_adr,
+                chain_len,
+                dofdot_adr,
+                chain_dofs,
+                dcvel: vec![Motion::zero(); total],
+                dcacc: vec![Motion::zero(); total],
+                dcfrc: vec![Force::zero(); total],
+                dcdofdot: vec![Motion::zero(); n],
+            },
         })
     }
 }
@@ -128,12 +136,17 @@ pub fn rne_vel(model: &Model, rv: &mut RneVel, q: &[f64], v: &[f64], d: &mut imp
     Ok(())
 }
 
-/// [`rne_vel`] after `mj_com_pos` at the state already ran on `rv.data` (the implicit step
-/// runs it once for `mj_crb` and this).
+/// [`rne_vel`] after `mj_com_pos` at the state already ran on `rv.data`.
 pub fn rne_vel_at_pos(model: &Model, rv: &mut RneVel, v: &[f64], d: &mut impl DerivSink) {
     mj_com_vel(model, &mut rv.data, v);
-    let RneVel {
-        data,
+    rne_vel_of(model, &rv.data, &mut rv.chains, v, d);
+}
+
+/// [`rne_vel`]'s recursion on com-based quantities `data` that `mj_com_pos` and `mj_com_vel`
+/// have already computed at the state (the integrators pass the forward pass's own, so that
+/// nothing is computed twice); `chains` is the scratch of an [`RneVel`] of `model`.
+pub fn rne_vel_of(model: &Model, data: &super::Data, chains: &mut RneChains, v: &[f64], d: &mut impl DerivSink) {
+    let RneChains {
         chain_adr,
         chain_len,
         dofdot_adr,
@@ -142,7 +155,7 @@ pub fn rne_vel_at_pos(model: &Model, rv: &mut RneVel, v: &[f64], d: &mut impl De
         dcacc,
         dcfrc,
         dcdofdot,
-    } = rv;
+    } = chains;
     let (cdof, cdof_dot) = (&data.cdof, &data.cdof_dot);
     for i in 1..=model.nb {
         let p = model.lambda[i];
@@ -751,14 +764,80 @@ pub fn standalone_free_joints(model: &Model) -> Vec<usize> {
         .collect()
 }
 
+// ANCHOR: free_body_bias_vel
+/// `d qfrc_bias / d qvel` of a standalone free body ([`standalone_free_joints`]; Featherstone
+/// body `i`), in closed form: the term `implicitfast` drops from `qDeriv` and adds back on these
+/// bodies' 6 x 6 blocks (MuJoCo's `mjd_freeBias_vel`, used by `mjd_freeMhat`).
+///
+/// A free joint's velocity is `(v, omega_b)`: the world velocity of its anchor `p` and the
+/// angular velocity in body axes, `omega = R omega_b` in world axes. With `s = xipos - p` the
+/// centre of mass seen from the anchor, `m` the mass and `I_w = R I_c R^T` the rotational
+/// inertia about the centre of mass in world axes, the bias force (the generalized force at
+/// zero acceleration) is Newton's and Euler's equations at zero `v_dot`, `omega_dot`:
+///
+/// - translational rows: `c_lin = m omega x (omega x s)` (the centripetal acceleration of the
+///   centre of mass);
+/// - rotational rows: `c_rot = R^T (omega x I_w omega + m s x (omega x (omega x s)))` (the
+///   gyroscopic torque, plus the moment of that force about the anchor).
+///
+/// Neither depends on `v`, so the translational columns of the derivative are zero. Along the
+/// angular velocity, `d(omega x (omega x s)) = -K d omega` with
+/// `K = [omega x s]_x + [omega]_x [s]_x`, `d(omega x I_w omega) = ([omega]_x I_w - [I_w omega]_x)
+/// d omega`, and `d omega = R d omega_b`. Returns `[lin, rot]`, the blocks of rows
+/// `lin`/`rot` and columns `omega_b`:
+///
+/// `lin = -m K R`, `rot = R^T ([omega]_x I_w - [I_w omega]_x - m [s]_x K) R`.
+///
+/// [`rne_vel`], the general recursion, gives the same block (negated, as it returns
+/// `-d qfrc_bias / d qvel`); a test holds the two equal. Kernel: `data` holds `mj_com_pos` at
+/// the state; `i` is a standalone free body; `omega_b` its angular velocity `qvel[adr + 3..6]`.
+pub fn free_body_bias_vel(model: &Model, data: &super::Data, i: usize, omega_b: &Vec3) -> [Mat3; 2] {
+    let x = &data.x_0[i];
+    let r = x.e.transpose(); // body axes in world coordinates
+    let s = data.xipos_fb[i] - (x.r + r * model.joints[i].pos);
+    let m = model.inertia[i].m;
+    let i_w = r * model.inertia[i].inertia_at_com() * x.e;
+    let w = r * omega_b;
+    let k = skew(&w.cross(&s)) + skew(&w) * skew(&s);
+    let lin = -m * k * r;
+    let rot = x.e * (skew(&w) * i_w - skew(&(i_w * w)) - m * skew(&s) * k) * r;
+    [lin, rot]
+}
+// ANCHOR_END: free_body_bias_vel
+
+/// `M - h D` on the 6 x 6 block of a standalone free body's dofs `adr..adr + 6` (MuJoCo's
+/// `mjd_freeMhat` before its bias term): `M` from the legacy layout `qm`, `D` the unsymmetrized
+/// `qDeriv` rows of [`qderiv_tree`]. The block couples to no other dof, in `M` or in `D`.
+pub fn free_block(layout: &MjLayout, qm: &[f64], d: &TreeMatrix, h: f64, adr: usize) -> [[f64; 6]; 6] {
+    let mut a = [[0.0; 6]; 6];
+    for r in 0..6 {
+        // dof adr + c is dof adr + r's (r - c)-th ancestor: slot r - c of row adr + r, which
+        // holds (r, c) in `lower` and (c, r) in `upper`
+        let row = layout.dof_madr[adr + r];
+        debug_assert_eq!(layout.dof_depth[adr + r], r, "not a standalone free body");
+        for c in 0..=r {
+            let s = row + r - c;
+            a[r][c] = qm[s] - h * d.lower[s];
+            if c < r {
+                a[c][r] = qm[s] - h * d.upper[s];
+            }
+        }
+    }
+    a
+}
+
 /// Solves the dense `n x n` system `a x = b` (small blocks) by Gaussian elimination with
 /// partial pivoting, in place (`mju_factorLU6`/`mju_solveLU6` for the free-body blocks).
 pub fn solve_small(a: &mut [[f64; 6]; 6], b: &mut [f64; 6]) -> Result<()> {
     let n = 6;
     for k in 0..n {
-        let p = (k..n)
-            .max_by(|&x, &y| a[x][k].abs().total_cmp(&a[y][k].abs()))
-            .unwrap_or(k);
+        // the pivot: the largest |a[i][k]| at or below the diagonal (the first one on ties)
+        let mut p = k;
+        for i in k + 1..n {
+            if a[i][k].abs() > a[p][k].abs() {
+                p = i;
+            }
+        }
         if a[p][k] == 0.0 {
             return Err(Error::ZeroPivot {
                 what: "the free-body block of M - h D (implicitfast)".into(),
@@ -790,6 +869,52 @@ pub fn solve_small(a: &mut [[f64; 6]; 6], b: &mut [f64; 6]) -> Result<()> {
 mod tests {
     use super::*;
     use crate::model::canned;
+
+    /// The closed form of a standalone free body's bias derivative is the general recursion's
+    /// block: two free bodies with their centre of mass off the body origin, a full rotated
+    /// inertia and a joint anchor off the origin, at a turned, moving state.
+    #[test]
+    fn free_body_bias_vel_is_the_recursion_block() {
+        let xml = r#"<mujoco><worldbody>
+            <body pos="0 0 1" quat="0.9 0.1 -0.3 0.2"><freejoint/>
+              <inertial pos="0.1 -0.05 0.2" quat="0.8 0.3 0.1 -0.4" mass="1.7" diaginertia="0.3 0.2 0.12"/></body>
+            <body pos="1 0 1"><joint type="free" pos="0.05 0.1 -0.02"/>
+              <inertial pos="-0.2 0.07 0.03" mass="0.6" fullinertia="0.05 0.07 0.04 0.01 -0.005 0.008"/></body>
+            </worldbody></mujoco>"#;
+        let model = crate::mjcf::load_str(xml).unwrap().model;
+        let free = standalone_free_joints(&model);
+        assert_eq!(free.len(), 2);
+        let mut q = model.qpos0.as_slice().to_vec();
+        let u: Vec<f64> = (0..model.nv).map(|k| 0.9 * (k as f64 * 1.7 + 0.3).sin()).collect();
+        model.integrate(&mut q, &u, 1.0).unwrap();
+        let v: Vec<f64> = (0..model.nv).map(|k| 2.0 * (k as f64 * 0.8 + 0.5).cos()).collect();
+        let mut rv = RneVel::new(&model).unwrap();
+        let mut dense = DMatrix::zeros(model.nv, model.nv);
+        rne_vel(&model, &mut rv, &q, &v, &mut dense).unwrap();
+        for adr in free {
+            let omega = Vec3::new(v[adr + 3], v[adr + 4], v[adr + 5]);
+            let [lin, rot] = free_body_bias_vel(&model, &rv.data, model.dof_body[adr], &omega);
+            let scale = dense.amax();
+            for r in 0..6 {
+                for c in 0..6 {
+                    // rne_vel gives -d bias / d qvel
+                    let want = -dense[(adr + r, adr + c)];
+                    let got = match (r < 3, c < 3) {
+                        (_, true) => 0.0,
+                        (true, false) => lin[(r, c - 3)],
+                        (false, false) => rot[(r - 3, c - 3)],
+                    };
+                    assert!((got - want).abs() < 1e-13 * scale, "({r}, {c}): {got} vs {want}");
+                }
+            }
+            assert!(
+                lin.amax() > 0.01 && rot.amax() > 0.01,
+                "{} {}: a test that cannot fail",
+                lin.amax(),
+                rot.amax()
+            );
+        }
+    }
 
     #[test]
     fn reverse_lu_solves_and_creates_no_fill_in() {

@@ -25,18 +25,18 @@ use super::collision::candidate_pairs;
 use super::com::{mj_com_pos, mj_com_vel, mj_crb, mj_rne};
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, legacy_entry, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_at_pos, solve_small,
-    standalone_free_joints, RneVel, TreeMatrix, TreeSink,
+    check_implicit_supported, free_block, free_body_bias_vel, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_of,
+    solve_small, standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_with, potential_energy,
-    rnea_with, tendon_kinematics, transmission, Actuation, TendonState, Workspace,
+    rnea_with, tendon_kinematics_into, transmission, Actuation, TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
 use crate::model::{DynType, Equality, Integrator, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
-use nalgebra::DMatrix;
+use crate::spatial::Vec3;
 
 pub use super::state::{check_finite, Divergence, OnDivergence, State, WarningStat, Warnings};
 
@@ -109,6 +109,8 @@ pub struct Forward {
     pub actuation: Actuation,
     /// Tendon lengths and `ten_J` (None when the model has no tendons).
     pub ten: Option<TendonState>,
+    /// Empty tendon storage, the transmission's input on a model without tendons.
+    no_tendons: TendonState,
     /// Recursive-algorithm scratch.
     pub ws: Workspace,
     /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
@@ -153,7 +155,8 @@ impl Forward {
             qfrc_constraint: z(),
             qacc: z(),
             actuation: Actuation::new(model),
-            ten: None,
+            ten: (!model.tendons.is_empty()).then(|| TendonState::new(model)),
+            no_tendons: TendonState::new(model),
             ws: Workspace::new(model),
             tau: z(),
             zeros: z(),
@@ -166,9 +169,10 @@ impl Forward {
 /// per stage (RK4), MuJoCo's `mj_forward` on a model without constraints, in MuJoCo's order:
 /// position stage (tendons, `mj_transmission`), velocity stage (`mj_passive`, bias forces by
 /// RNEA), acceleration stage (`mj_fwdActuation`, `qfrc_smooth`, `qacc` by ABA). Given the
-/// constrained pipeline (models with constraints), its whole `mj_forward` computes the forces,
-/// `qacc` and `qfrc_constraint` instead (its `qfrc_passive`, `qfrc_bias`, `qfrc_smooth` are
-/// copied), and only the actuation is computed here.
+/// constrained pipeline (models with constraints), its whole `mj_forward` computes everything
+/// instead: the forces, `qacc` and `qfrc_constraint` are copied (a few nv-vectors), and its
+/// tendon and actuator quantities are moved into `out` by exchanging storage
+/// ([`Constrained::exchange_actuation`]), so that nothing is computed twice.
 ///
 /// Kernel: lengths are the model's (the [`Simulator`] checks the state at the door).
 #[allow(clippy::too_many_arguments)]
@@ -182,33 +186,27 @@ pub fn forward_pass(
     out: &mut Forward,
     constrained: Option<&mut Constrained<'_>>,
 ) -> Result<()> {
-    // position stage: tendons and transmissions
-    if !model.tendons.is_empty() {
-        out.ten = Some(tendon_kinematics(model, q)?);
-    }
-    if !model.actuators.is_empty() {
-        let ten = match &out.ten {
-            Some(t) => t,
-            None => &TendonState {
-                length: vec![],
-                moment: DMatrix::zeros(0, model.nv),
-            },
-        };
-        transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
-    }
     if let Some(c) = constrained {
-        // the constrained mj_forward computes the passive and bias forces, qfrc_smooth, qacc
-        // and qfrc_constraint itself: only the actuator quantities are needed from here
-        actuation_with(model, v, ctrl, act, &mut out.actuation)?;
+        // the constrained mj_forward computes every stage itself, the tendons, transmissions
+        // and actuator forces included
         c.ctrl.copy_from_slice(ctrl);
         c.act.copy_from_slice(act);
         c.forward_with(q, v, qfrc_applied)?;
+        c.exchange_actuation(&mut out.actuation, out.ten.as_mut());
         out.qfrc_passive.copy_from_slice(&c.d.qfrc_passive);
         out.qfrc_bias.copy_from_slice(&c.d.data.qfrc_bias);
         out.qfrc_smooth.copy_from_slice(&c.d.qfrc_smooth);
         out.qfrc_constraint.copy_from_slice(&c.d.qfrc_constraint);
         out.qacc.copy_from_slice(&c.d.qacc);
         return Ok(());
+    }
+    // position stage: tendons and transmissions
+    if let Some(ten) = out.ten.as_mut() {
+        tendon_kinematics_into(model, q, ten)?;
+    }
+    if !model.actuators.is_empty() {
+        let ten = out.ten.as_ref().unwrap_or(&out.no_tendons);
+        transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
     }
     // velocity stage: passive and bias forces
     passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
@@ -267,6 +265,21 @@ impl StageDynamics for Stage<'_, '_> {
     }
 }
 
+/// `f <- qh^-1 f`: `qh` (M with the integrator's `h` terms, in `M`'s legacy layout) factored in
+/// place by `mj_factorI` and solved by `mj_solveM`'s passes.
+fn factor_qh_solve(model: &Model, qh: &mut [f64], qh_diag_inv: &mut [f64], f: &mut [f64]) -> Result<()> {
+    let layout = model.mj_layout();
+    factor_i_in_place(
+        layout,
+        qh,
+        qh_diag_inv,
+        PivotPolicy::Error,
+        &mut Vec::new(),
+        &mut NoCount,
+    )?;
+    solve_ld(layout, qh, qh_diag_inv, f, &mut NoCount)
+}
+
 /// Whether `mj_Euler` integrates the joint damping implicitly: some dof is damped and
 /// `<flag eulerdamp="disable">` is not set.
 pub fn euler_damps_implicitly(model: &Model) -> bool {
@@ -297,8 +310,6 @@ pub struct Simulator<'m> {
     qn: Vec<f64>,
     vn: Vec<f64>,
     actn: Vec<f64>,
-    /// `M` at the step's state in the legacy layout (`qM`).
-    qm: Vec<f64>,
     /// `qDeriv` on MuJoCo's pattern (implicit, implicitfast).
     d: TreeMatrix,
     /// `M - h D` (implicit), then its LU factor, on the same pattern.
@@ -307,14 +318,13 @@ pub struct Simulator<'m> {
     /// layout, then its `L^T D L` factor.
     qh: Vec<f64>,
     qh_diag_inv: Vec<f64>,
-    /// `M`'s `L^T D L` factor (`qLD`, `qLDiagInv`) on the [`Route::Factor`] route.
-    qld: Vec<f64>,
-    qld_diag_inv: Vec<f64>,
     /// First dofs of the standalone free bodies (implicitfast's 6 x 6 blocks).
     free_bodies: Vec<usize>,
     /// Scratch: the force solved for (nv).
     f: Vec<f64>,
-    /// Scratch of the analytic RNE derivative (`mjd_rne_vel`).
+    /// Scratch of the analytic RNE derivative (`mjd_rne_vel`); its `data` holds the com-based
+    /// quantities, `M` and its factor of the [`Route::Factor`] route (models without
+    /// constraints; the constrained pipeline keeps its own).
     rv: RneVel,
     /// `act_dot` used to advance `act` (na).
     act_rate: Vec<f64>,
@@ -372,13 +382,10 @@ impl<'m> Simulator<'m> {
             qn: vec![0.0; model.nq],
             vn: vec![0.0; nv],
             actn: vec![0.0; actuator_na(model)],
-            qm: vec![0.0; model.mj_layout().nm],
             d: TreeMatrix::new(model),
             mhd: TreeMatrix::new(model),
             qh: vec![0.0; model.mj_layout().nm],
             qh_diag_inv: vec![0.0; nv],
-            qld: vec![0.0; model.mj_layout().nm],
-            qld_diag_inv: vec![0.0; nv],
             free_bodies: standalone_free_joints(model),
             f: vec![0.0; nv],
             rv: RneVel::new(model)?,
@@ -392,131 +399,96 @@ impl<'m> Simulator<'m> {
         })
     }
 
-    /// `M` at the state in the legacy layout into `self.qm`: the constrained pipeline's (its
-    /// forward pass at this state made it), or `mj_comPos` and `mj_crb`. `rv.data` gets the
-    /// com-based positions at the state when `rne_vel_at_pos` will need them.
-    fn mass_matrix(&mut self) -> Result<()> {
-        let model = self.model;
-        let need_rne = self.integrator == Integrator::Implicit
-            || (self.integrator == Integrator::ImplicitFast && !self.free_bodies.is_empty());
-        if need_rne || self.constrained.is_none() {
-            mj_com_pos(model, &mut self.rv.data, &self.state.qpos)?;
-        }
-        match &self.constrained {
-            Some(c) => self.qm.copy_from_slice(&c.d.data.qm),
-            None => {
-                mj_crb(model, model.mj_layout(), &mut self.rv.data);
-                self.qm.copy_from_slice(&self.rv.data.qm);
-            }
-        }
-        Ok(())
-    }
-
-    /// `f <- qh^-1 f`: `qh` (M with the integrator's `h` terms, in `M`'s legacy layout) factored
-    /// in place by `mj_factorI` and solved by `mj_solveM`'s passes.
-    fn factor_qh_solve(&mut self) -> Result<()> {
-        let layout = self.model.mj_layout();
-        let (qh, d_inv) = (&mut self.qh, &mut self.qh_diag_inv);
-        factor_i_in_place(layout, qh, d_inv, PivotPolicy::Error, &mut Vec::new(), &mut NoCount)?;
-        solve_ld(layout, qh, d_inv, &mut self.f, &mut NoCount)
-    }
-
     // ANCHOR: integrators
     /// The acceleration `a_used` each integrator advances the velocity with, from the forward
     /// pass at the step's start (already in `self.fwd`), into `self.f`:
     /// - Euler: `qacc`, or with damping `(M + h diag(damping))^-1 (qfrc_smooth + qfrc_constraint)`,
     ///   `L^T D L` in `M`'s legacy layout (`mj_factorI`);
-    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv_tree`] and [`rne_vel_at_pos`], reverse
+    /// - implicit: `(M - h D)^-1 (...)`, `D` from [`qderiv_tree`] and [`rne_vel_of`], reverse
     ///   LU on the tree pattern ([`TreeMatrix`], [`lu_tree_in_place`]);
     /// - implicitfast: `(M - h sym(D))^-1 (...)` without the RNE term, `L^T D L` in the legacy
     ///   layout, with the standalone free bodies solved apart including their gyroscopic
-    ///   derivative.
+    ///   derivative ([`free_block`], [`free_body_bias_vel`]).
     ///
-    /// `M` comes from `mj_crb` in the legacy layout; nothing here is dense.
+    /// `M` and the com-based quantities the derivatives read (`cdof`, `cinert`, `cvel`, ...)
+    /// are the forward pass's own at this state (the constrained pipeline's, or those of
+    /// [`Simulator::qacc_by_factor`]): nothing is computed twice, and nothing here is dense.
     fn implicit_acceleration(&mut self) -> Result<()> {
         let model = self.model;
         let h = model.opt.timestep;
         let nv = model.nv;
-        for k in 0..nv {
-            self.f[k] = self.fwd.qfrc_smooth[k] + self.fwd.qfrc_constraint[k];
-        }
         let layout = model.mj_layout();
-        if self.constrained.is_some() || self.fwd.route != Route::Factor {
-            self.mass_matrix()?;
-        } // else the forward pass at this state made M (and the com positions) already
-        let (qm, v) = (&self.qm, &self.state.qvel);
+        let Simulator {
+            state,
+            fwd,
+            constrained,
+            rv,
+            f,
+            d,
+            mhd,
+            qh,
+            qh_diag_inv,
+            free_bodies,
+            ..
+        } = self;
+        for k in 0..nv {
+            f[k] = fwd.qfrc_smooth[k] + fwd.qfrc_constraint[k];
+        }
+        let com = match constrained {
+            Some(c) => &c.d.data,
+            None => &rv.data,
+        };
+        let (qm, v) = (&com.qm, &state.qvel);
         match self.integrator {
             Integrator::Euler => {
                 // mj_Euler: M + h diag(damping), factored by mj_factorI
-                self.qh.copy_from_slice(qm);
+                qh.copy_from_slice(qm);
                 for i in 1..=model.nb {
                     for dof in model.dofs(i) {
-                        self.qh[layout.dof_madr[dof]] += h * model.joints[i].damping;
+                        qh[layout.dof_madr[dof]] += h * model.joints[i].damping;
                     }
                 }
-                self.factor_qh_solve()?;
+                factor_qh_solve(model, qh, qh_diag_inv, f)?;
             }
             Integrator::Implicit => {
-                qderiv_tree(
-                    model,
-                    &self.fwd.actuation,
-                    self.fwd.ten.as_ref().map(|t| &t.moment),
-                    &self.state.ctrl,
-                    &self.state.act,
-                    &mut self.d,
-                );
-                rne_vel_at_pos(model, &mut self.rv, v, &mut TreeSink { layout, m: &mut self.d });
+                let ten = fwd.ten.as_ref().map(|t| &t.moment);
+                qderiv_tree(model, &fwd.actuation, ten, &state.ctrl, &state.act, d);
+                rne_vel_of(model, com, &mut rv.chains, v, &mut TreeSink { layout, m: d });
                 for s in 0..layout.nm {
-                    self.mhd.lower[s] = qm[s] - h * self.d.lower[s];
-                    self.mhd.upper[s] = qm[s] - h * self.d.upper[s];
+                    mhd.lower[s] = qm[s] - h * d.lower[s];
+                    mhd.upper[s] = qm[s] - h * d.upper[s];
                 }
-                lu_tree_in_place(layout, &mut self.mhd, "M - h qDeriv of the implicit step")?;
-                lu_tree_solve(layout, &self.mhd, &mut self.f);
+                lu_tree_in_place(layout, mhd, "M - h qDeriv of the implicit step")?;
+                lu_tree_solve(layout, mhd, f);
             }
             Integrator::ImplicitFast => {
-                qderiv_tree(
-                    model,
-                    &self.fwd.actuation,
-                    self.fwd.ten.as_ref().map(|t| &t.moment),
-                    &self.state.ctrl,
-                    &self.state.act,
-                    &mut self.d,
-                );
+                let ten = fwd.ten.as_ref().map(|t| &t.moment);
+                qderiv_tree(model, &fwd.actuation, ten, &state.ctrl, &state.act, d);
                 for i in 0..nv {
                     let adr = layout.dof_madr[i];
-                    self.qh[adr] = qm[adr] - h * self.d.lower[adr];
+                    qh[adr] = qm[adr] - h * d.lower[adr];
                     for s in adr + 1..adr + 1 + layout.dof_depth[i] {
                         // the symmetrized derivative, (D + D^T) / 2
-                        self.qh[s] = qm[s] - h * 0.5 * (self.d.lower[s] + self.d.upper[s]);
+                        qh[s] = qm[s] - h * 0.5 * (d.lower[s] + d.upper[s]);
                     }
                 }
-                let rhs_free: Vec<[f64; 6]> = self
-                    .free_bodies
-                    .iter()
-                    .map(|&a| std::array::from_fn(|r| self.f[a + r]))
-                    .collect();
-                self.factor_qh_solve()?;
-                if !self.free_bodies.is_empty() {
-                    // mjd_freeMhat: M - h (D - d bias / dv) on each standalone free body's block
-                    rne_vel_at_pos(
-                        model,
-                        &mut self.rv,
-                        &self.state.qvel,
-                        &mut TreeSink { layout, m: &mut self.d },
-                    );
-                    for (&adr, rhs) in self.free_bodies.iter().zip(rhs_free) {
-                        let mut a = [[0.0; 6]; 6];
-                        for (r, row) in a.iter_mut().enumerate() {
-                            for (c, x) in row.iter_mut().enumerate() {
-                                let (i, j) = (adr + r, adr + c);
-                                let m = legacy_entry(layout, &self.qm, i, j);
-                                *x = m - h * self.d.get(model, i, j);
-                            }
+                factor_qh_solve(model, qh, qh_diag_inv, f)?;
+                // mjd_freeMhat: each standalone free body's block M - h (D - d bias / dv),
+                // solved apart (it couples to no other dof), overwrites its rows of f
+                for &adr in free_bodies.iter() {
+                    let mut a = free_block(layout, qm, d, h, adr);
+                    let omega = Vec3::new(v[adr + 3], v[adr + 4], v[adr + 5]);
+                    let [lin, rot] = free_body_bias_vel(model, com, model.dof_body[adr], &omega);
+                    for r in 0..3 {
+                        for c in 0..3 {
+                            a[r][3 + c] += h * lin[(r, c)];
+                            a[3 + r][3 + c] += h * rot[(r, c)];
                         }
-                        let mut x = rhs;
-                        solve_small(&mut a, &mut x)?;
-                        self.f[adr..adr + 6].copy_from_slice(&x);
                     }
+                    let mut x: [f64; 6] =
+                        std::array::from_fn(|r| fwd.qfrc_smooth[adr + r] + fwd.qfrc_constraint[adr + r]);
+                    solve_small(&mut a, &mut x)?;
+                    f[adr..adr + 6].copy_from_slice(&x);
                 }
             }
             Integrator::Rk4 => unreachable!("RK4 has no implicit acceleration"),
@@ -716,30 +688,32 @@ impl<'m> Simulator<'m> {
     // ANCHOR_END: warmstart
 
     // ANCHOR: qacc_by_factor
-    /// The [`Route::Factor`] route's bias forces and `qacc`, as `mj_forward` makes them: `M` by
-    /// `mj_comPos` and `mj_crb` (kept in `self.qm` for the integrator, with the com positions
-    /// the velocity derivative reads), `qfrc_bias` by `mj_comVel` and `mj_rne`, `qfrc_smooth`,
-    /// `M`'s `L^T D L` factor (`mj_factorM`) and `qacc = M^-1 qfrc_smooth` (`mj_solveM`).
+    /// The [`Route::Factor`] route's bias forces and `qacc`, as `mj_forward` makes them, into
+    /// the simulator's com-based [`super::Data`] (which the integrator then reads: `M`, the
+    /// com positions and velocities of the velocity derivative): `mj_comPos`, `M` by `mj_crb`,
+    /// `mj_comVel`, `qfrc_bias` by `mj_rne`, `qfrc_smooth`, `M`'s `L^T D L` factor
+    /// (`mj_factorM`) and `qacc = M^-1 qfrc_smooth` (`mj_solveM`).
     fn qacc_by_factor(&mut self) -> Result<()> {
         let (model, layout) = (self.model, self.model.mj_layout());
-        self.mass_matrix()?;
-        let (d, fwd, v) = (&mut self.rv.data, &mut self.fwd, &self.state.qvel);
-        mj_com_vel(model, d, v);
-        mj_rne(model, d, v, None, &mut fwd.qfrc_bias);
+        let (d, fwd, s) = (&mut self.rv.data, &mut self.fwd, &self.state);
+        mj_com_pos(model, d, &s.qpos)?;
+        mj_crb(model, layout, d);
+        mj_com_vel(model, d, &s.qvel);
+        mj_rne(model, d, &s.qvel, None, &mut fwd.qfrc_bias);
         for k in 0..model.nv {
             fwd.qfrc_smooth[k] = fwd.tau[k] - fwd.qfrc_bias[k];
         }
-        self.qld.copy_from_slice(&self.qm);
+        d.qld.copy_from_slice(&d.qm);
         factor_i_in_place(
             layout,
-            &mut self.qld,
-            &mut self.qld_diag_inv,
+            &mut d.qld,
+            &mut d.qld_diag_inv,
             PivotPolicy::Error,
             &mut Vec::new(),
             &mut NoCount,
         )?;
-        self.fwd.qacc.copy_from_slice(&self.fwd.qfrc_smooth);
-        solve_ld(layout, &self.qld, &self.qld_diag_inv, &mut self.fwd.qacc, &mut NoCount)
+        fwd.qacc.copy_from_slice(&fwd.qfrc_smooth);
+        solve_ld(layout, &d.qld, &d.qld_diag_inv, &mut fwd.qacc, &mut NoCount)
     }
     // ANCHOR_END: qacc_by_factor
 

@@ -18,6 +18,20 @@ round and the table gives the median over rounds and the range. `--stat min` use
 program's fastest batch instead of its median batch. The page it writes (by default
 book/src/generated/step_peers.md, which the chapter includes) states the command, the date, the
 machine and its load average at the start and after each round.
+
+    /tmp/peers/bin/python tools/peers/step_compare.py --callgrind [--only box_stack/rk4] [--batch 200]
+
+counts instructions instead of timing, which the machine's load does not change: each case runs
+once under `valgrind --tool=callgrind` on each side (mbd's benchmark binary in peer mode with one
+batch, counting inside `Simulator::step`; MuJoCo's `mj_step` called from this script, counting
+inside `mj_step`), and a table of instructions per step by stage is printed (nothing is written):
+the step, the forward passes (every `mj_forward` of the step: four for RK4), and within them
+collision (`Collider::collide_into` / `mj_collision`), the constraint rows (`make_constraint_into`
+/ `mj_makeConstraint`, `mj_referenceConstraint`, `mj_island`), the solver (`solve_in`,
+`solve_pgs_into` / `mj_fwdConstraint`, and `mj_projectConstraint`, where MuJoCo builds PGS's
+`AR`) and the smooth rest (kinematics, `M` and its factor, bias, passive and actuator forces); the
+integrator's own work is the step minus its forward passes. The default cases are the two scenes
+with contacts. About half a minute per case (the Python interpreter starts under valgrind).
 """
 import argparse
 import datetime
@@ -25,9 +39,11 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import mujoco
@@ -96,7 +112,88 @@ def mbd_times(batch, batches):
     return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
 
 
+def mj_steps(scene, integ, n):
+    """Runs n mj_step from the scene's start state (what --callgrind counts on MuJoCo's side)."""
+    name, rel, fixture = next(x for x in SCENES if x[0] == scene)
+    m = mujoco.MjModel.from_xml_path(os.path.join(ROOT, rel))
+    m.opt.integrator = INTEGRATORS[integ]
+    d = mujoco.MjData(m)
+    d.qpos[:], d.qvel[:] = start_state(m, fixture)
+    for _ in range(n):
+        mujoco.mj_step(m, d)
+
+
+# callgrind's inclusive counts of these functions make the stages (see the module's docstring)
+MBD_STAGES = {
+    "forward": ["mbd::mujoco::forward::Forward::forward_with"],
+    "collision": ["mbd::mujoco::collision::Collider::collide_into"],
+    "rows": ["mbd::mujoco::constraint::make_constraint_into"],
+    "solver": ["mbd::mujoco::solver::solve_in", "mbd::mujoco::solver::pgs::solve_pgs_into"],
+}
+MJ_STAGES = {
+    "forward": ["mj_forwardSkip"],
+    "collision": ["mj_collision"],
+    "rows": ["mj_makeConstraint", "mj_referenceConstraint", "mj_island"],
+    "solver": ["mj_fwdConstraint", "mj_projectConstraint"],
+}
+
+
+def callgrind(cmd, toggle, env=None):
+    """Inclusive instruction counts by function name of `cmd` run under callgrind, counting
+    inside `toggle` only; "TOTAL" is the whole count."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={toggle}",
+                        f"--callgrind-out-file={out}"] + cmd, cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
+                              capture_output=True, text=True, check=True).stdout
+    counts = {}
+    for line in text.splitlines():
+        hit = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+[^: ]*:(.*?) \[", line)
+        if hit:
+            name = hit.group(2)
+            counts[name] = counts.get(name, 0) + int(hit.group(1).replace(",", ""))
+        elif "PROGRAM TOTALS" in line:
+            counts["TOTAL"] = int(line.split()[0].replace(",", ""))
+    return counts
+
+
+def stages(counts, names, steps):
+    """Instructions per step: total, forward passes, collision, rows, solver, smooth, integrator."""
+    per = {k: sum(counts.get(n, 0) for n in v) / steps for k, v in names.items()}
+    total = counts["TOTAL"] / steps
+    smooth = per["forward"] - per["collision"] - per["rows"] - per["solver"]
+    return [total, per["forward"], per["collision"], per["rows"], per["solver"], smooth,
+            total - per["forward"]]
+
+
+def callgrind_table(only, batch):
+    built = subprocess.run(["cargo", "bench", "--bench", "integrators", "--no-run"], cwd=ROOT,
+                           capture_output=True, text=True, check=True)
+    exe = re.search(r"Executable .*\((.*)\)", built.stderr).group(1)
+    cases = [only] if only else [f"{s}/{i}" for s in ("box_stack", "humanoid") for i in INTEGRATORS]
+    cols = ["step", "forward passes", "collision", "rows", "solver", "smooth rest", "integrator"]
+    print("Instructions per step (thousands), mbd / MuJoCo, "
+          f"{batch} steps from the start state (`step_compare.py --callgrind`)\n")
+    print("| case | " + " | ".join(cols) + " |")
+    print("|---|" + "---:|" * len(cols))
+    for case in cases:
+        scene, integ = case.split("/")
+        env = dict(os.environ, MBD_STEP_PEERS="1", MBD_STEP_ONLY=case, MBD_STEP_BATCH=str(batch),
+                   MBD_STEP_BATCHES="1")
+        ours = stages(callgrind([os.path.join(ROOT, exe)], "mbd::mujoco::integrator::Simulator::step", env),
+                      MBD_STAGES, batch)
+        theirs = stages(callgrind([sys.executable, os.path.abspath(__file__), "--mj-steps", scene, integ,
+                                   str(batch)], "mj_step"), MJ_STAGES, batch)
+        cells = [f"{a / 1e3:.1f} / {b / 1e3:.1f}" for a, b in zip(ours, theirs)]
+        print(f"| {case} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--mj-steps":
+        mj_steps(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch", type=int, default=200)
@@ -107,7 +204,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "book", "src", "generated", "step_peers.md"),
                     help="the markdown page to write (default: the book's book/src/generated/step_peers.md)")
     ap.add_argument("--jsonl", help="append the raw timings here")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions per stage under valgrind instead of timing (prints a table)")
+    ap.add_argument("--only", help="with --callgrind: one case, SCENE/INTEGRATOR")
     args = ap.parse_args()
+    if args.callgrind:
+        callgrind_table(args.only, args.batch)
+        return
     ratios, ours, theirs = {}, {}, {}
     loads = [load_average()]
     for r in range(args.rounds):

@@ -256,22 +256,34 @@ pub fn dual_cost(dual: &Dual, f: &[f64]) -> f64 {
 /// [`update`] gives at `J qacc_warmstart - aref` when their dual cost is not positive.
 pub fn initial_force(efc: &Efc, cones: &[Cone], dual: &Dual, opts: &SolverOptions) -> Vec<f64> {
     let mut f = vec![0.0; efc.nefc()];
-    warm_force(efc, cones, opts, &mut f, |f| dual_cost(dual, f));
+    let (mut jar, mut st) = (Vec::new(), Vec::new());
+    warm_force(efc, cones, opts, &mut f, &mut jar, &mut st, |f| dual_cost(dual, f));
     f
 }
 
-/// [`initial_force`] into `f`, with the dual cost given by `cost`.
-fn warm_force(efc: &Efc, cones: &[Cone], opts: &SolverOptions, f: &mut [f64], cost: impl Fn(&[f64]) -> f64) {
+/// [`initial_force`] into `f`, with the dual cost given by `cost`; `jar` and `st` are scratch
+/// (resized to nefc, no allocation once they have grown).
+fn warm_force(
+    efc: &Efc,
+    cones: &[Cone],
+    opts: &SolverOptions,
+    f: &mut [f64],
+    jar: &mut Vec<f64>,
+    st: &mut Vec<EfcState>,
+    mut cost: impl FnMut(&[f64]) -> f64,
+) {
     f.fill(0.0);
     if let Some(w) = &opts.warmstart {
         let n = efc.nefc();
-        let mut jar = vec![0.0; n];
-        mul_j(efc, w, &mut jar);
+        jar.clear();
+        jar.resize(n, 0.0);
+        mul_j(efc, w, jar);
         for (x, a) in jar.iter_mut().zip(&efc.aref) {
             *x -= a;
         }
-        let mut st = vec![EfcState::Satisfied; n];
-        update(efc, cones, &jar, f, &mut st, None);
+        st.clear();
+        st.resize(n, EfcState::Satisfied);
+        update(efc, cones, jar, f, st, None);
         if cost(f) > 0.0 {
             f.fill(0.0);
         }
@@ -687,11 +699,15 @@ fn solve_pgs_into_body(
     f.clear();
     f.resize(n, 0.0);
     if opts.warmstart.is_some() {
-        let s: &PgsScratch = s;
-        warm_force(efc, cones, opts, f, |f| {
-            let mut u = vec![0.0; nv];
-            s.cost(&efc.r, f, &mut u)
-        });
+        // the warm start's scratch, taken out of `s` while its cost reads `s`
+        let mut jar = std::mem::take(&mut s.warm_jar);
+        let mut st = std::mem::take(&mut s.warm_state);
+        let mut u = std::mem::take(&mut s.warm_u);
+        u.clear();
+        u.resize(nv, 0.0);
+        let sr: &PgsScratch = s;
+        warm_force(efc, cones, opts, f, &mut jar, &mut st, |f| sr.cost(&efc.r, f, &mut u));
+        (s.warm_jar, s.warm_state, s.warm_u) = (jar, st, u);
     }
     let state = &mut out.efc_state;
     state.clear();
@@ -851,6 +867,10 @@ pub struct PgsScratch {
     acc: Vec<f64>,
     seen: Vec<bool>,
     touched: Vec<usize>,
+    /// The warm start's `J qacc_warmstart - aref`, row states and `u` (kept between calls).
+    warm_jar: Vec<f64>,
+    warm_state: Vec<EfcState>,
+    warm_u: Vec<f64>,
 }
 
 impl PgsScratch {
