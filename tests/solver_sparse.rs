@@ -3,7 +3,8 @@
 //! `tests/fixtures/forward` (both cones) and every case of `tests/fixtures/solver`, the sparse
 //! rows give the same `J x` and `J^T f`, the profile Hessian the same `H` as the dense one, the
 //! sparse `AR` the same matrix, and Newton, CG and PGS the same iterations, `qacc` and
-//! `efc_force`, all to 1e-12 relative.
+//! `efc_force`, all to 1e-12 relative. The kernels the primal loop repeats, the row blocks'
+//! `J x` and `J^T f` and `M x` by `M`'s nonzeros, equal the plain products bit for bit.
 
 use mbd::mjcf;
 use mbd::model::Cone;
@@ -13,9 +14,11 @@ use mbd::mujoco::forward::Forward;
 use mbd::mujoco::solver::cost::{self, update};
 use mbd::mujoco::solver::newton::{make_hessian, Hessian};
 use mbd::mujoco::solver::pgs::{make_dual_storage, solve_pgs_storage, PgsVariant};
-use mbd::mujoco::solver::primal::{solve_primal_storage, Direction};
+use mbd::mujoco::solver::primal::{solve_primal_storage, Direction, RowBlocks};
 use mbd::mujoco::solver::problem::Problem;
-use mbd::mujoco::solver::{mul_j, mul_j_dense, mul_jt, mul_jt_dense, JacStorage, Smooth, SolverOptions};
+use mbd::mujoco::solver::{
+    mul_j, mul_j_dense, mul_jt, mul_jt_dense, mul_m, JacStorage, MNonzeros, Smooth, SolverOptions,
+};
 use nalgebra::DMatrix;
 use std::path::Path;
 
@@ -75,6 +78,25 @@ fn compare_routes(name: &str, smooth: &Smooth, efc: &Efc) -> f64 {
     mul_jt_dense(&jd, &f, &mut a);
     mul_jt(efc, &f, &mut b);
     worst = worst.max(rel(&a, &b, 1e-300));
+    // the primal loop's kernels against the plain products, bit for bit (a skipped term is an
+    // exact zero; `==` takes -0 for 0)
+    let rows = efc.j.clone();
+    let mut blocks = RowBlocks::default();
+    blocks.refill(&rows, efc);
+    let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+    blocks.mul(&x, &mut a);
+    mul_j(efc, &x, &mut b);
+    assert_eq!(a, b, "{name}: row blocks' J x");
+    let (mut a, mut b) = (vec![0.0; nv], vec![0.0; nv]);
+    blocks.mul_t(&f, &mut a);
+    mul_jt(efc, &f, &mut b);
+    assert_eq!(a, b, "{name}: row blocks' J^T f");
+    let mut mnz = MNonzeros::default();
+    mnz.refill(smooth.layout, smooth.qm);
+    let (mut a, mut b) = (vec![0.0; nv], vec![0.0; nv]);
+    mnz.mul(&x, &mut a);
+    mul_m(smooth.layout, smooth.qm, &x, &mut b);
+    assert_eq!(a, b, "{name}: M x by M's nonzeros");
     // AR
     let ds = make_dual_storage(smooth, efc, JacStorage::Sparse).unwrap();
     let dd = make_dual_storage(smooth, efc, JacStorage::Dense).unwrap();

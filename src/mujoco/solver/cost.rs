@@ -201,85 +201,90 @@ fn update_body(
 ) -> f64 {
     let (ne, nf, n) = (efc.ne, efc.nf, efc.nefc());
     let (d, r, eta) = (&efc.d, &efc.r, &efc.frictionloss);
+    // the rows in order, kind by kind: each kind's run is one loop without tests of the row's
+    // kind (the sum s still takes the rows' costs one after the other)
     let mut s = 0.0;
-    let mut k = 0; // next cone
-    let mut i = 0;
-    // bounded: i grows by 1 or by a cone's dim each pass
-    while i < n {
+    // equality: always quadratic
+    for i in 0..ne {
         let x = jar[i];
-        if i < ne {
-            // equality: always quadratic
-            s += 0.5 * d[i] * x * x;
-            force[i] = -d[i] * x;
-            state[i] = EfcState::Quadratic;
-        } else if i < ne + nf {
-            // friction loss: linear beyond +-R eta
-            let rf = r[i] * eta[i];
-            s += friction_loss_cost(x, eta[i], r[i], d[i]);
-            (force[i], state[i]) = if x <= -rf {
-                (eta[i], EfcState::LinearNeg)
-            } else if x >= rf {
-                (-eta[i], EfcState::LinearPos)
-            } else {
-                (-d[i] * x, EfcState::Quadratic)
-            };
-        } else if efc.efc_type[i] != EfcType::ContactElliptic {
-            // limit, frictionless or pyramidal: one-sided
-            if x >= 0.0 {
-                force[i] = 0.0;
-                state[i] = EfcState::Satisfied;
-            } else {
-                s += 0.5 * d[i] * x * x;
-                force[i] = -d[i] * x;
-                state[i] = EfcState::Quadratic;
-            }
+        s += 0.5 * d[i] * x * x;
+        force[i] = -d[i] * x;
+        state[i] = EfcState::Quadratic;
+    }
+    // friction loss: linear beyond +-R eta
+    for i in ne..ne + nf {
+        let x = jar[i];
+        let rf = r[i] * eta[i];
+        s += friction_loss_cost(x, eta[i], r[i], d[i]);
+        (force[i], state[i]) = if x <= -rf {
+            (eta[i], EfcState::LinearNeg)
+        } else if x >= rf {
+            (-eta[i], EfcState::LinearPos)
         } else {
-            let cone = &cones[k];
-            let dim = cone.dim;
-            let (mu, fr) = (cone.mu, &cone.friction);
-            // scaled coordinates: U_0 = mu x_0, U_j = mu_j x_j
-            let mut u = [0.0; 6];
-            u[0] = mu * x;
-            let mut t2 = 0.0;
-            for j in 1..dim {
-                u[j] = fr[j - 1] * jar[i + j];
-                t2 += u[j] * u[j];
+            (-d[i] * x, EfcState::Quadratic)
+        };
+    }
+    // limits and contacts: runs of one-sided rows, each elliptic cone after its run
+    let mut i = ne + nf;
+    for next in cones.iter().enumerate().map(Some).chain([None]) {
+        // limit, frictionless or pyramidal: one-sided
+        let end = next.map_or(n, |(_, c)| c.row);
+        for (((&x, &di), f), st) in jar[i..end]
+            .iter()
+            .zip(&d[i..end])
+            .zip(&mut force[i..end])
+            .zip(&mut state[i..end])
+        {
+            if x >= 0.0 {
+                *f = 0.0;
+                *st = EfcState::Satisfied;
+            } else {
+                s += 0.5 * di * x * x;
+                *f = -di * x;
+                *st = EfcState::Quadratic;
             }
-            let (nn, t) = (u[0], t2.sqrt());
-            let z = zone(nn, t, mu);
-            let st = match z {
-                Zone::Top => {
-                    force[i..i + dim].fill(0.0);
-                    EfcState::Satisfied
-                }
-                Zone::Bottom => {
-                    for j in 0..dim {
-                        s += 0.5 * d[i + j] * jar[i + j] * jar[i + j];
-                        force[i + j] = -d[i + j] * jar[i + j];
-                    }
-                    EfcState::Quadratic
-                }
-                Zone::Middle => {
-                    let dm = middle_weight(d[i], mu);
-                    let gap = nn - mu * t;
-                    s += 0.5 * dm * gap * gap;
-                    // f = -ds/dx = -diag(mu, mu_j) ds/dU
-                    force[i] = -dm * gap * mu;
-                    for j in 1..dim {
-                        force[i + j] = -force[i] / t * u[j] * fr[j - 1];
-                    }
-                    if let Some(h) = hessians.as_deref_mut() {
-                        cone_hessian(&u, nn, t, mu, fr, dm, dim, &mut h[k]);
-                    }
-                    EfcState::Cone
-                }
-            };
-            state[i..i + dim].fill(st);
-            k += 1;
-            i += dim;
-            continue;
         }
-        i += 1;
+        let Some((k, cone)) = next else { break };
+        let (i0, dim) = (cone.row, cone.dim);
+        let (mu, fr) = (cone.mu, &cone.friction);
+        // scaled coordinates: U_0 = mu x_0, U_j = mu_j x_j
+        let mut u = [0.0; 6];
+        u[0] = mu * jar[i0];
+        let mut t2 = 0.0;
+        for j in 1..dim {
+            u[j] = fr[j - 1] * jar[i0 + j];
+            t2 += u[j] * u[j];
+        }
+        let (nn, t) = (u[0], t2.sqrt());
+        let st = match zone(nn, t, mu) {
+            Zone::Top => {
+                force[i0..i0 + dim].fill(0.0);
+                EfcState::Satisfied
+            }
+            Zone::Bottom => {
+                for j in i0..i0 + dim {
+                    s += 0.5 * d[j] * jar[j] * jar[j];
+                    force[j] = -d[j] * jar[j];
+                }
+                EfcState::Quadratic
+            }
+            Zone::Middle => {
+                let dm = middle_weight(d[i0], mu);
+                let gap = nn - mu * t;
+                s += 0.5 * dm * gap * gap;
+                // f = -ds/dx = -diag(mu, mu_j) ds/dU
+                force[i0] = -dm * gap * mu;
+                for j in 1..dim {
+                    force[i0 + j] = -force[i0] / t * u[j] * fr[j - 1];
+                }
+                if let Some(h) = hessians.as_deref_mut() {
+                    cone_hessian(&u, nn, t, mu, fr, dm, dim, &mut h[k]);
+                }
+                EfcState::Cone
+            }
+        };
+        state[i0..i0 + dim].fill(st);
+        i = i0 + dim;
     }
     s
 }

@@ -93,14 +93,13 @@ impl LineSearch {
     fn prepare_body(&mut self, efc: &Efc, cones: &[Cone], p: &[f64], ma: &[f64], qfrc_smooth: &[f64], jar: &[f64]) {
         let mut g1 = 0.0;
         let mut g2 = 0.0;
-        for k in 0..p.len() {
-            g1 += p[k] * (ma[k] - qfrc_smooth[k]);
-            g2 += p[k] * self.mv[k];
+        for ((pk, mv), (ma, qs)) in p.iter().zip(&self.mv).zip(ma.iter().zip(qfrc_smooth)) {
+            g1 += pk * (ma - qs);
+            g2 += pk * mv;
         }
         self.quad_gauss = [0.0, g1, 0.5 * g2];
-        for i in 0..efc.nefc() {
-            let (x, v, d) = (jar[i], self.jv[i], efc.d[i]);
-            self.quad[i] = [0.5 * d * x * x, d * x * v, 0.5 * d * v * v];
+        for ((q, &x), (&v, &d)) in self.quad.iter_mut().zip(jar).zip(self.jv.iter().zip(&efc.d)) {
+            *q = [0.5 * d * x * x, d * x * v, 0.5 * d * v * v];
         }
         for (k, c) in cones.iter().enumerate() {
             let i = c.row;

@@ -399,6 +399,73 @@ fn mul_m_body(layout: &MjLayout, qm: &[f64], x: &[f64], out: &mut [f64]) {
     }
 }
 
+// ANCHOR: m_nonzeros
+/// `M` by its nonzero entries, for the products `M x` a solve repeats (one per iteration): the
+/// diagonal, then per dof the off-diagonal entries `M_ij` (j an ancestor) that are not exactly
+/// zero. A free body whose inertia is given at its origin has `M` diagonal in its six dofs (the
+/// offsets between translation and rotation vanish), so a stack of boxes has no off-diagonal
+/// entries at all: MuJoCo drops them from `M`'s pattern (its "simple" dofs), and this drops them
+/// from the product. [`MNonzeros::mul`] equals [`mul_m`] bit for bit (a skipped term adds an
+/// exact zero); a test holds them equal.
+#[derive(Clone, Debug, Default)]
+pub struct MNonzeros {
+    /// `M_ii`.
+    diag: Vec<f64>,
+    /// The dofs with off-diagonal entries, each with the start of its entries, then the end.
+    rows: Vec<(usize, usize)>,
+    /// Off-diagonal entries: (column j, `M_ij`), row after row in the order of [`mul_m`].
+    entries: Vec<(usize, f64)>,
+}
+
+impl MNonzeros {
+    /// Refills from `qm` in `layout` (storage reused).
+    pub fn refill(&mut self, layout: &MjLayout, qm: &[f64]) {
+        self.diag.clear();
+        self.diag.extend(layout.dof_madr.iter().map(|&a| qm[a]));
+        self.rows.clear();
+        self.entries.clear();
+        for i in 0..layout.nv {
+            let (a, n) = (layout.dof_madr[i] + 1, layout.dof_depth[i]);
+            let start = self.entries.len();
+            for (&mij, &j) in qm[a..a + n].iter().zip(&layout.col[a..a + n]) {
+                if mij != 0.0 {
+                    self.entries.push((j, mij));
+                }
+            }
+            if self.entries.len() > start {
+                self.rows.push((i, start));
+            }
+        }
+        self.rows.push((layout.nv, self.entries.len()));
+    }
+
+    /// `out = M x`, as [`mul_m`] computes it.
+    pub fn mul(&self, x: &[f64], out: &mut [f64]) {
+        crate::sparse::with_avx(
+            #[inline(always)]
+            || self.mul_body(x, out),
+        )
+    }
+
+    /// The body of [`Self::mul`], compiled for AVX where the processor has it.
+    #[inline(always)]
+    fn mul_body(&self, x: &[f64], out: &mut [f64]) {
+        for ((o, d), xi) in out.iter_mut().zip(&self.diag).zip(x) {
+            *o = d * xi;
+        }
+        for w in self.rows.windows(2) {
+            let ((i, a), (_, e)) = (w[0], w[1]);
+            let (xi, mut s) = (x[i], out[i]);
+            for &(j, mij) in &self.entries[a..e] {
+                s += mij * x[j];
+                out[j] += mij * xi;
+            }
+            out[i] = s;
+        }
+    }
+}
+// ANCHOR_END: m_nonzeros
+
 /// `trace(M)`, the termination scale's reciprocal (spec 6.5).
 pub fn trace_m(layout: &MjLayout, qm: &[f64]) -> f64 {
     layout.dof_madr.iter().map(|&a| qm[a]).sum()

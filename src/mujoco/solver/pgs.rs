@@ -196,33 +196,47 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
     s.ar_rows.clear(n);
     for i in 0..n {
         // the rows k of A's row i with their sums; the diagonal always (a row of J that is
-        // zero, possible only by hand, has AR_ii = R_i)
-        s.touched.clear();
-        s.touched.push(i);
-        s.seen[i] = true;
+        // zero, possible only by hand, has AR_ii = R_i). A row with the same columns of Y as
+        // the row before (the next row of the same contact) meets the same rows k: their list
+        // is kept from that row instead of being found and sorted again.
         let (cols, vals) = s.y.row(i);
-        for (&j, &yij) in cols.iter().zip(vals) {
-            let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
-            for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
-                if !s.seen[k] {
-                    s.seen[k] = true;
-                    s.touched.push(k);
+        let same = i > 0 && !cols.is_empty() && cols == s.y.row(i - 1).0;
+        if same {
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    s.acc[k] += yij * ykj;
                 }
-                s.acc[k] += yij * ykj;
+            }
+        } else {
+            s.touched.clear();
+            s.touched.push(i);
+            s.seen[i] = true;
+            for (&j, &yij) in cols.iter().zip(vals) {
+                let (a, e) = (s.yt_adr[j], s.yt_adr[j + 1]);
+                for (&k, &ykj) in s.yt_row[a..e].iter().zip(&s.yt_val[a..e]) {
+                    if !s.seen[k] {
+                        s.seen[k] = true;
+                        s.touched.push(k);
+                    }
+                    s.acc[k] += yij * ykj;
+                }
+            }
+            s.touched.sort_unstable();
+            for &k in &s.touched {
+                s.seen[k] = false;
             }
         }
-        s.touched.sort_unstable();
+        let start = s.ar_rows.values.len();
+        s.ar_rows.colind.extend_from_slice(&s.touched);
+        s.ar_rows.values.extend(s.touched.iter().map(|&k| s.acc[k]));
         for &k in &s.touched {
-            let mut a = s.acc[k];
-            if k == i {
-                a += r[i];
-                s.arinv[i] = 1.0 / a;
-            }
-            s.ar_rows.colind.push(k);
-            s.ar_rows.values.push(a);
             s.acc[k] = 0.0;
-            s.seen[k] = false;
         }
+        // the diagonal (always in the list)
+        let d = start + s.touched.binary_search(&i).expect("row i meets itself");
+        s.ar_rows.values[d] += r[i];
+        s.arinv[i] = 1.0 / s.ar_rows.values[d];
         s.ar_rows.rowadr.push(s.ar_rows.colind.len());
     }
 }
@@ -648,6 +662,9 @@ fn solve_pgs_into_body(
     let jac = efc.sparse_rows();
     make_y(smooth, jac, s)?;
     make_ar(&efc.r, storage, s);
+    if !dense {
+        s.find_runs();
+    }
     s.b.clear();
     s.b.resize(n, 0.0);
     jac.mul(smooth.qacc_smooth, &mut s.b);
@@ -827,6 +844,10 @@ pub struct PgsScratch {
     pub ar_rows: SparseRows,
     /// `1 / AR_ii` (MuJoCo's `ARinv`).
     pub arinv: Vec<f64>,
+    /// Per row of `ar_rows`: its first column when its columns are consecutive (the rows of a
+    /// box stack's neighbouring contacts are), `usize::MAX` otherwise; [`Self::ar_dot`] then
+    /// reads `f` as a contiguous slice, with the same sum.
+    ar_first: Vec<usize>,
     /// `1 / ARinv_i`, the `AR_ii` MuJoCo's `costChange` reads for a scalar row.
     ardiag: Vec<f64>,
     /// `b = J a_s - aref` (`efc_b`).
@@ -880,8 +901,28 @@ impl PgsScratch {
             dot4(&self.ar[i * n..(i + 1) * n], f)
         } else {
             let (a, e) = (self.ar_rows.rowadr[i], self.ar_rows.rowadr[i + 1]);
-            dot4_gather(&self.ar_rows.values[a..e], &self.ar_rows.colind[a..e], f)
+            let c0 = self.ar_first[i];
+            if c0 == usize::MAX {
+                dot4_gather(&self.ar_rows.values[a..e], &self.ar_rows.colind[a..e], f)
+            } else {
+                // the row's columns are c0, c0 + 1, ..: the same sum without the gather
+                dot4(&self.ar_rows.values[a..e], &f[c0..c0 + (e - a)])
+            }
         }
+    }
+
+    /// Fills `ar_first` from `ar_rows`: the first column of each row whose columns are
+    /// consecutive, `usize::MAX` for the others.
+    fn find_runs(&mut self) {
+        let rows = &self.ar_rows;
+        self.ar_first.clear();
+        self.ar_first.extend((0..rows.nrows()).map(|i| {
+            let cols = rows.row(i).0;
+            match (cols.first(), cols.last()) {
+                (Some(&c0), Some(&c1)) if c1 - c0 + 1 == cols.len() => c0,
+                _ => usize::MAX,
+            }
+        }));
     }
 
     /// The dual cost by `Y` instead of `AR`: `1/2 f^T AR f + f^T b = 1/2 |Y^T f|^2 + sum_i f_i

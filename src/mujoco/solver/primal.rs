@@ -8,9 +8,9 @@ use super::cg::{beta_hz, beta_prp, cg_direction};
 use super::cost::{gauss, update, Cone};
 use super::linesearch::LineSearch;
 use super::newton::{make_hessian, Hessian};
-use super::SolverStat;
 use super::{
-    mul_j, mul_j_dense, mul_jt_dense, mul_m, solve_m, trace_m, JacStorage, Smooth, SolverOptions, SolverResult,
+    mul_j, mul_j_dense, mul_jt_dense, mul_m, solve_m, trace_m, JacStorage, MNonzeros, Smooth, SolverOptions,
+    SolverResult, SolverStat,
 };
 use crate::error::Result;
 use crate::mujoco::constraint::SparseRows;
@@ -59,7 +59,13 @@ pub struct RowBlocks {
     pub vals: Vec<f64>,
     /// Start of each block's values.
     pub valadr: Vec<usize>,
-    /// A block's entries of `x`, or its part of `J^T f`.
+    /// The same values four rows at a time, column by column (`[J_r,c, J_r+1,c, J_r+2,c,
+    /// J_r+3,c]` for each column c of the block), for the rows of a block in its whole groups of
+    /// four: [`Self::mul`] adds one column into four rows' sums with one 4-wide multiply-add.
+    quads: Vec<[f64; 4]>,
+    /// Start of each block's entries in `quads`.
+    quadadr: Vec<usize>,
+    /// A block's entries of `x`.
     buf: Vec<f64>,
     /// Scratch over the dofs: the last block that marked a column, a column's place in its block.
     mark: Vec<usize>,
@@ -153,6 +159,19 @@ impl RowBlocks {
             }
         }
         self.buf.resize(width, 0.0);
+        self.quads.clear();
+        self.quadadr.clear();
+        for b in 0..self.len() {
+            self.quadadr.push(self.quads.len());
+            let (rows, cols, _) = self.block(b);
+            let (k, a) = (cols.len(), self.valadr[b]);
+            for q in 0..rows.len() / 4 {
+                for p in 0..k {
+                    let v = |r: usize| self.vals[a + (4 * q + r) * k + p];
+                    self.quads.push([v(0), v(1), v(2), v(3)]);
+                }
+            }
+        }
     }
 
     /// Number of blocks.
@@ -205,22 +224,22 @@ impl RowBlocks {
                 out[rows].fill(0.0);
                 continue;
             }
-            let mut quads = vals.chunks_exact(4 * k);
+            // four rows at a time: one 4-wide multiply-add per column (each row's sum still
+            // runs over its columns in order)
+            let nq = rows.len() / 4;
+            let quads = &self.quads[self.quadadr[b]..self.quadadr[b] + nq * k];
             let mut i = rows.start;
-            for q in quads.by_ref() {
-                let (v0, v1, v2, v3) = (&q[..k], &q[k..2 * k], &q[2 * k..3 * k], &q[3 * k..]);
+            for q in quads.chunks_exact(k) {
                 let mut s = [0.0; 4];
-                for p in 0..k {
-                    let xp = xb[p];
-                    s[0] += v0[p] * xp;
-                    s[1] += v1[p] * xp;
-                    s[2] += v2[p] * xp;
-                    s[3] += v3[p] * xp;
+                for (v, &xp) in q.iter().zip(xb.iter()) {
+                    for l in 0..4 {
+                        s[l] += v[l] * xp;
+                    }
                 }
                 out[i..i + 4].copy_from_slice(&s);
                 i += 4;
             }
-            for row in quads.remainder().chunks_exact(k) {
+            for row in vals[4 * nq * k..].chunks_exact(k) {
                 out[i] = row.iter().zip(xb.iter()).fold(0.0, |s, (v, x)| s + v * x);
                 i += 1;
             }
@@ -229,8 +248,8 @@ impl RowBlocks {
     }
 
     /// `out = J^T f` (`mj_mulJacTVec`): each dof's sum runs over the rows in order, as the
-    /// dense product's does; a block gathers its dofs' sums into a short dense vector, adds its
-    /// rows into it (contiguous, independent entries) and scatters it back.
+    /// dense product's does; a block keeps the sums of four of its columns in one register while
+    /// its rows are added into them, and writes them back once.
     pub fn mul_t(&mut self, f: &[f64], out: &mut [f64]) {
         crate::sparse::with_avx(
             #[inline(always)]
@@ -240,9 +259,8 @@ impl RowBlocks {
 
     /// The body of [`Self::mul_t`], compiled for AVX where the processor has it.
     #[inline(always)]
-    fn mul_t_body(&mut self, f: &[f64], out: &mut [f64]) {
+    fn mul_t_body(&self, f: &[f64], out: &mut [f64]) {
         out.fill(0.0);
-        let mut buf = std::mem::take(&mut self.buf);
         for b in 0..self.len() {
             let (rows, cols, vals) = self.block(b);
             let fb = &f[rows];
@@ -256,20 +274,30 @@ impl RowBlocks {
                 }
                 continue;
             }
-            let u = &mut buf[..k];
-            for (ub, &c) in u.iter_mut().zip(cols) {
-                *ub = out[c];
-            }
-            for (&fi, row) in fb.iter().zip(vals.chunks_exact(k)) {
-                for (ub, v) in u.iter_mut().zip(row) {
-                    *ub += fi * v;
+            // four columns at a time: their four sums stay in a register while the block's rows
+            // are added, one after the other, in row order
+            let mut p = 0;
+            while p + 4 <= k {
+                let mut acc = [out[cols[p]], out[cols[p + 1]], out[cols[p + 2]], out[cols[p + 3]]];
+                for (&fi, row) in fb.iter().zip(vals.chunks_exact(k)) {
+                    let r = &row[p..p + 4];
+                    for l in 0..4 {
+                        acc[l] += fi * r[l];
+                    }
                 }
+                for l in 0..4 {
+                    out[cols[p + l]] = acc[l];
+                }
+                p += 4;
             }
-            for (&c, ub) in cols.iter().zip(u.iter()) {
-                out[c] = *ub;
+            for (q, &c) in cols.iter().enumerate().skip(p) {
+                let mut a = out[c];
+                for (&fi, row) in fb.iter().zip(vals.chunks_exact(k)) {
+                    a += fi * row[q];
+                }
+                out[c] = a;
             }
         }
-        self.buf = buf;
     }
 }
 // ANCHOR_END: row_blocks
@@ -311,6 +339,8 @@ pub struct PrimalWorkspace {
     hess: Hessian,
     /// The line search's per-direction data.
     ls: LineSearch,
+    /// `M` by its nonzeros, for `M a` and `M p`.
+    m: MNonzeros,
 }
 
 impl PrimalWorkspace {
@@ -355,7 +385,7 @@ impl Primal<'_> {
     fn start(&mut self, x: Option<&[f64]>) -> f64 {
         let w = &mut *self.w;
         w.qacc.copy_from_slice(x.unwrap_or(self.smooth.qacc_smooth));
-        mul_m(self.smooth.layout, self.smooth.qm, &w.qacc, &mut w.ma);
+        w.m.mul(&w.qacc, &mut w.ma);
         let (qacc, mut jar) = (std::mem::take(&mut w.qacc), std::mem::take(&mut w.jar));
         self.mul_j(&qacc, &mut jar);
         for (x, a) in jar.iter_mut().zip(&self.efc.aref) {
@@ -537,6 +567,7 @@ fn solve_primal_in_body(
             Some(&efc.j)
         }
     };
+    ws.m.refill(smooth.layout, smooth.qm);
     out.stats.clear();
     let mut p = Primal {
         smooth,
@@ -572,7 +603,7 @@ fn solve_primal_in_body(
     while nefc > 0 && !converged && stats.len() < opts.iterations {
         // line search along p
         let w = &mut *p.w;
-        mul_m(smooth.layout, smooth.qm, &w.search, &mut w.ls.mv);
+        w.m.mul(&w.search, &mut w.ls.mv);
         let (search, mut jv) = (std::mem::take(&mut w.search), std::mem::take(&mut w.ls.jv));
         p.mul_j(&search, &mut jv);
         let w = &mut *p.w;
@@ -585,12 +616,14 @@ fn solve_primal_in_body(
             break;
         }
         // move
-        for k in 0..nv {
-            w.qacc[k] += r.alpha * w.search[k];
-            w.ma[k] += r.alpha * w.ls.mv[k];
+        for (a, p) in w.qacc.iter_mut().zip(&w.search) {
+            *a += r.alpha * p;
         }
-        for i in 0..nefc {
-            w.jar[i] += r.alpha * w.ls.jv[i];
+        for (ma, mp) in w.ma.iter_mut().zip(&w.ls.mv) {
+            *ma += r.alpha * mp;
+        }
+        for (x, jp) in w.jar.iter_mut().zip(&w.ls.jv) {
+            *x += r.alpha * jp;
         }
         if !newton {
             w.gradold.copy_from_slice(&w.grad);
