@@ -127,7 +127,7 @@ def mj_steps(scene, integ, n):
 MBD_STAGES = {
     "forward": ["mbd::mujoco::forward::Forward::forward_with"],
     "collision": ["mbd::mujoco::collision::Collider::collide_into"],
-    "rows": ["mbd::mujoco::constraint::make_constraint_into"],
+    "rows": ["mbd::mujoco::constraint::make_constraint_with"],
     "solver": ["mbd::mujoco::solver::solve_in", "mbd::mujoco::solver::pgs::solve_pgs_into"],
 }
 MJ_STAGES = {

@@ -589,16 +589,17 @@ fn solve_primal_in_body(
     }
     // ANCHOR_END: initial_qacc
     let scale = 1.0 / trace_m(smooth.layout, smooth.qm);
-    if nefc > 0 {
+    // Newton stops before its first iteration when the start already meets the gradient test
+    // (MuJoCo 4.0 does, inferred from its iteration counts on warm-started steps: a warm start
+    // that converged needs no step; tests/simulate_warmstart.rs). The test reads only the
+    // gradient, so a converged start skips the Hessian's assembly and factorization too.
+    let converged = newton && nefc > 0 && scale * norm(&p.w.grad) < opts.tolerance;
+    if nefc > 0 && !converged {
         p.precondition(true)?;
         for (s, mg) in p.w.search.iter_mut().zip(&p.w.mgrad) {
             *s = -mg;
         }
     }
-    // Newton stops before its first iteration when the start already meets the gradient test
-    // (MuJoCo 4.0 does, inferred from its iteration counts on warm-started steps: a warm start
-    // that converged needs no step; tests/simulate_warmstart.rs)
-    let converged = newton && nefc > 0 && scale * norm(&p.w.grad) < opts.tolerance;
     // bounded by opts.iterations
     while nefc > 0 && !converged && stats.len() < opts.iterations {
         // line search along p
