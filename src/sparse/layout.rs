@@ -68,6 +68,12 @@ struct Rows {
     len: Vec<usize>,
     col: Vec<usize>,
     col_madr: Vec<usize>,
+    /// The pattern by columns, for the first pass of [`solve_rows_fast`]: the entries (i, j) of
+    /// column j below the diagonal are `below[below_adr[j]..below_adr[j + 1]]`, each as (its slot,
+    /// its row i), from the largest i down (the order in which [`solve_rows`] pushes them into
+    /// x_j). Every slot is below `nm` and every row is below `nv`.
+    below_adr: Vec<usize>,
+    below: Vec<(usize, usize)>,
 }
 
 impl Rows {
@@ -90,6 +96,25 @@ impl Rows {
                 }
             }
         }
+        // the entries below the diagonal by columns: count them, then fill each column in the
+        // order the rows are visited, from the last row down
+        let mut below_adr = vec![0; nv + 1];
+        for k in 0..nv {
+            for s in madr[k] + 1..madr[k] + len[k] {
+                below_adr[col[s] + 1] += 1;
+            }
+        }
+        for j in 0..nv {
+            below_adr[j + 1] += below_adr[j];
+        }
+        let mut next = below_adr.clone();
+        let mut below = vec![(0, 0); below_adr[nv]];
+        for k in (0..nv).rev() {
+            for s in madr[k] + 1..madr[k] + len[k] {
+                below[next[col[s]]] = (s, k);
+                next[col[s]] += 1;
+            }
+        }
         Some(Rows {
             nv,
             nm,
@@ -97,6 +122,8 @@ impl Rows {
             len,
             col: col.to_vec(),
             col_madr: col_madr.to_vec(),
+            below_adr,
+            below,
         })
     }
 }
@@ -786,8 +813,17 @@ fn dot_gather(l: &[f64], col: &[usize], x: &[f64]) -> f64 {
 /// [`solve_rows`] as the library runs it: the same operations in the same order (the same
 /// result bit for bit), without bounds checks (the rows and columns come from the layout's
 /// private [`Rows`], which proved `madr[i] + len[i] <= nm` and `col[s] < i` for the slots of row
-/// i) and with the loop's addresses walked as pointers; rows without ancestors (a root, or the
-/// first dof of every free body) skip the first pass at the cost of one comparison.
+/// i) and with the loop's addresses walked as pointers.
+///
+/// The first pass is turned inside out. The listing pushes: row i subtracts `L_ij x_i` from
+/// `x_j` in memory, for every ancestor j, and every row of a tree pushes into the root, so the
+/// root's `x_0` is loaded, decreased and stored again once per row, each load waiting for the
+/// store before it. Here each `x_j` pulls instead: it is loaded once into a register, decreased
+/// by `L_ij x_i` for every descendant i, and stored once (the column's entries come from
+/// `Rows::below`). The subtractions from `x_j` come in the listing's order, from the largest i
+/// down, and each `x_i` is final when it is read (every descendant of i is larger than i and has
+/// been pulled already), so every number is the listing's; only the chain through memory is
+/// gone. Columns without descendants (the leaves) are skipped at the cost of one comparison.
 ///
 /// # Safety
 /// `qld.len() == rows.nm`, `qld_diag_inv.len() == rows.nv` and `x.len() == rows.nv`.
@@ -802,17 +838,24 @@ unsafe fn solve_rows_fast(
     debug_assert!(qld.len() == rows.nm && qld_diag_inv.len() == rows.nv && x.len() == rows.nv);
     let (l, x) = (qld.as_ptr(), x.as_mut_ptr());
     let (madr, len, col) = (rows.madr.as_ptr(), rows.len.as_ptr(), rows.col.as_ptr());
+    let (below_adr, below) = (rows.below_adr.as_ptr(), rows.below.as_ptr());
     let mut finite = true;
     // SAFETY: i < nv; the slots a..a + n of row i are inside qld and their columns are < i < nv
-    // (the facts `Rows::new` checked), so every read and write below is in bounds.
+    // (the facts `Rows::new` checked), so every read and write below is in bounds; so are the
+    // slots and rows of `below` (made from those checked slots).
     unsafe {
-        for i in (0..rows.nv).rev() {
-            let (a, n) = (*madr.add(i) + 1, *len.add(i) - 1);
-            let xi = *x.add(i);
-            for t in a..a + n {
-                *x.add(*col.add(t)) -= *l.add(t) * xi; // push x_i into its ancestors
+        for j in (0..rows.nv).rev() {
+            let (b, e) = (*below_adr.add(j), *below_adr.add(j + 1));
+            if b == e {
+                continue;
             }
-            ops.madd(n);
+            let mut xj = *x.add(j);
+            for t in b..e {
+                let (s, i) = *below.add(t);
+                xj -= *l.add(s) * *x.add(i); // pull x_i from each descendant, largest i first
+            }
+            *x.add(j) = xj;
+            ops.madd(e - b);
         }
         for i in 0..rows.nv {
             let (a, n) = (*madr.add(i) + 1, *len.add(i) - 1);
