@@ -361,20 +361,65 @@ unsafe fn factor_rows_fast<C: Counter>(
             let inv_d = 1.0 / *pivot;
             *qld_diag_inv.get_unchecked_mut(k) = inv_d;
             ops.div(1);
-            let mut src = q.add(ak + 1);
-            let mut col_madr = rows.col_madr.as_ptr().add(ak + 1);
-            for n in (1..len).rev() {
-                let tmp = *src * inv_d; // 2a
-                ops.mul(1);
-                simd.sub_scaled(q.add(*col_madr), src, n, tmp); // region 3
-                ops.madd(n);
-                *src = tmp; // 2b
-                src = src.add(1);
-                col_madr = col_madr.add(1);
+            let (src, col_madr) = (q.add(ak + 1), rows.col_madr.as_ptr().add(ak + 1));
+            // the whole step at once for the short rows of a branched tree: one branch per row,
+            // and every update's length a constant
+            match len - 1 {
+                0 => {}
+                1 => step::<1, C>(q, src, col_madr, inv_d, ops, simd),
+                2 => step::<2, C>(q, src, col_madr, inv_d, ops, simd),
+                3 => step::<3, C>(q, src, col_madr, inv_d, ops, simd),
+                4 => step::<4, C>(q, src, col_madr, inv_d, ops, simd),
+                5 => step::<5, C>(q, src, col_madr, inv_d, ops, simd),
+                6 => step::<6, C>(q, src, col_madr, inv_d, ops, simd),
+                7 => step::<7, C>(q, src, col_madr, inv_d, ops, simd),
+                8 => step::<8, C>(q, src, col_madr, inv_d, ops, simd),
+                m => {
+                    let (mut src, mut col_madr) = (src, col_madr);
+                    for n in (1..=m).rev() {
+                        let tmp = *src * inv_d; // 2a
+                        ops.mul(1);
+                        simd.sub_scaled(q.add(*col_madr), src, n, tmp); // region 3
+                        ops.madd(n);
+                        *src = tmp; // 2b
+                        src = src.add(1);
+                        col_madr = col_madr.add(1);
+                    }
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The updates of one step of [`factor_rows_fast`] whose row has `M` entries left of the
+/// diagonal, starting at `src` (their rows' starts at `col_madr`): the same updates in the same
+/// order, `M`, `M - 1`, ..., 1 numbers long, written out one after the other (the loop has a
+/// constant count, so the compiler unrolls it and each update's length is a constant).
+///
+/// # Safety
+/// As the loop it replaces: `src` and `col_madr` point to the `M` slots of row k left of the
+/// diagonal and the rows they name lie in `q` before row k, with the lengths `Rows` proved.
+#[inline(always)]
+unsafe fn step<const M: usize, C: Counter>(
+    q: *mut f64,
+    src: *mut f64,
+    col_madr: *const usize,
+    inv_d: f64,
+    ops: &mut C,
+    simd: impl Simd,
+) {
+    // SAFETY: the caller's promise; t < M.
+    unsafe {
+        for t in 0..M {
+            let src = src.add(t);
+            let tmp = *src * inv_d; // 2a
+            ops.mul(1);
+            simd.sub_scaled(q.add(*col_madr.add(t)), src, M - t, tmp); // region 3
+            ops.madd(M - t);
+            *src = tmp; // 2b
+        }
+    }
 }
 // ANCHOR_END: factor_rows_fast
 
@@ -516,22 +561,39 @@ impl Simd for Portable {
         unsafe {
             use std::arch::x86_64::{_mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_storeu_pd, _mm_sub_pd};
             let sv = _mm_set1_pd(s);
+            let one = |t: usize| *dst.add(t) -= s * *src.add(t);
             let two = |t: usize| {
                 let v = _mm_sub_pd(_mm_loadu_pd(dst.add(t)), _mm_mul_pd(sv, _mm_loadu_pd(src.add(t))));
                 _mm_storeu_pd(dst.add(t), v);
             };
-            let mut t = 0;
-            while t + 4 <= n {
-                two(t);
-                two(t + 2);
-                t += 4;
-            }
-            if n & 2 != 0 {
-                two(t);
-                t += 2;
-            }
-            if n & 1 != 0 {
-                *dst.add(t) -= s * *src.add(t);
+            // the short lengths of a branched tree, each as straight-line code
+            match n {
+                0 => {}
+                1 => one(0),
+                2 => two(0),
+                3 => {
+                    two(0);
+                    one(2);
+                }
+                4 => {
+                    two(0);
+                    two(2);
+                }
+                _ => {
+                    let mut t = 0;
+                    while t + 4 <= n {
+                        two(t);
+                        two(t + 2);
+                        t += 4;
+                    }
+                    if n & 2 != 0 {
+                        two(t);
+                        t += 2;
+                    }
+                    if n & 1 != 0 {
+                        one(t);
+                    }
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -582,28 +644,58 @@ unsafe fn avx_sub_scaled(dst: *mut f64, src: *const f64, n: usize, s: f64) {
     };
     // SAFETY: every access is at an offset below n (the caller's ranges).
     unsafe {
-        let mut t = 0;
-        if n >= 4 {
-            let sv = _mm256_set1_pd(s);
-            while t + 4 <= n {
-                let v = _mm256_sub_pd(
-                    _mm256_loadu_pd(dst.add(t)),
-                    _mm256_mul_pd(sv, _mm256_loadu_pd(src.add(t))),
-                );
-                _mm256_storeu_pd(dst.add(t), v);
-                t += 4;
-            }
-        }
-        if n & 2 != 0 {
+        let one = |t: usize| *dst.add(t) -= s * *src.add(t);
+        let two = |t: usize| {
             let v = _mm_sub_pd(
                 _mm_loadu_pd(dst.add(t)),
                 _mm_mul_pd(_mm_set1_pd(s), _mm_loadu_pd(src.add(t))),
             );
             _mm_storeu_pd(dst.add(t), v);
-            t += 2;
-        }
-        if n & 1 != 0 {
-            *dst.add(t) -= s * *src.add(t);
+        };
+        let four = |t: usize| {
+            let v = _mm256_sub_pd(
+                _mm256_loadu_pd(dst.add(t)),
+                _mm256_mul_pd(_mm256_set1_pd(s), _mm256_loadu_pd(src.add(t))),
+            );
+            _mm256_storeu_pd(dst.add(t), v);
+        };
+        // the short lengths of a branched tree, each as straight-line code
+        match n {
+            0 => {}
+            1 => one(0),
+            2 => two(0),
+            3 => {
+                two(0);
+                one(2);
+            }
+            4 => four(0),
+            5 => {
+                four(0);
+                one(4);
+            }
+            6 => {
+                four(0);
+                two(4);
+            }
+            7 => {
+                four(0);
+                two(4);
+                one(6);
+            }
+            _ => {
+                let mut t = 0;
+                while t + 4 <= n {
+                    four(t);
+                    t += 4;
+                }
+                if n & 2 != 0 {
+                    two(t);
+                    t += 2;
+                }
+                if n & 1 != 0 {
+                    one(t);
+                }
+            }
         }
     }
 }
