@@ -138,6 +138,7 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
             axes[k] = coordinate_axis(&s.cols[k]);
             ws.f_cols[dof] = match axes[k] {
                 Some(a) => inertia_axis_column(&ws.ic[i], a),
+                None if s.cols[k].w == Vec3::zeros() => inertia_linear_column(&ws.ic[i], &s.cols[k].v),
                 None => ws.ic[i].mul_motion(&s.cols[k]), // F = I^c_i S_i
             };
         }
@@ -150,6 +151,10 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
             match axes[l] {
                 // a rotation about coordinate axis k: S^T F is F's k-th moment component
                 Some(k) => for_each_dof(rows, rows_span, |r| h_col[r] = f_cols[r].n[k]),
+                None if s.cols[l].w == Vec3::zeros() => {
+                    let c = s.cols[l].v;
+                    for_each_dof(rows, rows_span, |r| h_col[r] = c.dot(&f_cols[r].f));
+                }
                 None => {
                     let s_l = s.cols[l];
                     for_each_dof(rows, rows_span, |r| h_col[r] = s_l.dot(&f_cols[r]));
@@ -177,6 +182,16 @@ fn for_each_dof(dofs: &[usize], span: Option<std::ops::Range<usize>>, mut f: imp
     match span {
         Some(range) => range.for_each(f),
         None => dofs.iter().for_each(|&r| f(r)),
+    }
+}
+
+/// `I S` for `S = [0; c]`, a pure translation (the free joint's first three dofs, a prismatic
+/// joint): `[h x c; m c]`, eq. (2.63) without the terms of the zero rotation.
+#[inline(always)]
+fn inertia_linear_column(ic: &SpatialInertia, c: &Vec3) -> Force {
+    Force {
+        n: ic.h.cross(c),
+        f: c * ic.m,
     }
 }
 
