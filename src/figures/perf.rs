@@ -2,7 +2,8 @@
 //! chains and balanced binary trees of 1 to 1,023 bodies, on log-log axes, and the slopes fitted
 //! to the larger sizes beside the slopes of the operation counts that the theory predicts:
 //! `n` for RNEA and ABA, `sum_k d_k` (pairs of a dof and an ancestor or itself, the entries of
-//! H's lower pattern) for CRBA, `sum_k d_k^2` for the factorization, with `d_k` the depth of dof k.
+//! H's lower pattern) for CRBA, and for the factorization its multiply-adds `sum_k d_k (d_k - 1) / 2`
+//! (the sum over its row updates of their lengths), with `d_k` the depth of dof k counting itself.
 //!
 //! - `perf_scaling.svg`: the figure;
 //! - `perf_slopes.md`: the table of slopes, included by the chapter.
@@ -30,7 +31,7 @@ const KERNELS: [(&str, &str); 4] = [
     ("RNEA", "n"),
     ("ABA", "n"),
     ("CRBA", "sum d_k"),
-    ("factor_i", "sum d_k^2"),
+    ("factor_i", "sum d_k (d_k - 1) / 2"),
 ];
 
 /// CPU seconds this thread has used: unlike wall-clock time, it does not grow while the thread
@@ -146,7 +147,7 @@ fn times_us(m: &Model) -> Result<[f64; 4]> {
 fn counts(m: &Model) -> [f64; 4] {
     let d: Vec<f64> = depths(&m.dof_parent).iter().map(|&a| (a + 1) as f64).collect();
     let n = m.nv as f64;
-    [n, n, d.iter().sum(), d.iter().map(|x| x * x).sum()]
+    [n, n, d.iter().sum(), d.iter().map(|x| x * (x - 1.0) / 2.0).sum()]
 }
 
 /// Least-squares slope of `ln y` against `ln x`.

@@ -321,16 +321,21 @@ pub(crate) fn factor_rows<C: Counter>(
 // ANCHOR: factor_rows_fast
 /// [`factor_rows`] as the library runs it: the same operations on the same numbers in the same
 /// order, so the same factor bit for bit, written so that each update costs its arithmetic and
-/// little else. Three things differ from the listing, each a fixed cost per update that the
-/// listing pays about 435 times on a 30-link chain:
+/// little else. Four things differ from the listing, each a fixed cost per update that the
+/// listing pays about 435 times on a 30-link chain and 8,194 times on a binary tree of 1,023
+/// bodies:
 /// - no bounds checks: the rows come from the layout's private [`Rows`], whose construction
 ///   proved that row i = `col[s]` has exactly the length of row k's tail from slot s and lies
 ///   before row k, so the two raw ranges are inside `qld` and disjoint;
-/// - the update is [`Simd::sub_scaled`]: blocks of four numbers, then one block of two and one
-///   number as the length's two low bits say (two predictable branches, where a match on the
-///   remainder compiles to a jump through a table);
-/// - the loop over the ancestors walks two pointers (the slot in row k, its `col_madr`) instead of
-///   re-slicing.
+/// - the update is [`Simd::sub_scaled`]: straight-line code for the short lengths (up to four
+///   numbers with SSE2, seven with AVX), and beyond them blocks of four, then one block of two and
+///   one number as the length's two low bits say;
+/// - a row with up to eight entries left of the diagonal, every row of a branched robot, runs
+///   its whole step as [`step`]: one branch on the row's length, after which the updates follow
+///   one another with constant lengths, without a loop, a length test or a branch between them;
+///   a longer row runs its updates longer than eight numbers in a loop and its last eight so;
+/// - the loop over the ancestors of a longer row walks two pointers (the slot in row k, its
+///   `col_madr`) instead of re-slicing.
 ///
 /// # Safety
 /// `qld.len() == rows.nm` and `qld_diag_inv.len() == rows.nv`, and `simd` was made legally
@@ -375,8 +380,10 @@ unsafe fn factor_rows_fast<C: Counter>(
                 7 => step::<7, C>(q, src, col_madr, inv_d, ops, simd),
                 8 => step::<8, C>(q, src, col_madr, inv_d, ops, simd),
                 m => {
+                    // the updates longer than eight numbers in a loop, then the last eight as a
+                    // row of eight ancestors would do them
                     let (mut src, mut col_madr) = (src, col_madr);
-                    for n in (1..=m).rev() {
+                    for n in (9..=m).rev() {
                         let tmp = *src * inv_d; // 2a
                         ops.mul(1);
                         simd.sub_scaled(q.add(*col_madr), src, n, tmp); // region 3
@@ -385,6 +392,7 @@ unsafe fn factor_rows_fast<C: Counter>(
                         src = src.add(1);
                         col_madr = col_madr.add(1);
                     }
+                    step::<8, C>(q, src, col_madr, inv_d, ops, simd);
                 }
             }
         }

@@ -18,8 +18,11 @@ Prints one line per cell: mbd's instructions, MuJoCo's, and their ratio.
 counts instead mbd's RNEA, ABA, CRBA and factor_i on the Performance chapter's chains and
 balanced binary trees of 255, 511 and 1,023 bodies (`chain_N`, `btree_K` in the fixed-count
 mode) and prints the log-log slope of instructions per call against the number of bodies beside
-the slope of the operation count the theory predicts (n; sum of d_k; sum of d_k^2, d_k the depth
-of dof k counting itself): the load-free half of the chapter's slope table.
+the slope of the operation count the theory predicts (n; sum of d_k; the multiply-adds
+sum of d_k (d_k - 1) / 2, d_k the depth of dof k counting itself): the load-free half of the
+chapter's slope table. For factor_i it counts the kernel's own instructions (callgrind's
+inclusive count of factor_rows_avx), without the copy of qM that starts the benchmark's call:
+valgrind counts that copy one instruction per byte, which would weigh it like the updates.
 """
 import math
 import argparse
@@ -94,18 +97,35 @@ def mujoco_count(driver, model, fn):
 
 
 def depth_sums(kind, n):
-    """(sum d_k, sum d_k^2) of a chain of n bodies or a balanced binary tree of n = 2^K - 1."""
+    """(sum d_k, sum d_k (d_k - 1) / 2) of a chain of n bodies or a balanced binary tree of
+    n = 2^K - 1: the entries of H's pattern (CRBA) and the factorization's multiply-adds (the
+    sum over its row updates of their lengths)."""
     if kind == "chain":
         d = list(range(1, n + 1))
     else:
         d = [k + 1 for k in range(n.bit_length()) for _ in range(1 << k)][:n]
-    return sum(d), sum(x * x for x in d)
+    return sum(d), sum(x * (x - 1) // 2 for x in d)
 
 
 def slope(xs, ys):
     lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
     mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
     return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def kernel_count(exe, algo, model, n, fn):
+    """Inclusive instructions per call of mbd's function `fn` (every call of it, the set-up's
+    included: they all do the same work)."""
+    path = callgrind([exe], dict(os.environ, MBD_BENCH_LOOP=f"{algo}/{model}:{n}"))
+    got = per_call(path, fn)
+    os.remove(path)
+    return got
+
+
+# the kernel whose own instructions the slopes count, where the benchmark's call does more: the
+# factorization's call starts with the copy of qM into qLD (nM numbers, slope of sum d_k), which
+# callgrind counts as one instruction per byte copied (`rep movsb`)
+KERNEL = {"factor_i": "mbd::sparse::layout::factor_rows_avx"}
 
 
 def slopes(exe, algos):
@@ -117,7 +137,11 @@ def slopes(exe, algos):
                 label = f"chain_{n}" if kind == "chain" else f"btree_{n.bit_length()}"
                 s1, s2 = depth_sums(kind, n)
                 counts.append({"rnea": n, "aba": n, "crba": s1, "factor_i": s2, "solve_ld": s1}[algo])
-                irs.append(mbd_count(exe, algo, label, 1 if kind == "chain" and algo in ("crba", "factor_i") else 20))
+                calls = 1 if kind == "chain" and algo in ("crba", "factor_i") else 20
+                if algo in KERNEL:
+                    irs.append(kernel_count(exe, algo, label, calls, KERNEL[algo]))
+                else:
+                    irs.append(mbd_count(exe, algo, label, calls))
             per = "  ".join(f"{n}: {ir:.0f}" for n, ir in zip(sizes, irs))
             print(f"{algo:9} {kind:6} slope of instructions {slope(sizes, irs):.3f}, of the count "
                   f"{slope(sizes, counts):.3f}   ({per})")
