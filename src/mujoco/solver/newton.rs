@@ -191,6 +191,9 @@ impl Hessian {
                 }
             }
         }
+        // the factor's storage is zero outside the envelope (past a column's last row too) and
+        // is written only inside it, so the kernels may run over whole column ranges
+        self.h.fill(0.0);
         // last[k]: the largest row a with first[a] <= k (rows are visited in increasing order,
         // so the last to reach a column stays)
         self.last.clear();
@@ -544,13 +547,22 @@ impl Hessian {
             let end = last[k];
             let (done, rest) = self.h.split_at_mut(k * nv);
             let col = &mut rest[k..=end];
-            for j in first[k]..k {
-                let ljk = done[j * nv + k];
-                if ljk == 0.0 {
-                    continue;
-                }
-                let m = last[j].min(end);
-                sub_scaled(&mut col[..=m - k], ljk, &done[j * nv + k..=j * nv + m]);
+            // column j from row k on: zero past last[j] (set_envelope clears the storage)
+            let from = |j: usize| &done[j * nv + k..=j * nv + end];
+            let mut j = first[k];
+            // four columns at a time (one pass along column k), then one at a time
+            while j + 4 <= k {
+                let a = [
+                    -done[j * nv + k],
+                    -done[(j + 1) * nv + k],
+                    -done[(j + 2) * nv + k],
+                    -done[(j + 3) * nv + k],
+                ];
+                add_four(col, a, [from(j), from(j + 1), from(j + 2), from(j + 3)]);
+                j += 4;
+            }
+            for j in j..k {
+                sub_scaled(col, done[j * nv + k], from(j));
             }
             let s = col[0];
             if !(s > 0.0 && s.is_finite()) {
@@ -585,12 +597,33 @@ impl Hessian {
     #[inline(always)]
     fn solve_body(&self, x: &mut [f64]) {
         let (nv, h, last, dinv) = (self.nv, &self.h[..], &self.last[..], &self.dinv[..]);
-        for k in 0..nv {
-            let end = last[k];
-            let yk = x[k] * dinv[k];
-            x[k] = yk;
-            sub_scaled(&mut x[k + 1..=end], yk, &h[k * nv + k + 1..=k * nv + end]);
+        // forward: y_k = x_k / L_kk, then column k times y_k is taken from the rows below;
+        // four columns at a time, their 4 x 4 diagonal block first (columns are zero past their
+        // last row, so the four run to the longest one's end)
+        let mut k = 0;
+        while k + 4 <= nv {
+            for t in 0..4 {
+                let y = x[k + t] * dinv[k + t];
+                x[k + t] = y;
+                for u in t + 1..4 {
+                    x[k + u] -= h[(k + t) * nv + k + u] * y;
+                }
+            }
+            let end = last[k..k + 4].iter().copied().max().unwrap_or(k);
+            if end >= k + 4 {
+                let col = |t: usize| &h[(k + t) * nv + k + 4..=(k + t) * nv + end];
+                let y = [-x[k], -x[k + 1], -x[k + 2], -x[k + 3]];
+                add_four(&mut x[k + 4..=end], y, [col(0), col(1), col(2), col(3)]);
+            }
+            k += 4;
         }
+        for k in k..nv {
+            let end = last[k];
+            let y = x[k] * dinv[k];
+            x[k] = y;
+            sub_scaled(&mut x[k + 1..=end], y, &h[k * nv + k + 1..=k * nv + end]);
+        }
+        // backward: x_k = (y_k - sum_i L_ik x_i) / L_kk down column k (contiguous)
         for k in (0..nv).rev() {
             let end = last[k];
             let s = dot(&h[k * nv + k + 1..=k * nv + end], &x[k + 1..=end]);
@@ -656,21 +689,22 @@ fn rotate(l: &mut [f64], x: &mut [f64], [c, s, cinv, ss]: [f64; 4]) {
     }
 }
 
-/// `a . b` with four running sums (the solves' inner products, whose terms are independent).
+/// `a . b` with four running sums (the backward solve's inner products).
 #[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
     let mut s = [0.0; 4];
-    for (x, y) in ca.zip(cb) {
-        s[0] += x[0] * y[0];
-        s[1] += x[1] * y[1];
-        s[2] += x[2] * y[2];
-        s[3] += x[3] * y[3];
+    let mut i = 0;
+    while i + 4 <= n {
+        for l in 0..4 {
+            s[l] += a[i + l] * b[i + l];
+        }
+        i += 4;
     }
     let mut t = (s[0] + s[1]) + (s[2] + s[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        t += x * y;
+    for i in i..n {
+        t += a[i] * b[i];
     }
     t
 }
