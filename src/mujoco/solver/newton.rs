@@ -673,19 +673,24 @@ fn sub_scaled(y: &mut [f64], a: f64, x: &[f64]) {
 /// entries at a time.
 #[inline(always)]
 fn rotate(l: &mut [f64], x: &mut [f64], [c, s, cinv, ss]: [f64; 4]) {
-    let mut lc = l.chunks_exact_mut(4);
-    let mut xc = x.chunks_exact_mut(4);
-    for (l4, x4) in (&mut lc).zip(&mut xc) {
-        // all four loads before the stores: one 4-wide operation each
-        let (lv, xv) = ([l4[0], l4[1], l4[2], l4[3]], [x4[0], x4[1], x4[2], x4[3]]);
-        let v: [f64; 4] = std::array::from_fn(|i| (lv[i] + ss * xv[i]) * cinv);
-        x4.copy_from_slice(&std::array::from_fn::<f64, 4, _>(|i| c * xv[i] - s * v[i]));
-        l4.copy_from_slice(&v);
+    let n = l.len().min(x.len());
+    let (l, x) = (&mut l[..n], &mut x[..n]);
+    let mut i = 0;
+    while i + 4 <= n {
+        // the four loads before the stores: one 4-wide operation each
+        let (lv, xv) = (
+            [l[i], l[i + 1], l[i + 2], l[i + 3]],
+            [x[i], x[i + 1], x[i + 2], x[i + 3]],
+        );
+        let v: [f64; 4] = std::array::from_fn(|t| (lv[t] + ss * xv[t]) * cinv);
+        x[i..i + 4].copy_from_slice(&std::array::from_fn::<f64, 4, _>(|t| c * xv[t] - s * v[t]));
+        l[i..i + 4].copy_from_slice(&v);
+        i += 4;
     }
-    for (l, x) in lc.into_remainder().iter_mut().zip(xc.into_remainder()) {
-        let v = (*l + ss * *x) * cinv;
-        *l = v;
-        *x = c * *x - s * v;
+    for i in i..n {
+        let v = (l[i] + ss * x[i]) * cinv;
+        l[i] = v;
+        x[i] = c * x[i] - s * v;
     }
 }
 
