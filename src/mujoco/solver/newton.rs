@@ -86,8 +86,9 @@ pub fn make_hessian(
 /// lies contiguously from the diagonal down to `last[k]`, the last row whose envelope reaches
 /// column `k` (entries of rows in between that start right of `k` are kept at zero). Every
 /// kernel then runs down whole columns: the factor adds multiples of earlier columns into the
-/// next one, a rank-one update rotates a column and the update vector together, the solves
-/// subtract columns from the right-hand side, all contiguous streams of multiply-adds.
+/// next one (four at a time), a rank-one update rotates a column and the update vector
+/// together, the forward solve subtracts columns from the right-hand side and the backward one
+/// takes dot products down them: contiguous streams of multiply-adds, without a test per entry.
 ///
 /// Two matrices are kept: `hq`, the assembled `M + J^T D J` of the quadratic rows (no cones),
 /// and `h`, the factor `L` (`H = L L^T`) the solves use. Between iterations
