@@ -712,6 +712,12 @@ pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &m
 /// Newton steps on `phi(lambda) = |y|^2 - r^2`, `y = -P b~`, `phi' = -2 y^T P y`, and `x = 0`
 /// when `det < 1e-10` (MuJoCo's test in `mju_QCQP2`, `mju_QCQP3`).
 pub fn qcqp_adjugate(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    qcqp_adjugate_body(a, b, d, r, n, out)
+}
+
+/// The body of [`qcqp_adjugate`], inlined into the sweep with `n` a constant ([`elliptic_update`]).
+#[inline(always)]
+fn qcqp_adjugate_body(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
     // A~ = D A D (symmetric: the upper triangle is read), b~ = D b
     let mut atd = [[0.0; 3]; 3];
     for i in 0..n {
@@ -836,6 +842,12 @@ fn project_ellipse(friction: &mut [f64], normal: f64, mu: &[f64]) {
 /// block from `old` to `f` (`res` the block's residual at `old`); a change above 1e-10 restores
 /// `old` and counts as 0.
 pub fn cost_change(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: &[f64]) -> f64 {
+    cost_change_body(ab, dim, f, old, res)
+}
+
+/// The body of [`cost_change`] (see [`elliptic_block_body`]).
+#[inline(always)]
+fn cost_change_body(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: &[f64]) -> f64 {
     let mut delta = [0.0; 6];
     for a in 0..dim {
         delta[a] = f[a] - old[a];
@@ -1074,8 +1086,7 @@ fn solve_pgs_into_body(
                 let mut old = [0.0; 6];
                 old[..dim].copy_from_slice(&f[i..i + dim]);
                 let ab = &s.ablock[kc];
-                elliptic_block(ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
-                improvement -= cost_change(ab, dim, &mut f[i..i + dim], &old, &res);
+                improvement -= elliptic_update(ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
             }
         }
         s.oldstate.clear();
@@ -1350,6 +1361,14 @@ impl Pcg32 {
 /// the normal force fixed. `ab` is the block of AR (row-major dim x dim), `res` its residual at
 /// `old`, `f` the block's forces (updated in place).
 pub fn elliptic_block(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) {
+    elliptic_block_body(ab, dim, mu, res, old, f)
+}
+
+/// The body of [`elliptic_block`] and [`cost_change`] with `dim` a constant: the sweep calls them
+/// through [`elliptic_update`], which inlines them for the condims 3, 4 and 6, so that their
+/// loops are unrolled (the same operations in the same order).
+#[inline(always)]
+fn elliptic_block_body(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) {
     if f[0] < mjMINVAL {
         // normal step
         f[0] = (f[0] - res[0] / ab[0]).max(0.0);
@@ -1391,10 +1410,32 @@ pub fn elliptic_block(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6],
         f[1..dim].fill(0.0);
     } else {
         let mut x = [0.0; 5];
-        if qcqp(&ac, &bc, mu, f[0], m, &mut x) {
+        let active = if m == 2 || m == 3 {
+            qcqp_adjugate_body(&ac, &bc, mu, f[0], m, &mut x)
+        } else {
+            qcqp(&ac, &bc, mu, f[0], m, &mut x)
+        };
+        if active {
             project_ellipse(&mut x[..m], f[0], &mu[..m]);
         }
         f[1..dim].copy_from_slice(&x[..m]);
     }
 }
 // ANCHOR_END: elliptic_block
+
+/// [`elliptic_block`] then [`cost_change`] (returned), with the condims 3, 4 and 6 given as
+/// constants, so that each is compiled with its loops unrolled: the same numbers bit for bit.
+#[inline(always)]
+fn elliptic_update(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) -> f64 {
+    #[inline(always)]
+    fn both(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) -> f64 {
+        elliptic_block_body(ab, dim, mu, res, old, f);
+        cost_change_body(ab, dim, f, old, res)
+    }
+    match dim {
+        3 => both(ab, 3, mu, res, old, f),
+        4 => both(ab, 4, mu, res, old, f),
+        6 => both(ab, 6, mu, res, old, f),
+        _ => both(ab, dim, mu, res, old, f),
+    }
+}
