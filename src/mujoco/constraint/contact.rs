@@ -30,10 +30,7 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
         return Err(bad(format!("condim {} is not 1, 3, 4 or 6", c.dim)));
     }
     // one pass without early exit; the message then names the first bad coefficient
-    let friction_ok = c
-        .friction
-        .iter()
-        .fold(true, |ok, f| ok & (*f >= 0.0) & (*f - *f == 0.0));
+    let friction_ok = c.friction.iter().fold(true, |ok, f| ok & (*f >= 0.0) & f.is_finite());
     if !friction_ok {
         let f = c
             .friction
