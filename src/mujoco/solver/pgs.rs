@@ -316,6 +316,10 @@ struct YBlock {
 /// common column, `Y_ij` times that column of `Y_b'` (its rows contiguous, `Y_b'^T`) is added
 /// into the sums of four entries at a time, kept in one vector register ([`gemv_t`]). No search
 /// per entry and no sort per row: the neighbours come in increasing order and so do their rows.
+/// Dense storage (below 60 dofs, where every row of `AR` is kept whole) needs no blocks: `Y^T`
+/// is laid out whole, and row `i` of `AR` adds `Y_ij` times row `j` of `Y^T` into its `n` sums
+/// for each column `j` of row `i` of `Y`, increasing (a zero `Y_kj` adds nothing to a sum that
+/// starts at `+0`).
 pub fn make_ar_blocks(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
     crate::sparse::with_avx(
         #[inline(always)]
@@ -344,6 +348,36 @@ fn make_ar_blocks_body(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
         ..
     } = s;
     let (n, nv) = (y.nrows(), y.ncols);
+    arinv.clear();
+    arinv.resize(n, 0.0);
+    if storage == JacStorage::Dense {
+        // dense (below 60 dofs, where every row of AR is stored whole): the whole of Y^T, row j
+        // holding Y_kj for every k; row i of AR gathers, for each column j of row i of Y in
+        // increasing order, Y_ij times that row into its sums (a zero Y_kj, outside row k's
+        // pattern, adds nothing to a sum that starts at +0)
+        ar.clear();
+        ar.resize(n * n, 0.0);
+        gath.clear();
+        gath.resize(nv * n, 0.0);
+        for i in 0..n {
+            let (cols, vals) = y.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                gath[c * n + i] = v;
+            }
+        }
+        for i in 0..n {
+            let (cols, vals) = y.row(i);
+            let row = &mut ar[i * n..(i + 1) * n];
+            for (&c, &a) in cols.iter().zip(vals) {
+                for (x, &v) in row.iter_mut().zip(&gath[c * n..(c + 1) * n]) {
+                    *x += a * v;
+                }
+            }
+            row[i] += r[i];
+            arinv[i] = 1.0 / row[i];
+        }
+        return;
+    }
     // the blocks of each column, increasing, with the column's place in each
     yt_adr.clear();
     yt_adr.resize(nv + 1, 0);
@@ -367,15 +401,7 @@ fn make_ar_blocks_body(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
             next[c] += 1;
         }
     }
-    let dense = storage == JacStorage::Dense;
-    if dense {
-        ar.clear();
-        ar.resize(n * n, 0.0);
-    } else {
-        ar_rows.clear(n);
-    }
-    arinv.clear();
-    arinv.resize(n, 0.0);
+    ar_rows.clear(n);
     acc.clear();
     acc.resize(maxm, 0.0);
     // the block that last met each block
@@ -463,20 +489,15 @@ fn make_ar_blocks_body(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
                     }
                 }
                 if nb.block == bi {
-                    diag = Some(if dense { i } else { ar_rows.values.len() - start + rr });
+                    diag = Some(ar_rows.values.len() - start + rr);
                 }
-                if dense {
-                    ar[i * n + b2.row..i * n + b2.row + b2.m].copy_from_slice(sums);
-                } else {
-                    ar_rows.colind.extend(b2.row..b2.row + b2.m);
-                    ar_rows.values.extend_from_slice(sums);
-                }
+                ar_rows.colind.extend(b2.row..b2.row + b2.m);
+                ar_rows.values.extend_from_slice(sums);
             }
             // the diagonal (a zero row of J, made only by hand, meets no block: AR_ii = R_i)
-            let d = match (dense, diag) {
-                (true, _) => &mut ar[i * n + i],
-                (false, Some(o)) => &mut ar_rows.values[start + o],
-                (false, None) => {
+            let d = match diag {
+                Some(o) => &mut ar_rows.values[start + o],
+                None => {
                     ar_rows.colind.push(i);
                     ar_rows.values.push(0.0);
                     ar_rows.values.last_mut().expect("pushed")
@@ -484,9 +505,7 @@ fn make_ar_blocks_body(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
             };
             *d += r[i];
             arinv[i] = 1.0 / *d;
-            if !dense {
-                ar_rows.rowadr.push(ar_rows.colind.len());
-            }
+            ar_rows.rowadr.push(ar_rows.colind.len());
         }
     }
 }
