@@ -314,7 +314,7 @@ struct YBlock {
 /// `Y_b'` on their common columns, found once per pair of blocks instead of once per entry. Each
 /// entry still sums `Y_ij Y_kj` from zero in increasing `j`, the order of [`make_ar`]: for each
 /// common column, `Y_ij` times that column of `Y_b'` (its rows contiguous, `Y_b'^T`) is added
-/// into the sums of four entries at a time, kept in one vector register ([`gemv_t`]). No search
+/// into the sums of four entries at a time, kept in one vector register. No search
 /// per entry and no sort per row: the neighbours come in increasing order and so do their rows.
 /// Dense storage (below 60 dofs, where every row of `AR` is kept whole) needs no blocks: `Y^T`
 /// is laid out whole, and row `i` of `AR` adds `Y_ij` times row `j` of `Y^T` into its `n` sums
