@@ -29,7 +29,15 @@ pub fn check_contact(model: &Model, k: usize, c: &MjContact) -> Result<()> {
     if !matches!(c.dim, 1 | 3 | 4 | 6) {
         return Err(bad(format!("condim {} is not 1, 3, 4 or 6", c.dim)));
     }
-    if let Some(f) = c.friction.iter().find(|f| !(**f >= 0.0 && f.is_finite())) {
+    // one pass without early exit; the message then names the first bad coefficient
+    let friction_ok = c.friction.iter().fold(true, |ok, f| ok & (*f >= 0.0) & f.is_finite());
+    if !friction_ok {
+        let f = c
+            .friction
+            .iter()
+            .find(|f| !(**f >= 0.0 && f.is_finite()))
+            .copied()
+            .unwrap_or(f64::NAN);
         return Err(bad(format!("friction {f} must be finite and >= 0")));
     }
     // x * 0 is 0 for a finite x and NaN otherwise: one sum, no early exit
@@ -181,6 +189,29 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
 /// `frame (Jr(b1) - Jr(b0))` (spin, roll 1, roll 2), with `off1 = pos - c1`, `off0 = pos - c0`.
 #[allow(clippy::too_many_arguments)]
 fn contact_jacobian(
+    d: &Data,
+    chains: &[usize],
+    side: &[u8],
+    off1: &Vec3,
+    off0: &Vec3,
+    f: &Mat3,
+    dim: usize,
+    out: &mut [f64],
+) {
+    // the same code with the condim a constant, so that the loops over the rows unroll
+    match dim {
+        1 => contact_jacobian_body(d, chains, side, off1, off0, f, 1, out),
+        3 => contact_jacobian_body(d, chains, side, off1, off0, f, 3, out),
+        4 => contact_jacobian_body(d, chains, side, off1, off0, f, 4, out),
+        6 => contact_jacobian_body(d, chains, side, off1, off0, f, 6, out),
+        _ => contact_jacobian_body(d, chains, side, off1, off0, f, dim, out),
+    }
+}
+
+/// The body of [`contact_jacobian`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn contact_jacobian_body(
     d: &Data,
     chains: &[usize],
     side: &[u8],

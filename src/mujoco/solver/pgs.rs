@@ -86,45 +86,95 @@ pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Res
 
 /// MuJoCo's `mj_makeY`: the rows of `Y = J M^-1/2`, `Y_i^T = D^-1/2 L^-T J_i^T` with the factor
 /// `M = L^T D L` of `mj_factorM` (`mj_solveM2`), so that `Y_i . Y_k = J_i M^-1 J_k^T`. The
-/// pass `L^-T` pushes each entry into the dof's ancestors, so a row of `Y` is nonzero only on
-/// the chains its row of `J` touches: as sparse as `J`. `s.x` is scratch of length `nv`.
+/// pass `L^-T` pushes each entry into the dof's ancestors, so a row of `Y` lives on the columns
+/// of its row of `J` and their ancestors through the rows of `M` (MuJoCo's
+/// `computeY_precount`): its structural pattern, zeros included.
+///
+/// Consecutive rows of `J` with the same columns (a contact's rows, and those of the next
+/// contacts between the same two bodies: MuJoCo's row supernodes) are solved together as one
+/// block: its pattern is found once, and the pass `L^-T` subtracts `L_kj` times the block's
+/// entries of dof `k` (one per row, kept contiguous) from those of dof `j`, all rows at once.
+/// Each row gets the numbers of its own pass, in the same order (a row whose entry of `k` is
+/// zero subtracts zeros, which can change only the sign of a zero entry of `Y`, and no sum that
+/// reads `Y` starts from anything but `+0`). The blocks are kept for [`make_ar_blocks`], with
+/// their entries column by column (`Y_b^T`) beside the rows of `Y`.
 pub fn make_y(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<()> {
     let l = smooth.layout;
     let nv = l.nv;
-    s.x.clear();
-    s.x.resize(nv, 0.0);
+    s.mark.clear();
+    s.mark.resize(nv, usize::MAX);
+    s.place.clear();
+    s.place.resize(nv, 0);
     s.sqrt_dinv.clear();
     s.sqrt_dinv.extend(smooth.qld_diag_inv.iter().map(|d| d.sqrt()));
     s.y.clear(nv);
-    for i in 0..jac.nrows() {
-        let (cols, vals) = jac.row(i);
-        let Some(&hi) = cols.last() else {
-            s.y.rowadr.push(s.y.colind.len());
-            continue;
-        };
-        let x = &mut s.x[..=hi];
-        x.fill(0.0);
-        for (&c, &v) in cols.iter().zip(vals) {
-            x[c] = v;
+    s.yblk.clear();
+    s.ytb.clear();
+    let n = jac.nrows();
+    let mut i = 0;
+    // bounded: i grows by the block's rows each pass
+    while i < n {
+        let cols = jac.row(i).0;
+        let mut e = i + 1;
+        while e < n && jac.row(e).0 == cols {
+            e += 1;
         }
-        // x <- L^-T x: the dofs above `hi` are zero and stay so
-        for k in (0..=hi).rev() {
-            let xk = x[k];
-            if xk != 0.0 {
-                let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
-                for (&lkj, &j) in smooth.qld[a..a + d].iter().zip(&l.col[a..a + d]) {
-                    x[j] -= lkj * xk;
+        let m = e - i;
+        // the pattern: the columns of J and, through row c of M (c, then its ancestors), theirs
+        let adr = s.y.colind.len();
+        for &c in cols.iter().rev() {
+            let a = l.dof_madr[c];
+            for &j in &l.col[a..a + l.dof_depth[c] + 1] {
+                if s.mark[j] != i {
+                    s.mark[j] = i;
+                    s.y.colind.push(j);
                 }
             }
         }
-        // x <- D^-1/2 x, kept by its nonzeros
-        for (k, &xk) in x.iter().enumerate() {
-            if xk != 0.0 {
-                s.y.colind.push(k);
-                s.y.values.push(xk * s.sqrt_dinv[k]);
+        s.y.colind[adr..].sort_unstable();
+        let nc = s.y.colind.len() - adr;
+        let pattern = &s.y.colind[adr..];
+        for (p, &k) in pattern.iter().enumerate() {
+            s.place[k] = p;
+        }
+        // the block column by column: entry (p, r) at p m + r
+        s.ytb.resize(adr + nc * m, 0.0);
+        let xb = &mut s.ytb[adr..];
+        for r in 0..m {
+            let (c, v) = jac.row(i + r);
+            for (&c, &v) in c.iter().zip(v) {
+                xb[s.place[c] * m + r] = v;
             }
         }
-        s.y.rowadr.push(s.y.colind.len());
+        // X <- L^-T X, the pattern's dofs from the last; a dof's ancestors come before it
+        for p in (0..nc).rev() {
+            let k = pattern[p];
+            let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
+            let (before, xk) = xb.split_at_mut(p * m);
+            let xk = &xk[..m];
+            for (&lkj, &j) in smooth.qld[a..a + d].iter().zip(&l.col[a..a + d]) {
+                let q = s.place[j] * m;
+                for (y, &x) in before[q..q + m].iter_mut().zip(xk) {
+                    *y -= lkj * x;
+                }
+            }
+        }
+        // X <- D^-1/2 X, then the rows of Y
+        for (p, &k) in pattern.iter().enumerate() {
+            let sd = s.sqrt_dinv[k];
+            for v in &mut xb[p * m..(p + 1) * m] {
+                *v *= sd;
+            }
+        }
+        for r in 0..m {
+            if r > 0 {
+                s.y.colind.extend_from_within(adr..adr + nc);
+            }
+            s.y.values.extend((0..nc).map(|p| xb[p * m + r]));
+            s.y.rowadr.push(s.y.colind.len());
+        }
+        s.yblk.push(YBlock { row: i, m, adr, nc });
+        i = e;
     }
     crate::error::check_output("Y = J M^-1/2", &s.y.values)
 }
@@ -241,6 +291,272 @@ pub fn make_ar(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
     }
 }
 // ANCHOR_END: make_dual
+
+/// A block of consecutive rows of `Y` with the same columns ([`make_ar_blocks`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct YBlock {
+    /// Its first row.
+    row: usize,
+    /// Its number of rows.
+    m: usize,
+    /// Where its first row starts in `y.colind` and `y.values` (its `m * nc` values follow, row
+    /// by row).
+    adr: usize,
+    /// Its number of columns.
+    nc: usize,
+}
+
+// ANCHOR: make_ar_blocks
+/// [`make_ar`] by the blocks of rows of [`make_y`] (run first on the same scratch), equal to it
+/// bit for bit: pattern, values and `arinv` (`tests/pgs_dual.rs`). The rows of a block share
+/// their columns, so two blocks meet when they share a column, and the entries `AR_ik` of a
+/// block's row `i` and a neighbouring block `b'` are the products of `Y_i` with the rows of
+/// `Y_b'` on their common columns, found once per pair of blocks instead of once per entry. Each
+/// entry still sums `Y_ij Y_kj` from zero in increasing `j`, the order of [`make_ar`]: for each
+/// common column, `Y_ij` times that column of `Y_b'` (its rows contiguous, `Y_b'^T`) is added
+/// into the sums of four entries at a time, kept in one vector register. No search
+/// per entry and no sort per row: the neighbours come in increasing order and so do their rows.
+/// Dense storage (below 60 dofs, where every row of `AR` is kept whole) needs no blocks: `Y^T`
+/// is laid out whole, and row `i` of `AR` adds `Y_ij` times row `j` of `Y^T` into its `n` sums
+/// for each column `j` of row `i` of `Y`, increasing (a zero `Y_kj` adds nothing to a sum that
+/// starts at `+0`).
+pub fn make_ar_blocks(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || make_ar_blocks_body(r, storage, s),
+    )
+}
+
+/// The body of [`make_ar_blocks`], compiled for AVX where the processor has it.
+#[inline(always)]
+fn make_ar_blocks_body(r: &[f64], storage: JacStorage, s: &mut PgsScratch) {
+    let PgsScratch {
+        y,
+        ar,
+        ar_rows,
+        arinv,
+        yblk,
+        ytb,
+        yt_adr,
+        next,
+        col_blk,
+        mark,
+        nbr,
+        pairs,
+        acc,
+        gath,
+        ..
+    } = s;
+    let (n, nv) = (y.nrows(), y.ncols);
+    arinv.clear();
+    arinv.resize(n, 0.0);
+    if storage == JacStorage::Dense {
+        // dense (below 60 dofs, where every row of AR is stored whole): the whole of Y^T, row j
+        // holding Y_kj for every k; row i of AR gathers, for each column j of row i of Y in
+        // increasing order, Y_ij times that row into its sums (a zero Y_kj, outside row k's
+        // pattern, adds nothing to a sum that starts at +0)
+        ar.clear();
+        ar.resize(n * n, 0.0);
+        gath.clear();
+        gath.resize(nv * n, 0.0);
+        for i in 0..n {
+            let (cols, vals) = y.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                gath[c * n + i] = v;
+            }
+        }
+        for i in 0..n {
+            let (cols, vals) = y.row(i);
+            let row = &mut ar[i * n..(i + 1) * n];
+            for (&c, &a) in cols.iter().zip(vals) {
+                for (x, &v) in row.iter_mut().zip(&gath[c * n..(c + 1) * n]) {
+                    *x += a * v;
+                }
+            }
+            row[i] += r[i];
+            arinv[i] = 1.0 / row[i];
+        }
+        return;
+    }
+    // the blocks of each column, increasing, with the column's place in each
+    yt_adr.clear();
+    yt_adr.resize(nv + 1, 0);
+    let mut maxm = 0;
+    for b in yblk.iter() {
+        maxm = maxm.max(b.m);
+        for &c in &y.colind[b.adr..b.adr + b.nc] {
+            yt_adr[c + 1] += 1;
+        }
+    }
+    for j in 0..nv {
+        yt_adr[j + 1] += yt_adr[j];
+    }
+    col_blk.clear();
+    col_blk.resize(yt_adr[nv], (0, 0));
+    next.clear();
+    next.extend_from_slice(&yt_adr[..nv]);
+    for (bi, b) in yblk.iter().enumerate() {
+        for (p, &c) in y.colind[b.adr..b.adr + b.nc].iter().enumerate() {
+            col_blk[next[c]] = (bi, p);
+            next[c] += 1;
+        }
+    }
+    ar_rows.clear(n);
+    acc.clear();
+    acc.resize(maxm, 0.0);
+    // the block that last met each block
+    mark.clear();
+    mark.resize(yblk.len(), usize::MAX);
+    for (bi, b) in yblk.iter().enumerate() {
+        let cols = &y.colind[b.adr..b.adr + b.nc];
+        // the neighbours, increasing
+        nbr.clear();
+        for &c in cols {
+            for &(b2, _) in &col_blk[yt_adr[c]..yt_adr[c + 1]] {
+                if mark[b2] != bi {
+                    mark[b2] = bi;
+                    nbr.push(Neighbour::default());
+                    nbr.last_mut().expect("pushed").block = b2;
+                }
+            }
+        }
+        nbr.sort_unstable_by_key(|nb| nb.block);
+        // the common columns of each: one run of columns in both blocks (then read in place), or
+        // gathered (the neighbour's into `gath` once, the row's into `pairs`' scratch per row)
+        pairs.clear();
+        gath.clear();
+        for nb in nbr.iter_mut() {
+            let b2 = &yblk[nb.block];
+            let cols2 = &y.colind[b2.adr..b2.adr + b2.nc];
+            nb.start = pairs.len();
+            let (mut p, mut p2) = (0, 0);
+            // bounded: p + p2 grows each pass
+            while p < cols.len() && p2 < cols2.len() {
+                match cols[p].cmp(&cols2[p2]) {
+                    std::cmp::Ordering::Less => p += 1,
+                    std::cmp::Ordering::Greater => p2 += 1,
+                    std::cmp::Ordering::Equal => {
+                        pairs.push((p, p2));
+                        p += 1;
+                        p2 += 1;
+                    }
+                }
+            }
+            nb.end = pairs.len();
+            let common = &pairs[nb.start..nb.end];
+            let run = common
+                .iter()
+                .enumerate()
+                .all(|(t, &(p, p2))| p == common[0].0 + t && p2 == common[0].1 + t);
+            nb.gathered = if run || common.is_empty() {
+                None
+            } else {
+                let g = gath.len();
+                for &(_, p2) in common {
+                    gath.extend_from_slice(&ytb[b2.adr + p2 * b2.m..b2.adr + (p2 + 1) * b2.m]);
+                }
+                Some(g)
+            };
+        }
+        for rr in 0..b.m {
+            let i = b.row + rr;
+            let yr = &y.values[b.adr + rr * b.nc..b.adr + (rr + 1) * b.nc];
+            let start = ar_rows.values.len();
+            let mut diag = None;
+            for nb in nbr.iter() {
+                let b2 = &yblk[nb.block];
+                let common = &pairs[nb.start..nb.end];
+                let sums = &mut acc[..b2.m];
+                match nb.gathered {
+                    None => {
+                        let (p, p2) = common.first().copied().unwrap_or((0, 0));
+                        let len = common.len();
+                        let g2 = &ytb[b2.adr + p2 * b2.m..b2.adr + (p2 + len) * b2.m];
+                        gemv_t(&yr[p..p + len], g2, b2.m, sums);
+                    }
+                    Some(g) => {
+                        let mut g1 = [0.0; 64];
+                        let len = common.len();
+                        let g2 = &gath[g..g + len * b2.m];
+                        if len <= g1.len() {
+                            for (x, &(p, _)) in g1.iter_mut().zip(common) {
+                                *x = yr[p];
+                            }
+                            gemv_t(&g1[..len], g2, b2.m, sums);
+                        } else {
+                            gemv_t_gather(yr, common, g2, b2.m, sums);
+                        }
+                    }
+                }
+                if nb.block == bi {
+                    diag = Some(ar_rows.values.len() - start + rr);
+                }
+                ar_rows.colind.extend(b2.row..b2.row + b2.m);
+                ar_rows.values.extend_from_slice(sums);
+            }
+            // the diagonal (a zero row of J, made only by hand, meets no block: AR_ii = R_i)
+            let d = match diag {
+                Some(o) => &mut ar_rows.values[start + o],
+                None => {
+                    ar_rows.colind.push(i);
+                    ar_rows.values.push(0.0);
+                    ar_rows.values.last_mut().expect("pushed")
+                }
+            };
+            *d += r[i];
+            arinv[i] = 1.0 / *d;
+            ar_rows.rowadr.push(ar_rows.colind.len());
+        }
+    }
+}
+
+/// A neighbour of a block in [`make_ar_blocks`]: its number, its common columns
+/// (`pairs[start..end]`), and where its common columns were gathered (`None`: they form one run
+/// in both blocks, read in place).
+#[derive(Clone, Copy, Debug, Default)]
+struct Neighbour {
+    block: usize,
+    start: usize,
+    end: usize,
+    gathered: Option<usize>,
+}
+
+/// `out[q] = sum_t g1[t] g2[t m2 + q]` for `q < m2`, each sum from zero in increasing `t`: four
+/// sums at a time in one vector register, the rest one by one.
+#[inline(always)]
+fn gemv_t(g1: &[f64], g2: &[f64], m2: usize, out: &mut [f64]) {
+    let four = m2 / 4 * 4;
+    for c in (0..four).step_by(4) {
+        let mut acc = [0.0; 4];
+        for (&a, col) in g1.iter().zip(g2.chunks_exact(m2)) {
+            let v = &col[c..c + 4];
+            for k in 0..4 {
+                acc[k] += a * v[k];
+            }
+        }
+        out[c..c + 4].copy_from_slice(&acc);
+    }
+    for q in four..m2 {
+        let mut acc = 0.0;
+        for (&a, col) in g1.iter().zip(g2.chunks_exact(m2)) {
+            acc += a * col[q];
+        }
+        out[q] = acc;
+    }
+}
+
+/// [`gemv_t`] with `g1[t] = yr[pairs[t].0]` read in place (more common columns than
+/// [`make_ar_blocks`]'s scratch holds).
+fn gemv_t_gather(yr: &[f64], pairs: &[(usize, usize)], g2: &[f64], m2: usize, out: &mut [f64]) {
+    for (q, o) in out.iter_mut().enumerate().take(m2) {
+        let mut acc = 0.0;
+        for (&(p, _), col) in pairs.iter().zip(g2.chunks_exact(m2)) {
+            acc += yr[p] * col[q];
+        }
+        *o = acc;
+    }
+}
+// ANCHOR_END: make_ar_blocks
 
 /// The dual cost `1/2 f^T AR f + f^T b`.
 pub fn dual_cost(dual: &Dual, f: &[f64]) -> f64 {
@@ -415,6 +731,12 @@ pub fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &m
 /// Newton steps on `phi(lambda) = |y|^2 - r^2`, `y = -P b~`, `phi' = -2 y^T P y`, and `x = 0`
 /// when `det < 1e-10` (MuJoCo's test in `mju_QCQP2`, `mju_QCQP3`).
 pub fn qcqp_adjugate(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
+    qcqp_adjugate_body(a, b, d, r, n, out)
+}
+
+/// The body of [`qcqp_adjugate`], inlined into the sweep with `n` a constant ([`elliptic_update`]).
+#[inline(always)]
+fn qcqp_adjugate_body(a: &[f64; 25], b: &[f64; 5], d: &[f64; 5], r: f64, n: usize, out: &mut [f64; 5]) -> bool {
     // A~ = D A D (symmetric: the upper triangle is read), b~ = D b
     let mut atd = [[0.0; 3]; 3];
     for i in 0..n {
@@ -539,6 +861,12 @@ fn project_ellipse(friction: &mut [f64], normal: f64, mu: &[f64]) {
 /// block from `old` to `f` (`res` the block's residual at `old`); a change above 1e-10 restores
 /// `old` and counts as 0.
 pub fn cost_change(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: &[f64]) -> f64 {
+    cost_change_body(ab, dim, f, old, res)
+}
+
+/// The body of [`cost_change`] (see [`elliptic_block_body`]).
+#[inline(always)]
+fn cost_change_body(ab: &[f64; 36], dim: usize, f: &mut [f64], old: &[f64], res: &[f64]) -> f64 {
     let mut delta = [0.0; 6];
     for a in 0..dim {
         delta[a] = f[a] - old[a];
@@ -661,7 +989,7 @@ fn solve_pgs_into_body(
     let dense = storage == JacStorage::Dense;
     let jac = efc.sparse_rows();
     make_y(smooth, jac, s)?;
-    make_ar(&efc.r, storage, s);
+    make_ar_blocks(&efc.r, storage, s);
     if !dense {
         s.find_runs();
     }
@@ -777,8 +1105,7 @@ fn solve_pgs_into_body(
                 let mut old = [0.0; 6];
                 old[..dim].copy_from_slice(&f[i..i + dim]);
                 let ab = &s.ablock[kc];
-                elliptic_block(ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
-                improvement -= cost_change(ab, dim, &mut f[i..i + dim], &old, &res);
+                improvement -= elliptic_update(ab, dim, &cones[kc].friction, &res, &old, &mut f[i..i + dim]);
             }
         }
         s.oldstate.clear();
@@ -859,7 +1186,6 @@ pub struct PgsScratch {
     f_mom: Vec<f64>,
     oldstate: Vec<EfcState>,
     sqrt_dinv: Vec<f64>,
-    x: Vec<f64>,
     u: Vec<f64>,
     yt_adr: Vec<usize>,
     yt_row: Vec<usize>,
@@ -868,6 +1194,21 @@ pub struct PgsScratch {
     acc: Vec<f64>,
     seen: Vec<bool>,
     touched: Vec<usize>,
+    /// Marks: in [`make_y`] the last row that met each dof, in [`make_ar_blocks`] the last block
+    /// that met each block.
+    mark: Vec<usize>,
+    /// [`make_y`]'s blocks of rows with the same columns and `Y` by blocks column by column
+    /// (block `b`'s entry `(p, r)` at `b.adr + p m + r`); [`make_ar_blocks`]'s blocks of each
+    /// column with the column's place in each, a block's neighbours, their common columns and
+    /// the neighbours' common columns gathered.
+    yblk: Vec<YBlock>,
+    ytb: Vec<f64>,
+    col_blk: Vec<(usize, usize)>,
+    nbr: Vec<Neighbour>,
+    pairs: Vec<(usize, usize)>,
+    gath: Vec<f64>,
+    /// [`make_y`]'s place of each dof in the current block's pattern.
+    place: Vec<usize>,
     /// The warm start's `J qacc_warmstart - aref`, row states and `u` (kept between calls).
     warm_jar: Vec<f64>,
     warm_state: Vec<EfcState>,
@@ -1039,6 +1380,14 @@ impl Pcg32 {
 /// the normal force fixed. `ab` is the block of AR (row-major dim x dim), `res` its residual at
 /// `old`, `f` the block's forces (updated in place).
 pub fn elliptic_block(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) {
+    elliptic_block_body(ab, dim, mu, res, old, f)
+}
+
+/// The body of [`elliptic_block`] and [`cost_change`] with `dim` a constant: the sweep calls them
+/// through [`elliptic_update`], which inlines them for the condims 3, 4 and 6, so that their
+/// loops are unrolled (the same operations in the same order).
+#[inline(always)]
+fn elliptic_block_body(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) {
     if f[0] < mjMINVAL {
         // normal step
         f[0] = (f[0] - res[0] / ab[0]).max(0.0);
@@ -1080,10 +1429,32 @@ pub fn elliptic_block(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6],
         f[1..dim].fill(0.0);
     } else {
         let mut x = [0.0; 5];
-        if qcqp(&ac, &bc, mu, f[0], m, &mut x) {
+        let active = if m == 2 || m == 3 {
+            qcqp_adjugate_body(&ac, &bc, mu, f[0], m, &mut x)
+        } else {
+            qcqp(&ac, &bc, mu, f[0], m, &mut x)
+        };
+        if active {
             project_ellipse(&mut x[..m], f[0], &mu[..m]);
         }
         f[1..dim].copy_from_slice(&x[..m]);
     }
 }
 // ANCHOR_END: elliptic_block
+
+/// [`elliptic_block`] then [`cost_change`] (returned), with the condims 3, 4 and 6 given as
+/// constants, so that each is compiled with its loops unrolled: the same numbers bit for bit.
+#[inline(always)]
+fn elliptic_update(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) -> f64 {
+    #[inline(always)]
+    fn both(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6], old: &[f64; 6], f: &mut [f64]) -> f64 {
+        elliptic_block_body(ab, dim, mu, res, old, f);
+        cost_change_body(ab, dim, f, old, res)
+    }
+    match dim {
+        3 => both(ab, 3, mu, res, old, f),
+        4 => both(ab, 4, mu, res, old, f),
+        6 => both(ab, 6, mu, res, old, f),
+        _ => both(ab, dim, mu, res, old, f),
+    }
+}
