@@ -212,8 +212,8 @@ fn filterexact_is_stable_for_any_time_constant_and_filter_is_not() {
 #[test]
 fn sparse_m_minus_hd_agrees_with_the_dense_route() {
     use mbd::mujoco::implicit::{
-        lu_reverse_tree_in_place, lu_tree_in_place, lu_tree_solve, pattern, qderiv, qderiv_tree, rne_vel, RneVel,
-        TreeMatrix, TreeSink,
+        lu_reverse_tree_in_place, lu_tree_in_place, lu_tree_solve, m_minus_hd, pattern, qderiv, qderiv_tree, rne_vel,
+        RneVel, TreeMatrix, TreeSink,
     };
     use mbd::mujoco::integrator::{forward_pass, Forward};
     use nalgebra::{DMatrix, DVector};
@@ -230,7 +230,7 @@ fn sparse_m_minus_hd_agrees_with_the_dense_route() {
     let mut worst = [0.0_f64; 2];
     for (name, model) in models {
         let (nv, h) = (model.nv, model.opt.timestep);
-        let layout = model.mj_layout();
+        let layout = model.mj_layout_tree();
         for seed in 0..3 {
             let mut state = State::reference(&model);
             let mut q = state.qpos.clone();
@@ -284,10 +284,7 @@ fn sparse_m_minus_hd_agrees_with_the_dense_route() {
             // M - h D: sparse (mj_crb's M in the legacy layout) and dense (CRBA)
             let smooth = mbd::mujoco::forward_smooth(&model, q.as_slice(), v.as_slice()).unwrap();
             let mut mhd = TreeMatrix::new(&model);
-            for s in 0..layout.nm {
-                mhd.lower[s] = smooth.qm[s] - h * dt.lower[s];
-                mhd.upper[s] = smooth.qm[s] - h * dt.upper[s];
-            }
+            m_minus_hd(&model, &smooth.qm, &dt, h, &mut mhd);
             let mut dense_tree = mhd.to_dense(&model);
             lu_tree_in_place(layout, &mut mhd, "test").unwrap();
             lu_reverse_tree_in_place(&mut dense_tree, &model.dof_parent, "test").unwrap();
