@@ -84,6 +84,18 @@ fn flags_equal_mujoco() {
         dofs += ours.dof_simplenum.iter().filter(|&&n| n > 0).count();
     }
     assert!(level.iter().all(|&n| n >= 5), "bodies per level {level:?}");
+    // the inverse weights' own test of level 2 (`mj_setConst`'s 1 / mass) agrees with the flags
+    for (name, model, _) in &cases {
+        let parents = mbd::model::mj_body_parentid(model);
+        assert_eq!(parents, mbd::mujoco::collision::body_parentid(model), "{name}");
+        for b in 1..model.mj_nbody() {
+            assert_eq!(
+                mbd::mujoco::constraint::invweight::is_simple_slider(model, &parents, b),
+                model.simple_bodies().body_simple[b] == 2,
+                "{name}: body {b}"
+            );
+        }
+    }
     assert!(dofs >= 100, "{dofs} simple dofs");
     let stack = cases.iter().find(|c| c.0 == "models/box_stack_10.xml").unwrap();
     assert_eq!(
