@@ -31,9 +31,9 @@ pub struct MjLayout {
     /// MuJoCo's `dof_simplenum`: nonzero for a simple dof, whose row holds only its diagonal
     /// (all zero for [`MjLayout::new`]).
     pub dof_simplenum: Vec<usize>,
-    /// Start of each row in the legacy layout (MuJoCo's `dof_Madr` when no dof is simple; with
-    /// simple dofs the shortened rows are packed, so it is then MuJoCo's `M_rowadr` order with
-    /// each row reversed).
+    /// Start of each row in the legacy layout: MuJoCo's `dof_Madr` when no dof is simple; with
+    /// simple dofs the shortened rows are packed, and the starts are those of MuJoCo's CSR rows
+    /// (`M_rowadr`, the same rows reversed).
     pub dof_madr: Vec<usize>,
     /// Number of ancestors stored in each row (its row holds `dof_depth + 1` entries): the depth
     /// of the dof in the stored forest, which is its depth in the dof tree except for a simple
