@@ -866,19 +866,24 @@ pub fn free_body_bias_vel(model: &Model, data: &super::Data, i: usize, omega_b: 
 /// `mjd_freeMhat` before its bias term): `M` from `qm` in [`Model::mj_layout`] (diagonal when the
 /// body is simple), `D` the unsymmetrized `qDeriv` rows of [`qderiv_tree`]. The block couples to
 /// no other dof, in `M` or in `D`.
+#[inline]
 pub fn free_block(model: &Model, qm: &[f64], d: &TreeMatrix, h: f64, adr: usize) -> [[f64; 6]; 6] {
     let (m_layout, tree) = (model.mj_layout(), model.mj_layout_tree());
     let mut a = [[0.0; 6]; 6];
     for r in 0..6 {
         // dof adr + c is dof adr + r's (r - c)-th ancestor: slot r - c of tree row adr + r,
-        // which holds (r, c) in `lower` and (c, r) in `upper`
+        // which holds (r, c) in `lower` and (c, r) in `upper`; M's row keeps slots 0..=depth
         let row = tree.dof_madr[adr + r];
         debug_assert_eq!(tree.dof_depth[adr + r], r, "not a standalone free body");
+        let (lower, upper) = (&d.lower[row..=row + r], &d.upper[row..=row + r]);
+        let m_row = m_layout.dof_madr[adr + r];
+        let m = &qm[m_row..=m_row + m_layout.dof_depth[adr + r]];
         for c in 0..=r {
-            let (s, m) = (row + r - c, m_tree_entry(m_layout, qm, adr + r, r - c));
-            a[r][c] = m - h * d.lower[s];
+            let t = r - c;
+            let m_rc = m.get(t).copied().unwrap_or(0.0); // zero where a simple row stores nothing
+            a[r][c] = m_rc - h * lower[t];
             if c < r {
-                a[c][r] = m - h * d.upper[s];
+                a[c][r] = m_rc - h * upper[t];
             }
         }
     }
