@@ -200,8 +200,8 @@ fn filterexact_is_stable_for_any_time_constant_and_filter_is_not() {
 
 /// The implicit integrators' sparse route against the dense one, at seeded states of a damped
 /// floating base with ball-jointed arms, the `actuated` model (every transmission, a damped
-/// fixed tendon, velocity-dependent gains and biases), the muscle arm (spatial tendons) and
-/// `chain_7_spatial`:
+/// fixed tendon, velocity-dependent gains and biases), the muscle arm (spatial tendons),
+/// `chain_7_spatial` and `box_stack` (simple bodies: `M` stores their diagonal only):
 /// - `qDeriv` on the tree pattern ([`qderiv_tree`] and [`rne_vel`] into a [`TreeMatrix`])
 ///   equals the dense [`qderiv`] + [`rne_vel`] entry by entry to 1e-12 of its largest entry
 ///   (the same products, summed in another order only where two terms meet);
@@ -226,6 +226,8 @@ fn sparse_m_minus_hd_agrees_with_the_dense_route() {
         ("actuated", load("actuated.xml")),
         ("arm_muscles", load("arm_muscles.xml")),
         ("chain_7_spatial", load("chain_7_spatial.xml")),
+        // three simple free boxes: M's rows are shortened, qDeriv's are whole
+        ("box_stack", load("box_stack.xml")),
     ];
     let mut worst = [0.0_f64; 2];
     for (name, model) in models {
