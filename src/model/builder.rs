@@ -186,6 +186,7 @@ impl ModelBuilder {
             mj_body: (0..=nb).collect(),
             mj_body_last: (0..=nb).collect(),
             mj_body_name,
+            mj_body_simple: vec![true; nb + 1],
             loops: self.loops,
             eq_params: Vec::new(),
             body_iquat,

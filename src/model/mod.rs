@@ -404,6 +404,9 @@ pub struct Model {
     pub mj_body_last: Vec<usize>,
     /// MuJoCo body names (index 0 = "world").
     pub mj_body_name: Vec<String>,
+    /// Per MuJoCo body: false where the model turns MuJoCo's simple-body rule off
+    /// (`<body simple="false">`, `mjsBody.simple`); see [`simple_bodies`].
+    pub mj_body_simple: Vec<bool>,
     /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
     /// for a tree. See [`crate::loops`].
     pub loops: Vec<LoopJoint>,

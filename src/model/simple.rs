@@ -11,7 +11,8 @@
 //!
 //! 1. start simple if the inertial frame is the body frame (`body_ipos = 0`, `body_iquat = ±1`
 //!    to `1e-6`, MuJoCo's `mjSAMEFRAME_BODY`) and the body hangs from the world, or from a child
-//!    of the world without dofs (so that no dof lies above it);
+//!    of the world without dofs (so that no dof lies above it), unless the model says
+//!    `<body simple="false">` ([`Model::mj_body_simple`]);
 //! 2. a body with a child is never simple (the world excepted);
 //! 3. walking the body's joints in order, it stops being simple at a joint anchored off the body
 //!    origin (`jnt_pos != 0`), at a hinge or slide whose axis is not one of the frame's axes
@@ -114,7 +115,9 @@ pub fn simple_bodies(model: &Model) -> SimpleBodies {
         let same_frame = null_vec(com.as_slice()) && null_quat(&model.body_iquat[last]);
         let p = parent[b];
         let root = p == 0 || (parent[p] == 0 && dofnum(p) == 0);
-        simple[b] = u8::from(same_frame && root);
+        // the model's own override (`<body simple="false">`)
+        let allowed = model.mj_body_simple.get(b).copied().unwrap_or(true);
+        simple[b] = u8::from(same_frame && root && allowed);
     }
     // step 2: a parent is never simple (the world excepted)
     for b in 1..nbody {
