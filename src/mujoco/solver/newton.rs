@@ -73,15 +73,22 @@ pub fn make_hessian(
 /// The Newton Hessian `H = M + J^T D J + sum_cones J_c^T H_c J_c` in profile (envelope)
 /// storage, with its Cholesky factor kept up to date between iterations.
 ///
-/// Row `a` of the lower triangle is kept densely from its first column `first[a]` to the
-/// diagonal. `M`'s pattern is that of the dof tree (a dof couples with its ancestors), and a row
-/// of `J` adds the square of its own columns, so `first[a]` is the smallest column that `a`
-/// meets in `M` or in a row. A Cholesky factor fills in only inside the envelope (a zero ahead of
-/// a row's first entry stays zero), and so does a rank-one update by a row of `J`. The solver
-/// sets the envelope once per solve from *every* row ([`Hessian::start`]), so that any set of
-/// active rows, and every update below, fits in it; the factor then costs
-/// `sum_a (a - first[a])^2 / 2` instead of the dense `nv^3 / 6`: on a stack of free boxes, whose
-/// contacts couple only neighbours, a band.
+/// `M`'s pattern is that of the dof tree (a dof couples with its ancestors), and a row of `J`
+/// adds the square of its own columns, so row `a` of the lower triangle starts at `first[a]`,
+/// the smallest column that `a` meets in `M` or in a row. A Cholesky factor fills in only
+/// inside this envelope (a zero ahead of a row's first entry stays zero), and so does a
+/// rank-one update by a row of `J`. The solver sets the envelope once per solve from *every*
+/// row ([`Hessian::start`]), so that any set of active rows, and every update below, fits in
+/// it; the factor then costs about `sum_a (a - first[a])^2 / 2` instead of the dense `nv^3 / 6`:
+/// on a stack of free boxes, whose contacts couple only neighbours, a band.
+///
+/// The matrices are stored by *columns* of the lower triangle: column `k` (`L_ik`, `i >= k`)
+/// lies contiguously from the diagonal down to `last[k]`, the last row whose envelope reaches
+/// column `k` (entries of rows in between that start right of `k` are kept at zero). Every
+/// kernel then runs down whole columns: the factor adds multiples of earlier columns into the
+/// next one (four at a time), a rank-one update rotates a column and the update vector
+/// together, the forward solve subtracts columns from the right-hand side and the backward one
+/// takes dot products down them: contiguous streams of multiply-adds, without a test per entry.
 ///
 /// Two matrices are kept: `hq`, the assembled `M + J^T D J` of the quadratic rows (no cones),
 /// and `h`, the factor `L` (`H = L L^T`) the solves use. Between iterations
@@ -93,31 +100,37 @@ pub fn make_hessian(
 ///   ([`Hessian::rank_one`], MuJoCo's `mju_cholUpdate`), when that costs less than a new factor;
 /// - else refactored from `hq` plus the cone terms (the cone Hessians move with every step).
 ///
-/// This is the role of MuJoCo's sparse `H` with `mju_cholFactorSparse` and its rank-one updates
-/// (`mj_solNewton`); the profile form, simpler to read, gives the same numbers to rounding.
-/// Storage is row-major `nv x nv`, sized once and reused.
+/// This is the role of MuJoCo's `H` with `mju_cholFactor` (dense below 60 dofs) or
+/// `mju_cholFactorSparse` and its rank-one updates (`mj_solNewton`); the profile form gives the
+/// same numbers to rounding. Storage is `nv x nv`, sized once and reused.
 #[derive(Clone, Debug, Default)]
 pub struct Hessian {
     /// Number of dofs.
     pub nv: usize,
-    /// Row-major `nv x nv`: `H`, or after [`Hessian::factor`] its factor `L`; the lower
-    /// triangle from `first[a]` is used.
+    /// `H`, or after [`Hessian::factor`] its factor `L`, by columns: `L_ik` (`i >= k`) at
+    /// `h[k nv + i]`, for `i` from `k` to `last[k]`.
     pub h: Vec<f64>,
-    /// First stored column of each row.
+    /// First column of each row's envelope.
     pub first: Vec<usize>,
-    /// `M + J^T D J` over the quadratic rows, within the envelope (no cones).
+    /// Last row of each column's envelope.
+    pub last: Vec<usize>,
+    /// `M + J^T D J` over the quadratic rows, within the envelope (no cones), stored as `h`.
     hq: Vec<f64>,
+    /// `1 / L_kk` of the factor (nv).
+    dinv: Vec<f64>,
     /// A block's `k x k` square (`k` columns), of which the lower triangle is scattered.
     tri: Vec<f64>,
+    /// `k` zeros: the row of a group of four past its block's end.
+    zero: Vec<f64>,
     /// A cone's `H_c J_c` (`dim x k`).
     hj: Vec<f64>,
     /// The rank-one vector (nv).
     upd: Vec<f64>,
-    /// The rotation `[c, s]` of each column in a rank-one update (nv).
-    rot: Vec<[f64; 2]>,
-    /// `below[c]`: the entries of the envelope in columns `>= c`, what a rank-one update from
-    /// column `c` visits.
+    /// `below[c]`: the entries of the columns `>= c` (diagonal to `last`), what a rank-one
+    /// update from column `c` visits.
     below: Vec<usize>,
+    /// The rows whose quadratic state changed in [`Hessian::update`] (scratch).
+    changed: Vec<usize>,
     /// Multiply-adds of a factorization within the envelope.
     factor_cost: usize,
     /// Whether `h` holds cone terms.
@@ -145,8 +158,9 @@ impl Hessian {
             self.h = vec![0.0; nv * nv];
             self.hq = vec![0.0; nv * nv];
             self.first = (0..nv).collect();
+            self.last = (0..nv).collect();
+            self.dinv = vec![0.0; nv];
             self.upd = vec![0.0; nv];
-            self.rot = vec![[0.0; 2]; nv];
             self.below = vec![0; nv + 1];
         }
     }
@@ -156,13 +170,14 @@ impl Hessian {
         if b < self.first[a] {
             0.0
         } else {
-            self.h[a * self.nv + b]
+            self.h[b * self.nv + a]
         }
     }
 
     /// The envelope of `M` (legacy layout) and of the rows `keep` accepts: a block with such a
     /// row widens the rows of its columns to its first column (an elliptic cone's rows, which
-    /// couple with each other, lie in one block). Then the cost model of [`Hessian::update`].
+    /// couple with each other, lie in one block). Then the columns' `last` rows and the cost
+    /// model of [`Hessian::update`].
     fn set_envelope(&mut self, layout: &MjLayout, blocks: &RowBlocks, keep: impl Fn(usize) -> bool) {
         let nv = self.nv;
         for a in 0..nv {
@@ -177,25 +192,32 @@ impl Hessian {
                 }
             }
         }
-        // column k holds 1 + #{i > k : first[i] <= k} entries; below[] sums them from the right
-        self.below.fill(0);
-        self.factor_cost = 0;
+        // the factor's storage is zero outside the envelope (past a column's last row too) and
+        // is written only inside it, so the kernels may run over whole column ranges
+        self.h.fill(0.0);
+        // last[k]: the largest row a with first[a] <= k (rows are visited in increasing order,
+        // so the last to reach a column stays)
+        self.last.clear();
+        self.last.extend(0..nv);
         for a in 0..nv {
             let fa = self.first[a];
-            for b in fa..=a {
-                self.below[b] += 1;
-                self.factor_cost += b + 1 - fa.max(self.first[b]);
-            }
+            self.last[fa..a].fill(a);
         }
+        self.below[nv] = 0;
         for k in (0..nv).rev() {
-            self.below[k] += self.below[k + 1];
+            self.below[k] = self.below[k + 1] + self.last[k] + 1 - k;
+        }
+        // the factor's multiply-adds: column k receives each column j of row k's envelope
+        // over rows k ..= last[k] (column j reaches that far, or is zero there)
+        self.factor_cost = 0;
+        for k in 0..nv {
+            self.factor_cost += (k - self.first[k] + 1) * (self.last[k] + 1 - k);
         }
     }
 
     /// `hq = M + sum_{quadratic i} D_i J_i^T J_i` within the envelope, block by block: the rows
-    /// of a block share their columns, so their products are summed in a small packed triangle
-    /// (contiguous, no index lookups) and scattered into `hq` once per block.
-    #[allow(clippy::too_many_arguments)]
+    /// of a block share their `k` columns, so their products are summed in a small dense
+    /// `k x k` square and its lower triangle is added into `hq` once per block.
     fn assemble_quadratic(&mut self, layout: &MjLayout, qm: &[f64], blocks: &RowBlocks, efc: &Efc, state: &[EfcState]) {
         crate::sparse::with_avx(
             #[inline(always)]
@@ -204,6 +226,10 @@ impl Hessian {
     }
 
     /// The body of [`Self::assemble_quadratic`], compiled for AVX where the processor has it.
+    /// The square is summed four rows at a time: row `p` of the square gains
+    /// `sum_r (D_r J_rp) J_r` over the group's rows `r` in one pass along the row (a row not
+    /// quadratic, or past the block's end, counts as `D_r = 0`); a lone row (a limit, a
+    /// frictionless contact) is added directly ([`Self::add_row`]).
     #[inline(always)]
     fn assemble_quadratic_body(
         &mut self,
@@ -214,38 +240,54 @@ impl Hessian {
         state: &[EfcState],
     ) {
         let nv = self.nv;
+        for k in 0..nv {
+            self.hq[k * nv + k..=k * nv + self.last[k]].fill(0.0);
+        }
         for a in 0..nv {
-            self.hq[a * nv + self.first[a]..=a * nv + a].fill(0.0);
             let adr = layout.dof_madr[a];
             for t in 0..=layout.dof_depth[a] {
-                self.hq[a * nv + layout.col[adr + t]] = qm[adr + t];
+                self.hq[layout.col[adr + t] * nv + a] = qm[adr + t];
             }
         }
         for b in 0..blocks.len() {
             let (rows, cols, vals) = blocks.block(b);
-            if !rows.clone().any(|i| quadratic(state[i])) {
-                continue;
-            }
             let k = cols.len();
-            if k == 0 {
+            if k == 0 || !rows.clone().any(|i| quadratic(state[i])) {
                 continue;
             }
-            // the block's k x k square, whole rows at a time (the lower triangle is scattered)
+            if rows.len() == 1 {
+                self.add_row(&efc.j, efc, rows.start, 1.0);
+                continue;
+            }
             self.tri.clear();
             self.tri.resize(k * k, 0.0);
-            for (i, v) in rows.zip(vals.chunks_exact(k)) {
-                if !quadratic(state[i]) {
+            self.zero.clear();
+            self.zero.resize(k, 0.0);
+            for g in rows.clone().step_by(4) {
+                let row = |l: usize| {
+                    let i = g + l;
+                    if i < rows.end && quadratic(state[i]) {
+                        (efc.d[i], &vals[(i - rows.start) * k..(i - rows.start + 1) * k])
+                    } else {
+                        (0.0, &self.zero[..])
+                    }
+                };
+                let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+                if [r0.0, r1.0, r2.0, r3.0] == [0.0; 4] {
                     continue;
                 }
-                let d = efc.d[i];
-                for (tp, &vp) in self.tri.chunks_exact_mut(k).zip(v) {
-                    let dvp = d * vp;
-                    for (t, vq) in tp.iter_mut().zip(v) {
-                        *t += dvp * vq;
-                    }
+                for (p, tp) in self.tri.chunks_exact_mut(k).enumerate() {
+                    let a = [r0.0 * r0.1[p], r1.0 * r1.1[p], r2.0 * r2.1[p], r3.0 * r3.1[p]];
+                    add_four(tp, a, [r0.1, r1.1, r2.1, r3.1]);
                 }
             }
-            scatter_lower(&mut self.hq, nv, cols, &self.tri);
+            // the lower triangle: entry (p, q), q <= p, to column cols[q], row cols[p]
+            for (q, &cq) in cols.iter().enumerate() {
+                let col = &mut self.hq[cq * nv..(cq + 1) * nv];
+                for (p, &cp) in cols.iter().enumerate().skip(q) {
+                    col[cp] += self.tri[p * k + q];
+                }
+            }
         }
     }
 
@@ -257,11 +299,11 @@ impl Hessian {
 
     /// `h = hq + sum_{cones in the middle zone} J_c^T H_c J_c` (unfactored). A cone's rows lie
     /// in one block: with `hj = H_c J_c` (`dim x k`), `J_c^T H_c J_c = sum_s J_s^T hj_s`, summed
-    /// in a packed triangle and scattered once.
+    /// in a packed square and its lower triangle scattered once.
     fn add_cones(&mut self, blocks: &RowBlocks, cones: &[Cone], state: &[EfcState], hcone: &[[f64; 36]]) {
         let nv = self.nv;
-        for a in 0..nv {
-            let range = a * nv + self.first[a]..=a * nv + a;
+        for k in 0..nv {
+            let range = k * nv + k..=k * nv + self.last[k];
             self.h[range.clone()].copy_from_slice(&self.hq[range]);
         }
         self.with_cones = false;
@@ -297,20 +339,27 @@ impl Hessian {
                     }
                 }
             }
-            scatter_lower(&mut self.h, nv, cols, &self.tri);
+            // the square is symmetric: entry (p, q), p >= q, goes to column cols[q], row cols[p]
+            for (q, &cq) in cols.iter().enumerate() {
+                let col = &mut self.h[cq * nv..(cq + 1) * nv];
+                for (p, &cp) in cols.iter().enumerate().skip(q) {
+                    col[cp] += self.tri[p * k + q];
+                }
+            }
         }
     }
 
     /// `hq += sign D_i J_i^T J_i` for one row.
+    #[inline(always)]
     fn add_row(&mut self, jac: &SparseRows, efc: &Efc, i: usize, sign: f64) {
         let nv = self.nv;
         let (cols, vals) = jac.row(i);
         let d = sign * efc.d[i];
-        for (p, (&a, &va)) in cols.iter().zip(vals).enumerate() {
-            let dva = d * va;
-            let row = &mut self.hq[a * nv..a * nv + a + 1];
-            for (&b, &vb) in cols[..=p].iter().zip(&vals[..=p]) {
-                row[b] += dva * vb;
+        for (q, (&c, &vq)) in cols.iter().zip(vals).enumerate() {
+            let dvq = d * vq;
+            let col = &mut self.hq[c * nv..(c + 1) * nv];
+            for (&a, &vp) in cols[q..].iter().zip(&vals[q..]) {
+                col[a] += dvq * vp;
             }
         }
     }
@@ -382,12 +431,15 @@ impl Hessian {
         hcone: &[[f64; 36]],
     ) -> Result<usize> {
         let n = efc.nefc();
-        let changed = |i: &usize| quadratic(oldstate[*i]) != quadratic(state[*i]);
-        let (mut nchange, mut cost) = (0, 0);
-        for i in (0..n).filter(changed) {
-            nchange += 1;
-            cost += jac.row(i).0.first().map_or(0, |&c0| self.below[c0]);
+        self.changed.clear();
+        let mut cost = 0;
+        for i in 0..n {
+            if quadratic(oldstate[i]) != quadratic(state[i]) {
+                self.changed.push(i);
+                cost += jac.row(i).0.first().map_or(0, |&c0| self.below[c0]);
+            }
         }
+        let nchange = self.changed.len();
         let cones_now = cones.iter().any(|c| state[c.row] == EfcState::Cone);
         if nchange == 0 && !cones_now && !self.with_cones {
             return Ok(0);
@@ -395,7 +447,8 @@ impl Hessian {
         if 4 * nchange > n {
             self.assemble_quadratic(layout, qm, blocks, efc, state);
         } else {
-            for i in (0..n).filter(changed) {
+            for t in 0..nchange {
+                let i = self.changed[t];
                 self.add_row(jac, efc, i, if quadratic(state[i]) { 1.0 } else { -1.0 });
             }
         }
@@ -403,7 +456,8 @@ impl Hessian {
             self.refactor(blocks, cones, state, hcone)?;
             return Ok(n);
         }
-        for i in (0..n).filter(changed) {
+        for t in 0..nchange {
+            let i = self.changed[t];
             let (cols, vals) = jac.row(i);
             if !self.rank_one(cols, vals, efc.d[i].sqrt(), quadratic(state[i])) {
                 // the downdate lost positive definiteness to rounding: start again from hq
@@ -418,11 +472,11 @@ impl Hessian {
     // ANCHOR: rank_one
     /// The rank-one update (`up`) or downdate of the factor, `L' L'^T = L L^T +- x x^T` with
     /// `x = scale * row` (`cols`, `vals` a row of `J`), MuJoCo's `mju_cholUpdate`: column by
-    /// column from the row's first column `k`, the rotation
-    /// `r = sqrt(L_kk^2 +- x_k^2)`, `c = r / L_kk`, `s = x_k / L_kk`, then for every `i > k`
-    /// `L_ik <- (L_ik +- s x_i) / c` and `x_i <- c x_i - s L_ik`. `x_i` becomes nonzero only
-    /// where `L_ik` is, so the envelope holds. Returns `false` (the factor then unusable) when
-    /// a downdate leaves a pivot `r^2 <= mjMINVAL`.
+    /// column from the row's first column, for each `k` with `x_k != 0` the rotation
+    /// `r = sqrt(L_kk^2 +- x_k^2)`, `c = r / L_kk`, `s = x_k / L_kk`, `L_kk <- r`, then for every
+    /// `i > k` `L_ik <- (L_ik +- s x_i) / c` and `x_i <- c x_i - s L_ik`. `x_i` becomes nonzero
+    /// only where `L_ik` is, so the envelope holds. Returns `false` (the factor then unusable)
+    /// when a downdate leaves a pivot `r^2 <= mjMINVAL`.
     pub fn rank_one(&mut self, cols: &[usize], vals: &[f64], scale: f64, up: bool) -> bool {
         crate::sparse::with_avx(
             #[inline(always)]
@@ -430,56 +484,51 @@ impl Hessian {
         )
     }
 
-    /// The body of [`Self::rank_one`], row by row: the rotation of column `k` is made when
-    /// row `k`'s diagonal is reached and kept in `rot[k]` (`[0, 0]`: no rotation, `x_k = 0`);
-    /// row `i` then applies the rotations of its columns in increasing order, which is the
-    /// order in which the column-by-column sweep reaches its entries, so both give the same
-    /// numbers, and every row is read contiguously.
+    /// The body of [`Self::rank_one`]. Column `k` is one contiguous run from its diagonal down
+    /// to `last[k]`; its rows in between that start right of `k` hold zeros, and so does `x`
+    /// there, so they stay zero. The rows of a column are independent of each other: the
+    /// rotation is a stream of 4-wide multiply-adds over the column and `x` side by side
+    /// (dividing by `c` is multiplying by `1 / c`, as MuJoCo does).
     #[inline(always)]
     fn rank_one_body(&mut self, cols: &[usize], vals: &[f64], scale: f64, up: bool) -> bool {
         let nv = self.nv;
         let Some(&k0) = cols.first() else {
             return true;
         };
-        let x = &mut self.upd;
+        let (x, last) = (&mut self.upd, &self.last);
         x[k0..].fill(0.0);
         for (&c, &v) in cols.iter().zip(vals) {
             x[c] = scale * v;
         }
         let sign = if up { 1.0 } else { -1.0 };
-        for i in k0..nv {
-            let mut xi = x[i];
-            let row = &mut self.h[i * nv..(i + 1) * nv];
-            let f = self.first[i].max(k0);
-            for (lik, &[c, s]) in row[f..i].iter_mut().zip(&self.rot[f..i]) {
-                if c == 0.0 {
-                    continue;
-                }
-                let l = (*lik + sign * s * xi) / c;
-                *lik = l;
-                xi = c * xi - s * l;
-            }
-            if xi == 0.0 {
-                self.rot[i] = [0.0, 0.0];
+        for k in k0..nv {
+            let xk = x[k];
+            if xk == 0.0 {
                 continue;
             }
-            let lii = row[i];
-            let r2 = lii * lii + sign * xi * xi;
+            let end = last[k];
+            let col = &mut self.h[k * nv + k..=k * nv + end];
+            let lkk = col[0];
+            let r2 = lkk * lkk + sign * xk * xk;
             if !(r2 > mjMINVAL) {
                 return false;
             }
             let r = r2.sqrt();
-            self.rot[i] = [r / lii, xi / lii];
-            row[i] = r;
+            let (c, s) = (r / lkk, xk / lkk);
+            let (cinv, ss) = (1.0 / c, sign * s);
+            col[0] = r;
+            self.dinv[k] = 1.0 / r;
+            rotate(&mut col[1..], &mut x[k + 1..=end], [c, s, cinv, ss]);
         }
         true
     }
     // ANCHOR_END: rank_one
 
     // ANCHOR: hessian_factor
-    /// Cholesky `H = L L^T` in place within the envelope (row by row: `L_ab = (H_ab - sum_k
-    /// L_ak L_bk) / L_bb`, the sum from `max(first[a], first[b])`). Fails with
-    /// [`Error::PivotNotPositive`] naming the row whose pivot is not positive.
+    /// Cholesky `H = L L^T` in place within the envelope, column by column (left-looking):
+    /// column `k` of `H` less `L_kj` times column `j` for each `j` of row `k`'s envelope
+    /// (`first[k] <= j < k`), then `L_kk = sqrt` of its diagonal and the rest divided by it.
+    /// Fails with [`Error::PivotNotPositive`] naming the row whose pivot is not positive.
     pub fn factor(&mut self) -> Result<()> {
         crate::sparse::with_avx(
             #[inline(always)]
@@ -487,35 +536,57 @@ impl Hessian {
         )
     }
 
-    /// The body of [`Self::factor`], compiled for AVX where the processor has it.
+    /// The body of [`Self::factor`], compiled for AVX where the processor has it. Column `j`
+    /// reaches row `last[j] >= k` (row `k` lies in its envelope), and below its last row it
+    /// is zero, so it is added down to `min(last[j], last[k])`. The divisions by `L_kk` are
+    /// multiplications by `1 / L_kk`, kept in `dinv` for the solves (as in MuJoCo's
+    /// `mju_cholFactor`).
     #[inline(always)]
     fn factor_body(&mut self) -> Result<()> {
-        let nv = self.nv;
-        for a in 0..nv {
-            let fa = self.first[a];
-            for b in fa..=a {
-                let k0 = fa.max(self.first[b]);
-                let (ra, rb) = (&self.h[a * nv + k0..a * nv + b], &self.h[b * nv + k0..b * nv + b]);
-                let s = self.h[a * nv + b] - dot(ra, rb);
-                if b < a {
-                    self.h[a * nv + b] = s / self.h[b * nv + b];
-                } else {
-                    if !(s > 0.0 && s.is_finite()) {
-                        return Err(Error::PivotNotPositive {
-                            matrix: "Newton Hessian H = M + J^T D J".into(),
-                            row: a,
-                            pivot: s,
-                        });
-                    }
-                    self.h[a * nv + a] = s.sqrt();
-                }
+        let (nv, first, last) = (self.nv, &self.first, &self.last);
+        for k in 0..nv {
+            let end = last[k];
+            let (done, rest) = self.h.split_at_mut(k * nv);
+            let col = &mut rest[k..=end];
+            // column j from row k on: zero past last[j] (set_envelope clears the storage)
+            let from = |j: usize| &done[j * nv + k..=j * nv + end];
+            let mut j = first[k];
+            // four columns at a time (one pass along column k), then one at a time
+            while j + 4 <= k {
+                let a = [
+                    -done[j * nv + k],
+                    -done[(j + 1) * nv + k],
+                    -done[(j + 2) * nv + k],
+                    -done[(j + 3) * nv + k],
+                ];
+                add_four(col, a, [from(j), from(j + 1), from(j + 2), from(j + 3)]);
+                j += 4;
+            }
+            for j in j..k {
+                sub_scaled(col, done[j * nv + k], from(j));
+            }
+            let s = col[0];
+            if !(s > 0.0 && s.is_finite()) {
+                return Err(Error::PivotNotPositive {
+                    matrix: "Newton Hessian H = M + J^T D J".into(),
+                    row: k,
+                    pivot: s,
+                });
+            }
+            let l = s.sqrt();
+            let inv = 1.0 / l;
+            col[0] = l;
+            self.dinv[k] = inv;
+            for h in &mut col[1..] {
+                *h *= inv;
             }
         }
         Ok(())
     }
 
-    /// `x <- H^-1 x` with the factor of [`Hessian::factor`]: `L y = x` forward, `L^T x = y`
-    /// backward, each over the envelope.
+    /// `x <- H^-1 x` with the factor of [`Hessian::factor`]: `L y = x` forward (each `y_k`
+    /// subtracts its column from the rest), `L^T x = y` backward (each `x_k` a dot product with
+    /// its column), both over the envelope.
     pub fn solve(&self, x: &mut [f64]) {
         crate::sparse::with_avx(
             #[inline(always)]
@@ -526,53 +597,120 @@ impl Hessian {
     /// The body of [`Self::solve`], compiled for AVX where the processor has it.
     #[inline(always)]
     fn solve_body(&self, x: &mut [f64]) {
-        let nv = self.nv;
-        for a in 0..nv {
-            let fa = self.first[a];
-            let s = dot(&self.h[a * nv + fa..a * nv + a], &x[fa..a]);
-            x[a] = (x[a] - s) / self.h[a * nv + a];
-        }
-        for a in (0..nv).rev() {
-            x[a] /= self.h[a * nv + a];
-            let xa = x[a];
-            let fa = self.first[a];
-            for (xb, l) in x[fa..a].iter_mut().zip(&self.h[a * nv + fa..a * nv + a]) {
-                *xb -= l * xa;
+        let (nv, h, last, dinv) = (self.nv, &self.h[..], &self.last[..], &self.dinv[..]);
+        // forward: y_k = x_k / L_kk, then column k times y_k is taken from the rows below;
+        // four columns at a time, their 4 x 4 diagonal block first (columns are zero past their
+        // last row, so the four run to the longest one's end)
+        let mut k = 0;
+        while k + 4 <= nv {
+            for t in 0..4 {
+                let y = x[k + t] * dinv[k + t];
+                x[k + t] = y;
+                for u in t + 1..4 {
+                    x[k + u] -= h[(k + t) * nv + k + u] * y;
+                }
             }
+            let end = last[k..k + 4].iter().copied().max().unwrap_or(k);
+            if end >= k + 4 {
+                let col = |t: usize| &h[(k + t) * nv + k + 4..=(k + t) * nv + end];
+                let y = [-x[k], -x[k + 1], -x[k + 2], -x[k + 3]];
+                add_four(&mut x[k + 4..=end], y, [col(0), col(1), col(2), col(3)]);
+            }
+            k += 4;
+        }
+        for k in k..nv {
+            let end = last[k];
+            let y = x[k] * dinv[k];
+            x[k] = y;
+            sub_scaled(&mut x[k + 1..=end], y, &h[k * nv + k + 1..=k * nv + end]);
+        }
+        // backward: x_k = (y_k - sum_i L_ik x_i) / L_kk down column k (contiguous)
+        for k in (0..nv).rev() {
+            let end = last[k];
+            let s = dot(&h[k * nv + k + 1..=k * nv + end], &x[k + 1..=end]);
+            x[k] = (x[k] - s) * dinv[k];
         }
     }
     // ANCHOR_END: hessian_factor
 }
 
-/// `m[cols[p]][cols[q]] += sq[p k + q]` for `q <= p` (`m` row-major `nv x nv`, `sq` a `k x k`
-/// square, `cols` increasing).
+/// `t <- t + sum_r a_r v_r` over four rows `v_r` (each as long as `t`), four entries at a time.
 #[inline(always)]
-fn scatter_lower(m: &mut [f64], nv: usize, cols: &[usize], sq: &[f64]) {
-    let k = cols.len();
-    for (p, &a) in cols.iter().enumerate() {
-        let row = &mut m[a * nv..a * nv + a + 1];
-        for (&b, t) in cols[..=p].iter().zip(&sq[p * k..p * k + p + 1]) {
-            row[b] += t;
-        }
+fn add_four(t: &mut [f64], a: [f64; 4], v: [&[f64]; 4]) {
+    let k = t.len();
+    let n4 = k - k % 4;
+    let [v0, v1, v2, v3] = v;
+    let (v0, v1, v2, v3) = (&v0[..k], &v1[..k], &v2[..k], &v3[..k]);
+    for (c, t4) in t[..n4].chunks_exact_mut(4).enumerate() {
+        let at = 4 * c;
+        let (x0, x1) = (&v0[at..at + 4], &v1[at..at + 4]);
+        let (x2, x3) = (&v2[at..at + 4], &v3[at..at + 4]);
+        let sum: [f64; 4] =
+            std::array::from_fn(|l| t4[l] + ((a[0] * x0[l] + a[1] * x1[l]) + (a[2] * x2[l] + a[3] * x3[l])));
+        t4.copy_from_slice(&sum);
+    }
+    for q in n4..k {
+        t[q] += (a[0] * v0[q] + a[1] * v1[q]) + (a[2] * v2[q] + a[3] * v3[q]);
     }
 }
 
-/// `a . b` with four running sums (the Cholesky factor's and solves' inner products, whose
-/// terms are independent).
+/// `y <- y - a x` (`y`, `x` of one length), four entries at a time.
+#[inline(always)]
+fn sub_scaled(y: &mut [f64], a: f64, x: &[f64]) {
+    let mut yc = y.chunks_exact_mut(4);
+    let mut xc = x.chunks_exact(4);
+    for (y4, x4) in (&mut yc).zip(&mut xc) {
+        // all four loads before the stores: one 4-wide operation each
+        let (xv, yv) = ([x4[0], x4[1], x4[2], x4[3]], [y4[0], y4[1], y4[2], y4[3]]);
+        y4.copy_from_slice(&std::array::from_fn::<f64, 4, _>(|l| yv[l] - a * xv[l]));
+    }
+    for (y, x) in yc.into_remainder().iter_mut().zip(xc.remainder()) {
+        *y -= a * x;
+    }
+}
+
+/// One plane rotation of a rank-one update over a column `l` and the update vector `x` (one
+/// length), `[c, s, 1 / c, +-s]`: `l_i <- (l_i +- s x_i) / c`, `x_i <- c x_i - s l_i`, four
+/// entries at a time.
+#[inline(always)]
+fn rotate(l: &mut [f64], x: &mut [f64], [c, s, cinv, ss]: [f64; 4]) {
+    let n = l.len().min(x.len());
+    let (l, x) = (&mut l[..n], &mut x[..n]);
+    let mut i = 0;
+    while i + 4 <= n {
+        // the four loads before the stores: one 4-wide operation each
+        let (lv, xv) = (
+            [l[i], l[i + 1], l[i + 2], l[i + 3]],
+            [x[i], x[i + 1], x[i + 2], x[i + 3]],
+        );
+        let v: [f64; 4] = std::array::from_fn(|t| (lv[t] + ss * xv[t]) * cinv);
+        x[i..i + 4].copy_from_slice(&std::array::from_fn::<f64, 4, _>(|t| c * xv[t] - s * v[t]));
+        l[i..i + 4].copy_from_slice(&v);
+        i += 4;
+    }
+    for i in i..n {
+        let v = (l[i] + ss * x[i]) * cinv;
+        l[i] = v;
+        x[i] = c * x[i] - s * v;
+    }
+}
+
+/// `a . b` with four running sums (the backward solve's inner products).
 #[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
     let mut s = [0.0; 4];
-    for (x, y) in ca.zip(cb) {
-        s[0] += x[0] * y[0];
-        s[1] += x[1] * y[1];
-        s[2] += x[2] * y[2];
-        s[3] += x[3] * y[3];
+    let mut i = 0;
+    while i + 4 <= n {
+        for l in 0..4 {
+            s[l] += a[i + l] * b[i + l];
+        }
+        i += 4;
     }
     let mut t = (s[0] + s[1]) + (s[2] + s[3]);
-    for (x, y) in ra.iter().zip(rb) {
-        t += x * y;
+    for i in i..n {
+        t += a[i] * b[i];
     }
     t
 }
@@ -692,6 +830,42 @@ mod tests {
             .unwrap();
         assert_eq!(n, 0);
         assert_eq!(h.h, before);
+    }
+
+    /// The column-stored factor and its solve against the dense reference: `make_hessian`
+    /// factored by the plain dense Cholesky, entry by entry, and `H^-1 b` both ways.
+    #[test]
+    fn column_factor_and_solve_match_the_dense_cholesky() {
+        for seed in 0..9 {
+            for elliptic in [false, true] {
+                let (p, _, blocks, cs, st, hc) = setup(seed, elliptic);
+                let nv = p.layout.nv;
+                let mut hp = Hessian::new(nv);
+                hp.start(&p.layout, &p.qm, &blocks, &p.efc, &cs, &st, &hc).unwrap();
+                let mut hd = DMatrix::zeros(nv, nv);
+                let m = p.layout.to_dense(&p.qm);
+                make_hessian(&m, &p.efc.dense_j(), &p.efc, &cs, &st, &hc, &mut hd);
+                crate::sparse::cholesky_dense_in_place(&mut hd, "H").unwrap();
+                let scale = hd.amax();
+                for r in 0..nv {
+                    for c in 0..=r {
+                        let e = (hp.get(r, c) - hd[(r, c)]).abs() / scale;
+                        assert!(e < 1e-12, "seed {seed} elliptic {elliptic}: L[{r}][{c}] off by {e:e}");
+                    }
+                }
+                let b: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.7).sin() + 0.3).collect();
+                let (mut xs, mut xd) = (b.clone(), b.clone());
+                hp.solve(&mut xs);
+                crate::sparse::cholesky_solve_dense_with(&hd, &mut xd);
+                let xscale = xd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                for (a, d) in xs.iter().zip(&xd) {
+                    assert!(
+                        (a - d).abs() < 1e-12 * xscale,
+                        "seed {seed} elliptic {elliptic}: solve {a} vs {d}"
+                    );
+                }
+            }
+        }
     }
 
     proptest! {
