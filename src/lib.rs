@@ -66,7 +66,7 @@
 //! | 3 | The recursive Newton-Euler algorithm (`rnea.md`) | [`dynamics`] | `ch03_rnea` | `exercises/ch03`, `peers` |
 //! | 4 | The composite-rigid-body algorithm (`crba.md`) | [`dynamics`] | `ch04_crba` | `exercises/ch04`, `peers` |
 //! | 5 | The articulated-body algorithm (`aba.md`) | [`dynamics`], [`integrate`] | `ch05_aba` | `exercises/ch05`, `peers` |
-//! | 6 | Sparse factorization of the joint-space inertia (`sparse.md`) | [`sparse`] | `ch06_sparse` | `exercises/ch06`, `sparse` |
+//! | 6 | Sparse factorization of the joint-space inertia (`sparse.md`) | [`sparse`], [`model::simple_bodies`] | `ch06_sparse` | `exercises/ch06`, `sparse`, `simple_bodies` |
 //! | 7 | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch07_loops` | `exercises/ch07`, `loops` |
 //! | 8 | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/ch08`, `loops2` |
 //! | 9 | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `ch09_com` | `exercises/ch09`, `mujoco_com` |

@@ -200,8 +200,8 @@ fn filterexact_is_stable_for_any_time_constant_and_filter_is_not() {
 
 /// The implicit integrators' sparse route against the dense one, at seeded states of a damped
 /// floating base with ball-jointed arms, the `actuated` model (every transmission, a damped
-/// fixed tendon, velocity-dependent gains and biases), the muscle arm (spatial tendons) and
-/// `chain_7_spatial`:
+/// fixed tendon, velocity-dependent gains and biases), the muscle arm (spatial tendons),
+/// `chain_7_spatial` and `box_stack` (simple bodies: `M` stores their diagonal only):
 /// - `qDeriv` on the tree pattern ([`qderiv_tree`] and [`rne_vel`] into a [`TreeMatrix`])
 ///   equals the dense [`qderiv`] + [`rne_vel`] entry by entry to 1e-12 of its largest entry
 ///   (the same products, summed in another order only where two terms meet);
@@ -212,8 +212,8 @@ fn filterexact_is_stable_for_any_time_constant_and_filter_is_not() {
 #[test]
 fn sparse_m_minus_hd_agrees_with_the_dense_route() {
     use mbd::mujoco::implicit::{
-        lu_reverse_tree_in_place, lu_tree_in_place, lu_tree_solve, pattern, qderiv, qderiv_tree, rne_vel, RneVel,
-        TreeMatrix, TreeSink,
+        lu_reverse_tree_in_place, lu_tree_in_place, lu_tree_solve, m_minus_hd, pattern, qderiv, qderiv_tree, rne_vel,
+        RneVel, TreeMatrix, TreeSink,
     };
     use mbd::mujoco::integrator::{forward_pass, Forward};
     use nalgebra::{DMatrix, DVector};
@@ -226,11 +226,13 @@ fn sparse_m_minus_hd_agrees_with_the_dense_route() {
         ("actuated", load("actuated.xml")),
         ("arm_muscles", load("arm_muscles.xml")),
         ("chain_7_spatial", load("chain_7_spatial.xml")),
+        // three simple free boxes: M's rows are shortened, qDeriv's are whole
+        ("box_stack", load("box_stack.xml")),
     ];
     let mut worst = [0.0_f64; 2];
     for (name, model) in models {
         let (nv, h) = (model.nv, model.opt.timestep);
-        let layout = model.mj_layout();
+        let layout = model.mj_layout_tree();
         for seed in 0..3 {
             let mut state = State::reference(&model);
             let mut q = state.qpos.clone();
@@ -284,10 +286,7 @@ fn sparse_m_minus_hd_agrees_with_the_dense_route() {
             // M - h D: sparse (mj_crb's M in the legacy layout) and dense (CRBA)
             let smooth = mbd::mujoco::forward_smooth(&model, q.as_slice(), v.as_slice()).unwrap();
             let mut mhd = TreeMatrix::new(&model);
-            for s in 0..layout.nm {
-                mhd.lower[s] = smooth.qm[s] - h * dt.lower[s];
-                mhd.upper[s] = smooth.qm[s] - h * dt.upper[s];
-            }
+            m_minus_hd(&model, &smooth.qm, &dt, h, &mut mhd);
             let mut dense_tree = mhd.to_dense(&model);
             lu_tree_in_place(layout, &mut mhd, "test").unwrap();
             lu_reverse_tree_in_place(&mut dense_tree, &model.dof_parent, "test").unwrap();

@@ -14,9 +14,9 @@
 //! ```
 //!
 //! MuJoCo 4.0 stores only the diagonal of "simple" dofs in its CSR pattern (a free body whose
-//! centre of mass is at its origin, as weld.xml's payload): the CSR `qLD` is scattered into the
-//! legacy layout through the fixture's own `mapM2M`, with zeros in the slots MuJoCo leaves out,
-//! so our factor must hold (numerical) zeros there. Print the worst errors with
+//! centre of mass is at its origin, as weld.xml's payload), and so does our `M`
+//! ([`Model::mj_layout`]): the patterns are equal, and `M` and `qLD` are compared element by
+//! element in MuJoCo's CSR order. Print the worst errors with
 //! `cargo test --release --test mujoco_com -- --nocapture`.
 
 mod common;
@@ -171,25 +171,20 @@ fn compare_state(name: &str, model: &Model, fx: &Fixture, st: &State, worst: &mu
     check("crb", rel_err(&flat(&d.crb(model)), &flat(&st.crb)));
     let s = &fx.structure;
     let rows = csr_rows(s);
-    // M through MuJoCo's own mapM2M: CSR element c of row i, column colind[c], lives in legacy
-    // slot mapM2M[c] of our qM.
-    let ours: Vec<f64> = s.mapM2M.iter().map(|&k| d.qm[k]).collect();
+    let lay = model.mj_layout();
+    // M in MuJoCo's CSR order (the patterns are equal: `sparse_layout_matches_mujoco`)
+    let ours = lay.legacy_to_csr(&d.qm);
     let reference: Vec<f64> = rows.iter().zip(&s.M_colind).map(|(&i, &j)| st.M_dense[i][j]).collect();
-    check("M (legacy qM via mapM2M)", rel_err(&ours, &reference));
-    // ... and the whole dense matrix (slots MuJoCo leaves out of its CSR are zero in M_dense)
+    check("M (CSR)", rel_err(&ours, &reference));
+    // ... and the whole dense matrix (entries MuJoCo leaves out of its CSR are zero in M_dense)
     let ours_dense = model.mj_layout().to_dense(&d.qm);
     let ours: Vec<f64> = (0..fx.sizes.nv)
         .flat_map(|i| (0..fx.sizes.nv).map(move |j| (i, j)))
         .map(|(i, j)| ours_dense[(i, j)])
         .collect();
     check("M (dense)", rel_err(&ours, &st.M_dense.concat()));
-    // mj_factorM: MuJoCo's CSR qLD scattered into the legacy layout (zeros where MuJoCo stores
-    // nothing) against our legacy qLD
-    let mut reference = vec![0.0; fx.sizes.nM];
-    for (c, &k) in s.mapM2M.iter().enumerate() {
-        reference[k] = st.qLD[c];
-    }
-    check("qLD (CSR -> legacy via mapM2M)", rel_err(&d.qld, &reference));
+    // mj_factorM: MuJoCo's CSR qLD against ours in the same order
+    check("qLD (CSR)", rel_err(&lay.legacy_to_csr(&d.qld), &st.qLD));
     check("qLDiagInv", rel_err(&d.qld_diag_inv, &st.qLDiagInv));
     // mj_rne
     check("qfrc_bias", rel_err(&d.qfrc_bias, &st.qfrc_bias));
@@ -219,10 +214,11 @@ fn com_based_quantities_match_mujoco() {
     );
 }
 
-/// The dof tree and MuJoCo's legacy layout (`dof_parentid`, `dof_Madr`, `nM`) are MuJoCo's; where
-/// MuJoCo keeps every row whole (`nC == nM`, no simple dofs) our CSR pattern and `mapM2M` are
-/// MuJoCo's too. Where it does not (weld), MuJoCo's pattern is a subset of ours, row by row, and
-/// its `mapM2M` points to the same legacy slots ours does.
+/// The dof tree and MuJoCo's legacy layout (`dof_parentid`, `dof_Madr`, `nM`: our whole-tree
+/// layout, [`Model::mj_layout_tree`]) are MuJoCo's, and so is the pattern of `M`
+/// ([`Model::mj_layout`]: `nC`, `M_rownnz`, `M_rowadr`, `M_colind`, the rows of simple dofs
+/// shortened); MuJoCo's `mapM2M` points into the whole-tree layout at the slot of the same row
+/// and column that ours points to in the shortened one.
 #[test]
 fn sparse_layout_matches_mujoco() {
     for name in MODELS {
@@ -230,40 +226,31 @@ fn sparse_layout_matches_mujoco() {
         let model = load_model(name);
         let s = &fx.structure;
         assert_eq!(model.dof_parent, fixture_parents(s), "{name}: dof_parentid");
-        let lay = MjLayout::new(&model.dof_parent).unwrap();
-        assert_eq!(lay.dof_madr, s.dof_Madr, "{name}: dof_Madr");
-        assert_eq!(lay.nm, fx.sizes.nM, "{name}: nM");
-        assert_eq!(s.M_colind.len(), fx.sizes.nC, "{name}: nC");
-        if fx.sizes.nC == fx.sizes.nM {
-            assert_eq!(lay.m_rownnz, s.M_rownnz, "{name}: M_rownnz");
-            assert_eq!(lay.m_rowadr, s.M_rowadr, "{name}: M_rowadr");
-            assert_eq!(lay.m_colind, s.M_colind, "{name}: M_colind");
-            assert_eq!(lay.map_m2m, s.mapM2M, "{name}: mapM2M");
-        } else {
-            // every MuJoCo CSR element (i, j) is one of ours, stored in the same legacy slot
-            let rows = csr_rows(s);
-            for c in 0..fx.sizes.nC {
-                let (i, j) = (rows[c], s.M_colind[c]);
-                let ours = (lay.m_rowadr[i]..lay.m_rowadr[i] + lay.m_rownnz[i]).find(|&e| lay.m_colind[e] == j);
-                let e = ours.unwrap_or_else(|| panic!("{name}: MuJoCo's element ({i}, {j}) is not in our pattern"));
-                assert_eq!(lay.map_m2m[e], s.mapM2M[c], "{name}: mapM2M of ({i}, {j})");
-            }
-            // the rows MuJoCo shortens hold only their diagonal
-            for i in 0..fx.sizes.nv {
-                if s.M_rownnz[i] != lay.m_rownnz[i] {
-                    assert_eq!(s.M_rownnz[i], 1, "{name}: row {i}");
-                    assert_eq!(s.M_colind[s.M_rowadr[i]], i, "{name}: row {i}");
-                }
-            }
+        let tree = MjLayout::new(&model.dof_parent).unwrap();
+        assert_eq!(&tree, model.mj_layout_tree(), "{name}");
+        assert_eq!(tree.dof_madr, s.dof_Madr, "{name}: dof_Madr");
+        assert_eq!(tree.nm, fx.sizes.nM, "{name}: nM");
+        let lay = model.mj_layout();
+        assert_eq!(lay.nm, fx.sizes.nC, "{name}: nC");
+        assert_eq!(lay.m_rownnz, s.M_rownnz, "{name}: M_rownnz");
+        assert_eq!(lay.m_rowadr, s.M_rowadr, "{name}: M_rowadr");
+        assert_eq!(lay.m_colind, s.M_colind, "{name}: M_colind");
+        let rows = csr_rows(s);
+        for c in 0..fx.sizes.nC {
+            let (i, ours) = (rows[c], lay.map_m2m[c]);
+            assert_eq!(lay.col[ours], s.M_colind[c], "{name}: element {c}");
+            let t = ours - lay.dof_madr[i];
+            assert_eq!(tree.dof_madr[i] + t, s.mapM2M[c], "{name}: mapM2M of element {c}");
         }
     }
 }
 
-/// weld.xml is the model where MuJoCo's CSR drops entries: check that the comparison above
-/// really exercises the "absent entries are zero in ours" rule (a fixture change that made the
-/// patterns equal would silently weaken the test).
+/// weld.xml is a model where MuJoCo's CSR drops entries (its payload is a simple free body):
+/// check that the comparisons above really cover shortened rows (a fixture change that made the
+/// patterns whole would silently weaken them), and that what the shortened rows leave out is
+/// zero up to rounding in the whole `M` of Featherstone's CRBA.
 #[test]
-fn weld_has_simple_dofs_whose_off_diagonal_factor_entries_vanish() {
+fn weld_has_simple_dofs_whose_dropped_entries_vanish() {
     let fx = load_fixture("weld");
     assert!(
         fx.sizes.nC < fx.sizes.nM,
@@ -272,27 +259,24 @@ fn weld_has_simple_dofs_whose_off_diagonal_factor_entries_vanish() {
         fx.sizes.nM
     );
     let model = load_model("weld");
-    let s = &fx.structure;
-    let mut covered = vec![false; fx.sizes.nM];
-    for &k in &s.mapM2M {
-        covered[k] = true;
-    }
+    let (lay, tree) = (model.mj_layout(), model.mj_layout_tree());
+    assert_eq!(lay.nm, fx.sizes.nC);
     for st in &fx.states {
-        let d = forward_smooth(&model, &st.qpos, &st.qvel).unwrap();
-        let scale = d.qld.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-        for (k, _) in covered.iter().enumerate().filter(|(_, c)| !**c) {
-            assert!(
-                d.qm[k].abs() <= TOL * scale,
-                "seed {}: qM slot {k} = {:e}",
-                st.seed,
-                d.qm[k]
-            );
-            assert!(
-                d.qld[k].abs() <= TOL * scale,
-                "seed {}: qLD slot {k} = {:e}",
-                st.seed,
-                d.qld[k]
-            );
+        let h = mbd::dynamics::crba(&model, &st.qpos).unwrap();
+        let scale = h.amax();
+        let mut dropped = 0;
+        for i in 0..model.nv {
+            let a = tree.dof_madr[i];
+            for &j in &tree.col[a + 1 + lay.dof_depth[i]..a + 1 + tree.dof_depth[i]] {
+                dropped += 1;
+                assert!(
+                    h[(i, j)].abs() <= 1e-15 * scale,
+                    "seed {}: M({i}, {j}) = {:e}",
+                    st.seed,
+                    h[(i, j)]
+                );
+            }
         }
+        assert_eq!(dropped, fx.sizes.nM - fx.sizes.nC);
     }
 }

@@ -13,7 +13,7 @@ use crate::spatial::{quat_to_mat, Mat3, Vec3};
 /// Attributes of a `<frame>`.
 const FRAME_ATTRS: [&str; 8] = join(&[&["name", "childclass"], &POSE]);
 /// Attributes of a `<body>`.
-const BODY_ATTRS: [&str; 10] = join(&[&FRAME_ATTRS, &["mocap", "gravcomp"]]);
+const BODY_ATTRS: [&str; 11] = join(&[&FRAME_ATTRS, &["mocap", "gravcomp", "simple"]]);
 /// Attributes of an `<inertial>`.
 const INERTIAL_ATTRS: [&str; 9] = join(&[&POSE, &["mass", "diaginertia", "fullinertia"]]);
 
@@ -180,6 +180,8 @@ impl<'d> Reader<'d> {
                 return Err(a.err_key("gravcomp", "gravity compensation is not supported"));
             }
         }
+        // `simple="false"` keeps the body's rows of M whole (MuJoCo's `mjsBody.simple`)
+        let simple = a.keyword("simple", &["false", "auto"])? != Some("false");
         let childclass = self.childclass(&a, p.childclass)?;
         let (mut pos, mut quat) = pose(&a, &self.compiler)?;
         if let Some(f) = p.frame {
@@ -206,6 +208,7 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_,
+            simple,
         });
         Ok((idx, childclass))
     }

@@ -110,6 +110,7 @@ impl<'d> Reader<'d> {
         model.mj_body = mj_body;
         model.mj_body_last = mj_body_last;
         model.mj_body_name = self.bodies.iter().map(|b| b.name.clone()).collect();
+        model.mj_body_simple = self.bodies.iter().map(|b| b.simple).collect();
         for (k, body) in self.bodies.iter().enumerate().skip(1) {
             let i = model.mj_body_last[k];
             model.body_iquat[i] = body.mass.iquat;

@@ -87,6 +87,8 @@ pub(crate) struct BodySpec {
     pub mass: MassProps,
     /// True if neither this body nor any ancestor has a joint (MuJoCo's "weldid == 0").
     pub static_: bool,
+    /// False for `simple="false"`: MuJoCo's simple-body rule may not apply (`mjsBody.simple`).
+    pub simple: bool,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -357,6 +359,7 @@ impl<'d> Reader<'d> {
             geoms: vec![],
             mass: MassProps::zero(),
             static_: true,
+            simple: true,
         });
         self.body_index.insert("world".into(), 0);
         for child in self.sections("worldbody") {

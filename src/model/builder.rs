@@ -176,6 +176,9 @@ impl ModelBuilder {
             dof_parent,
             subtree_dofs_cache: Default::default(),
             mj_layout_cache: Default::default(),
+            mj_layout_tree_cache: Default::default(),
+            simple_cache: Default::default(),
+            dof_m0_cache: Default::default(),
             qpos0,
             opt: self.opt,
             geoms: Vec::new(),
@@ -183,6 +186,7 @@ impl ModelBuilder {
             mj_body: (0..=nb).collect(),
             mj_body_last: (0..=nb).collect(),
             mj_body_name,
+            mj_body_simple: vec![true; nb + 1],
             loops: self.loops,
             eq_params: Vec::new(),
             body_iquat,
@@ -201,9 +205,22 @@ impl ModelBuilder {
     }
 }
 
+/// MuJoCo's tolerance of its 3 x 3 eigen-decomposition (`kEigEPS` of `mjuu_eig3`): principal
+/// moments closer than it are not reordered.
+const EIG_EPS: f64 = 1e-12;
+
+// ANCHOR: principal_axes
 /// Principal moments and the quaternion of the principal axes of a rotational inertia (MuJoCo's
-/// `body_inertia` and `body_iquat`); identity and the diagonal if the matrix is not finite or
-/// the bounded eigen-iteration does not converge (the model's validation reports it).
+/// `body_inertia` and `body_iquat`), in MuJoCo's order: the moments decreasing, as MuJoCo's
+/// compiler leaves them (`mjuu_eig3` sorts its Jacobi iteration's result by quarter turns, and
+/// does not reorder two moments closer than 1e-12), and each axis the eigenvector with a
+/// non-negative component along the same axis of the body frame (the third one's sign then makes
+/// a rotation). The eigenvectors are nalgebra's symmetric eigen-decomposition, accurate to
+/// rounding (MuJoCo's Jacobi iteration stops at a rotation angle of about `1e-6`). The order and
+/// the signs matter beyond the physics: MuJoCo's simple bodies ([`crate::model::simple_bodies`])
+/// need to know when the principal frame is the body frame itself, which for a diagonal inertia
+/// means moments already in decreasing order. Identity and the diagonal if the matrix is not
+/// finite or the bounded eigen-iteration does not converge (the model's validation reports it).
 pub(crate) fn principal_axes(i: &Mat3) -> ([f64; 4], Vec3) {
     let fallback = ([1.0, 0.0, 0.0, 0.0], i.diagonal());
     if !i.iter().all(|x| x.is_finite()) {
@@ -212,9 +229,27 @@ pub(crate) fn principal_axes(i: &Mat3) -> ([f64; 4], Vec3) {
     let Some(eig) = nalgebra::SymmetricEigen::try_new(*i, f64::EPSILON, 1000) else {
         return fallback;
     };
-    let mut r = eig.eigenvectors;
+    // MuJoCo's bubble sort over the pairs (0, 1), (1, 2), (0, 1), swapping only clear inversions
+    let mut order = [0usize, 1, 2];
+    for j in [0, 1, 0] {
+        if eig.eigenvalues[order[j]] + EIG_EPS < eig.eigenvalues[order[j + 1]] {
+            order.swap(j, j + 1);
+        }
+    }
+    let mut r = Mat3::from_fn(|row, k| eig.eigenvectors[(row, order[k])]);
+    for k in 0..2 {
+        if r[(k, k)] < 0.0 {
+            r.column_mut(k).neg_mut();
+        }
+    }
     if r.determinant() < 0.0 {
         r.column_mut(2).neg_mut();
     }
-    (crate::spatial::mat_to_quat_with(&r), eig.eigenvalues)
+    let ev = Vec3::new(
+        eig.eigenvalues[order[0]],
+        eig.eigenvalues[order[1]],
+        eig.eigenvalues[order[2]],
+    );
+    (crate::spatial::mat_to_quat_with(&r), ev)
 }
+// ANCHOR_END: principal_axes

@@ -19,6 +19,7 @@ pub mod loop_models;
 mod loops;
 pub mod mechanisms;
 pub mod mesh;
+mod simple;
 
 pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
@@ -32,6 +33,7 @@ pub use joint::{
 };
 pub(crate) use loops::frame_with_z;
 pub use loops::LoopJoint;
+pub use simple::{mj_body_parentid, simple_bodies, SimpleBodies, FRAME_EPS};
 
 use crate::error::{check_magnitude, check_vector, Error, Result};
 use crate::sparse::MjLayout;
@@ -380,6 +382,13 @@ pub struct Model {
     pub subtree_dofs_cache: Derived<Vec<Vec<usize>>>,
     /// Cache of [`Model::mj_layout`], filled on first use.
     pub mj_layout_cache: Derived<MjLayout>,
+    /// Cache of [`Model::mj_layout_tree`], filled on first use.
+    pub mj_layout_tree_cache: Derived<MjLayout>,
+    /// Cache of [`Model::simple_bodies`], filled on first use.
+    pub simple_cache: Derived<SimpleBodies>,
+    /// Cache of MuJoCo's `dof_M0` (the diagonal of `M` at `qpos0`), filled on first use by
+    /// `crate::mujoco::com::dof_m0`.
+    pub dof_m0_cache: Derived<Vec<f64>>,
     /// The reference configuration (MuJoCo's `qpos0`).
     pub qpos0: DVector<f64>,
     /// Options.
@@ -395,6 +404,9 @@ pub struct Model {
     pub mj_body_last: Vec<usize>,
     /// MuJoCo body names (index 0 = "world").
     pub mj_body_name: Vec<String>,
+    /// Per MuJoCo body: false where the model turns MuJoCo's simple-body rule off
+    /// (`<body simple="false">`, `mjsBody.simple`); see [`simple_bodies`].
+    pub mj_body_simple: Vec<bool>,
     /// Loop joints closing kinematic loops on the spanning tree (Featherstone chapter 8); empty
     /// for a tree. See [`crate::loops`].
     pub loops: Vec<LoopJoint>,
@@ -449,14 +461,31 @@ pub(crate) fn subtree_dofs(lambda: &[usize], v_adr: &[usize], joints: &[Joint]) 
 /// Per-model data derived from the rest of the model and computed once, on first use: never by
 /// a call that does not need it (a 100,000-body chain loads without building the `O(n d)`
 /// structures of the inertia matrix that only CRBA and MuJoCo's sparse factorization read).
-/// Equal for equal models, so it takes no part in `==`. A model whose tree is edited after the
-/// first use must be rebuilt.
-#[derive(Clone, Debug)]
+/// Equal for equal models, so it takes no part in `==`. Some of it reads more than the tree (the
+/// simple-body flags read inertias and joint anchors, `dof_M0` the masses and armatures), so a
+/// model edited after its first use must be rebuilt; a clone starts empty, so a clone edited
+/// before its own first use is consistent.
+#[derive(Debug)]
 pub struct Derived<T>(std::sync::OnceLock<T>);
 
 impl<T> Default for Derived<T> {
     fn default() -> Self {
         Derived(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> Clone for Derived<T> {
+    /// An empty cache: the clone computes its own on first use.
+    fn clone(&self) -> Self {
+        Derived::default()
+    }
+}
+
+impl<T> Derived<T> {
+    /// The value, computed by `f` on first use (for caches that a layer above `model` fills, as
+    /// `crate::mujoco::com::dof_m0` does).
+    pub fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(f)
     }
 }
 
@@ -476,17 +505,39 @@ impl Model {
             .get_or_init(|| subtree_dofs(&self.lambda, &self.v_adr, &self.joints))
     }
 
-    /// MuJoCo's sparse layout of the inertia matrix for this dof tree (`dof_Madr`, the column of
-    /// every slot, CSR arrays): what `mj_crb`, `mj_factorI` and `mj_solveLD` index with. Derived
-    /// from `dof_parent` on first use.
+    /// MuJoCo's sparse layout of the inertia matrix `M` for this dof tree (`dof_Madr`, the column
+    /// of every slot, the CSR arrays `M_rownnz`, `M_rowadr`, `M_colind`): what `mj_crb`,
+    /// `mj_factorI` and `mj_solveLD` index with. The rows of simple dofs
+    /// ([`Model::simple_bodies`]) hold only their diagonal, as MuJoCo's do
+    /// ([`MjLayout::with_simple`]). Derived from `dof_parent` and the simple flags on first use.
     ///
     /// # Panics
     /// Only for a model whose `dof_parent` was corrupted by hand after it was built (every
     /// checked entry rejects such a model first, through [`Model::check_structure`]).
     pub fn mj_layout(&self) -> &MjLayout {
-        self.mj_layout_cache
+        self.mj_layout_cache.0.get_or_init(|| {
+            MjLayout::with_simple(&self.dof_parent, &self.simple_bodies().dof_simplenum)
+                .expect("dof_parent was checked when the model was built, and simple dofs have simple descendants")
+        })
+    }
+
+    /// The layout of the whole ancestor pattern, with no row shortened ([`MjLayout::new`] of
+    /// `dof_parent`): MuJoCo's legacy `qM` layout (`dof_Madr`, `nM`) and the pattern of the
+    /// velocity derivative `qDeriv` and of `M - h qDeriv` (MuJoCo's `D` pattern, which keeps
+    /// the entries of simple dofs: a derivative couples them). Derived on first use.
+    ///
+    /// # Panics
+    /// As [`Model::mj_layout`].
+    pub fn mj_layout_tree(&self) -> &MjLayout {
+        self.mj_layout_tree_cache
             .0
             .get_or_init(|| MjLayout::new(&self.dof_parent).expect("dof_parent was checked when the model was built"))
+    }
+
+    /// MuJoCo's simple-body flags (`body_simple`, `dof_simplenum`; [`simple_bodies`]), computed on
+    /// first use.
+    pub fn simple_bodies(&self) -> &SimpleBodies {
+        self.simple_cache.0.get_or_init(|| simple_bodies(self))
     }
 
     /// Number of MuJoCo bodies including the world body.

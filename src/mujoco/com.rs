@@ -214,10 +214,35 @@ pub fn mj_com_vel(model: &Model, d: &mut Data, qvel: &[f64]) {
 // ANCHOR: crb
 /// `mj_crb`: composite inertias `crb` (leaves to root, plain sums since every body of a tree uses
 /// the same frame; nothing is added into the world body) and the sparse inertia matrix in the
-/// legacy layout: `M(i, j) = cdof_j . (crb_body(i) cdof_i)` for j = i and each ancestor of i, plus
-/// armature on the diagonal.
+/// legacy layout: `M(i, j) = cdof_j . (crb_body(i) cdof_i)` for j = i and each ancestor of i
+/// stored in row i, plus armature on the diagonal. The row of a simple dof
+/// ([`crate::model::simple_bodies`]) is its diagonal alone, the same at every configuration: it
+/// is copied from `dof_M0` ([`dof_m0`]), as MuJoCo does.
 #[inline(always)]
 pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
+    composite_inertias(model, d);
+    let dof_m0 = dof_m0(model);
+    for i in 0..model.nv {
+        let adr = layout.dof_madr[i];
+        if layout.dof_simplenum[i] > 0 {
+            d.qm[adr] = dof_m0[i];
+            continue;
+        }
+        let b = model.dof_body[i];
+        let buf: Force = d.crb_fb[b].mul_motion(&d.cdof[i]);
+        d.qm[adr] = d.cdof[i].dot(&buf) + model.joints[b].armature;
+        // the rest of row i: its ancestors j, nearest first (`layout.col` names them)
+        let row = adr + 1..adr + 1 + layout.dof_depth[i];
+        for (m, &j) in d.qm[row.clone()].iter_mut().zip(&layout.col[row]) {
+            *m = d.cdof[j].dot(&buf);
+        }
+    }
+}
+
+/// The composite inertias of `mj_crb` into `d.crb_fb`: `crb = cinert`, then each body's added
+/// into its parent's, leaves to root (nothing into the world body).
+#[inline(always)]
+fn composite_inertias(model: &Model, d: &mut Data) {
     for i in 0..=model.nb {
         d.crb_fb[i] = d.cinert_fb[i];
     }
@@ -228,17 +253,31 @@ pub fn mj_crb(model: &Model, layout: &MjLayout, d: &mut Data) {
             d.crb_fb[p] += ci;
         }
     }
-    for i in 0..model.nv {
-        let b = model.dof_body[i];
-        let buf: Force = d.crb_fb[b].mul_motion(&d.cdof[i]);
-        let adr = layout.dof_madr[i];
-        d.qm[adr] = d.cdof[i].dot(&buf) + model.joints[b].armature;
-        // the rest of row i: its ancestors j, nearest first (`layout.col` names them)
-        let row = adr + 1..adr + 1 + layout.dof_depth[i];
-        for (m, &j) in d.qm[row.clone()].iter_mut().zip(&layout.col[row]) {
-            *m = d.cdof[j].dot(&buf);
+}
+
+/// MuJoCo's `dof_M0` (`mj_setM0`, run by `mj_setConst`): the diagonal of `M` at `qpos0`,
+/// `cdof_i . (crb_body(i) cdof_i)` plus armature, computed once per model on first use and kept
+/// in [`Model::dof_m0_cache`]. [`mj_crb`] copies it into the rows of simple dofs, whose diagonal
+/// does not depend on the configuration. If the kinematics at `qpos0` fail (a model edited into
+/// an invalid one after it was checked), every entry is NaN, and the factorization of an `M`
+/// that holds one reports the dof.
+pub fn dof_m0(model: &Model) -> &[f64] {
+    model.dof_m0_cache.get_or_init(|| {
+        let nan = vec![f64::NAN; model.nv];
+        let Ok(mut d) = Data::new(model) else {
+            return nan;
+        };
+        if mj_com_pos(model, &mut d, model.qpos0.as_slice()).is_err() {
+            return nan;
         }
-    }
+        composite_inertias(model, &mut d);
+        (0..model.nv)
+            .map(|i| {
+                let b = model.dof_body[i];
+                d.cdof[i].dot(&d.crb_fb[b].mul_motion(&d.cdof[i])) + model.joints[b].armature
+            })
+            .collect()
+    })
 }
 // ANCHOR_END: crb
 

@@ -417,11 +417,14 @@ impl DerivSink for DMatrix<f64> {
 
 // ANCHOR: tree_matrix
 /// An nv x nv matrix on MuJoCo's `qDeriv` pattern (entry `(i, j)` when one dof is an ancestor
-/// of the other), stored in `M`'s legacy layout ([`crate::sparse::MjLayout`]) twice: `lower[s]`
+/// of the other), stored in the legacy layout of the whole ancestor pattern
+/// ([`Model::mj_layout_tree`], MuJoCo's `D` pattern, which keeps the rows of simple dofs whole:
+/// a derivative couples a simple body's dofs where `M` does not) twice: `lower[s]`
 /// is `(i, col[s])` for the slots `s` of row `i` (the diagonal at `dof_madr[i]`, then the
 /// ancestors nearest first), `upper[s]` is the transposed entry `(col[s], i)` (`upper` at the
 /// diagonal slots is unused). This is the pattern of `M` plus that of `D` (the two are the same
-/// here): `M - h D` lives in it with no other storage, and its reverse-order LU creates no fill-in
+/// here, but for the rows of simple dofs, which `M` keeps shortened): `M - h D` lives in it with
+/// no other storage, and its reverse-order LU creates no fill-in
 /// ([`lu_tree_in_place`]). The slot of a pair needs no search: if `j` is an ancestor of `i`, it
 /// is `i`'s `(depth(i) - depth(j))`-th ancestor, slot `dof_madr[i] + depth(i) - depth(j)`.
 ///
@@ -437,9 +440,9 @@ pub struct TreeMatrix {
 }
 
 impl TreeMatrix {
-    /// Zeros in `model`'s layout.
+    /// Zeros in `model`'s tree layout ([`Model::mj_layout_tree`]).
     pub fn new(model: &Model) -> Self {
-        let nm = model.mj_layout().nm;
+        let nm = model.mj_layout_tree().nm;
         TreeMatrix {
             lower: vec![0.0; nm],
             upper: vec![0.0; nm],
@@ -463,7 +466,7 @@ impl TreeMatrix {
         if !on_pattern(model, i, j) {
             return 0.0;
         }
-        match Self::slot(model.mj_layout(), i, j) {
+        match Self::slot(model.mj_layout_tree(), i, j) {
             (false, s) => self.lower[s],
             (true, s) => self.upper[s],
         }
@@ -481,15 +484,69 @@ impl TreeMatrix {
     }
 }
 
-/// Entry `(i, j)` of a symmetric matrix in the legacy layout (`qM`), for `(i, j)` on the
-/// pattern (one dof an ancestor of the other).
+/// Entry `(i, j)` of a symmetric matrix in the legacy layout `qm` of `layout` (`M` in
+/// [`Model::mj_layout`]): zero for a pair the layout does not store (not one dof an ancestor of
+/// the other, or dropped from the row of a simple dof).
 pub fn legacy_entry(layout: &MjLayout, qm: &[f64], i: usize, j: usize) -> f64 {
-    qm[TreeMatrix::slot(layout, i, j).1]
+    let (i, j) = if i >= j { (i, j) } else { (j, i) };
+    let a = layout.dof_madr[i];
+    layout.col[a..=a + layout.dof_depth[i]]
+        .iter()
+        .position(|&c| c == j)
+        .map_or(0.0, |t| qm[a + t])
 }
+
+/// `M(i, a_t)`, `a_t` the t-th ancestor of dof `i` in the dof tree (`t = 0`: the diagonal): slot
+/// `t` of row `i` of `qm` (in `m_layout`, [`Model::mj_layout`]) when the row stores it, zero when
+/// the row is a simple dof's, shortened to its diagonal (MuJoCo's `mapM2D` leaves those entries
+/// of `qLU` at zero).
+#[inline]
+fn m_tree_entry(m_layout: &MjLayout, qm: &[f64], i: usize, t: usize) -> f64 {
+    if t <= m_layout.dof_depth[i] {
+        qm[m_layout.dof_madr[i] + t]
+    } else {
+        0.0
+    }
+}
+
+// ANCHOR: m_minus_hd
+/// `M - h D` on the tree pattern (the implicit integrator's `qLU` before its factorization):
+/// MuJoCo's `mju_gatherMasked(qLU, M, mapM2D)` then `qLU -= h qDeriv`. `M` is `qm` in
+/// [`Model::mj_layout`], `D` and `out` are on [`Model::mj_layout_tree`]; the entries a simple
+/// dof's row does not store are zero in `M`. Kernel: sizes are the model's.
+pub fn m_minus_hd(model: &Model, qm: &[f64], d: &TreeMatrix, h: f64, out: &mut TreeMatrix) {
+    let (m_layout, tree) = (model.mj_layout(), model.mj_layout_tree());
+    for i in 0..model.nv {
+        let b = tree.dof_madr[i];
+        for t in 0..=tree.dof_depth[i] {
+            let m = m_tree_entry(m_layout, qm, i, t);
+            out.lower[b + t] = m - h * d.lower[b + t];
+            out.upper[b + t] = m - h * d.upper[b + t];
+        }
+    }
+}
+
+/// `M - h (D + D^T) / 2` on `M`'s own pattern (the implicitfast integrator's `qH`): MuJoCo's
+/// `mju_gather(qH, qDeriv, mapD2M)` then `qH = M - h qH`, with `qDeriv` symmetrized. `qm` and
+/// `qh` are in [`Model::mj_layout`], `d` on [`Model::mj_layout_tree`]: row `i`'s slots are the
+/// first slots of its tree row, and a simple dof keeps only its diagonal. Kernel: sizes are the
+/// model's.
+pub fn m_minus_h_sym_d(model: &Model, qm: &[f64], d: &TreeMatrix, h: f64, qh: &mut [f64]) {
+    let (m_layout, tree) = (model.mj_layout(), model.mj_layout_tree());
+    for i in 0..model.nv {
+        let (a, b) = (m_layout.dof_madr[i], tree.dof_madr[i]);
+        qh[a] = qm[a] - h * d.lower[b];
+        for t in 1..=m_layout.dof_depth[i] {
+            // the symmetrized derivative, (D + D^T) / 2
+            qh[a + t] = qm[a + t] - h * 0.5 * (d.lower[b + t] + d.upper[b + t]);
+        }
+    }
+}
+// ANCHOR_END: m_minus_hd
 
 /// [`TreeMatrix`] with its layout, as a [`DerivSink`].
 pub struct TreeSink<'a> {
-    /// The layout of `m`.
+    /// The layout of `m` ([`Model::mj_layout_tree`]).
     pub layout: &'a MjLayout,
     /// The matrix written.
     pub m: &'a mut TreeMatrix,
@@ -520,7 +577,7 @@ pub fn qderiv_tree(
     d: &mut TreeMatrix,
 ) {
     d.clear();
-    let layout = model.mj_layout();
+    let layout = model.mj_layout_tree();
     let add_jtbj = |d: &mut TreeMatrix, row: &dyn Fn(usize) -> f64, b: f64| {
         for i in 0..model.nv {
             let ri = row(i);
@@ -806,20 +863,27 @@ pub fn free_body_bias_vel(model: &Model, data: &super::Data, i: usize, omega_b: 
 // ANCHOR_END: free_body_bias_vel
 
 /// `M - h D` on the 6 x 6 block of a standalone free body's dofs `adr..adr + 6` (MuJoCo's
-/// `mjd_freeMhat` before its bias term): `M` from the legacy layout `qm`, `D` the unsymmetrized
-/// `qDeriv` rows of [`qderiv_tree`]. The block couples to no other dof, in `M` or in `D`.
-pub fn free_block(layout: &MjLayout, qm: &[f64], d: &TreeMatrix, h: f64, adr: usize) -> [[f64; 6]; 6] {
+/// `mjd_freeMhat` before its bias term): `M` from `qm` in [`Model::mj_layout`] (diagonal when the
+/// body is simple), `D` the unsymmetrized `qDeriv` rows of [`qderiv_tree`]. The block couples to
+/// no other dof, in `M` or in `D`.
+#[inline]
+pub fn free_block(model: &Model, qm: &[f64], d: &TreeMatrix, h: f64, adr: usize) -> [[f64; 6]; 6] {
+    let (m_layout, tree) = (model.mj_layout(), model.mj_layout_tree());
     let mut a = [[0.0; 6]; 6];
     for r in 0..6 {
-        // dof adr + c is dof adr + r's (r - c)-th ancestor: slot r - c of row adr + r, which
-        // holds (r, c) in `lower` and (c, r) in `upper`
-        let row = layout.dof_madr[adr + r];
-        debug_assert_eq!(layout.dof_depth[adr + r], r, "not a standalone free body");
+        // dof adr + c is dof adr + r's (r - c)-th ancestor: slot r - c of tree row adr + r,
+        // which holds (r, c) in `lower` and (c, r) in `upper`; M's row keeps slots 0..=depth
+        let row = tree.dof_madr[adr + r];
+        debug_assert_eq!(tree.dof_depth[adr + r], r, "not a standalone free body");
+        let (lower, upper) = (&d.lower[row..=row + r], &d.upper[row..=row + r]);
+        let m_row = m_layout.dof_madr[adr + r];
+        let m = &qm[m_row..=m_row + m_layout.dof_depth[adr + r]];
         for c in 0..=r {
-            let s = row + r - c;
-            a[r][c] = qm[s] - h * d.lower[s];
+            let t = r - c;
+            let m_rc = m.get(t).copied().unwrap_or(0.0); // zero where a simple row stores nothing
+            a[r][c] = m_rc - h * lower[t];
             if c < r {
-                a[c][r] = qm[s] - h * d.upper[s];
+                a[c][r] = m_rc - h * upper[t];
             }
         }
     }

@@ -25,8 +25,8 @@ use super::collision::candidate_pairs;
 use super::com::{mj_com_pos, mj_com_vel, mj_crb, mj_rne};
 use super::forward::{has_constraints, Forward as Constrained, ForwardData};
 use super::implicit::{
-    check_implicit_supported, free_block, free_body_bias_vel, lu_tree_in_place, lu_tree_solve, qderiv_tree, rne_vel_of,
-    solve_small, standalone_free_joints, RneVel, TreeMatrix, TreeSink,
+    check_implicit_supported, free_block, free_body_bias_vel, lu_tree_in_place, lu_tree_solve, m_minus_h_sym_d,
+    m_minus_hd, qderiv_tree, rne_vel_of, solve_small, standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_with, potential_energy,
@@ -453,30 +453,21 @@ impl<'m> Simulator<'m> {
             Integrator::Implicit => {
                 let ten = fwd.ten.as_ref().map(|t| &t.moment);
                 qderiv_tree(model, &fwd.actuation, ten, &state.ctrl, &state.act, d);
-                rne_vel_of(model, com, &mut rv.chains, v, &mut TreeSink { layout, m: d });
-                for s in 0..layout.nm {
-                    mhd.lower[s] = qm[s] - h * d.lower[s];
-                    mhd.upper[s] = qm[s] - h * d.upper[s];
-                }
-                lu_tree_in_place(layout, mhd, "M - h qDeriv of the implicit step")?;
-                lu_tree_solve(layout, mhd, f);
+                let tree = model.mj_layout_tree();
+                rne_vel_of(model, com, &mut rv.chains, v, &mut TreeSink { layout: tree, m: d });
+                m_minus_hd(model, qm, d, h, mhd);
+                lu_tree_in_place(tree, mhd, "M - h qDeriv of the implicit step")?;
+                lu_tree_solve(tree, mhd, f);
             }
             Integrator::ImplicitFast => {
                 let ten = fwd.ten.as_ref().map(|t| &t.moment);
                 qderiv_tree(model, &fwd.actuation, ten, &state.ctrl, &state.act, d);
-                for i in 0..nv {
-                    let adr = layout.dof_madr[i];
-                    qh[adr] = qm[adr] - h * d.lower[adr];
-                    for s in adr + 1..adr + 1 + layout.dof_depth[i] {
-                        // the symmetrized derivative, (D + D^T) / 2
-                        qh[s] = qm[s] - h * 0.5 * (d.lower[s] + d.upper[s]);
-                    }
-                }
+                m_minus_h_sym_d(model, qm, d, h, qh);
                 factor_qh_solve(model, qh, qh_diag_inv, f)?;
                 // mjd_freeMhat: each standalone free body's block M - h (D - d bias / dv),
                 // solved apart (it couples to no other dof), overwrites its rows of f
                 for &adr in free_bodies.iter() {
-                    let mut a = free_block(layout, qm, d, h, adr);
+                    let mut a = free_block(model, qm, d, h, adr);
                     let omega = Vec3::new(v[adr + 3], v[adr + 4], v[adr + 5]);
                     let [lin, rot] = free_body_bias_vel(model, com, model.dof_body[adr], &omega);
                     for r in 0..3 {

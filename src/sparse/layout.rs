@@ -14,24 +14,40 @@ use nalgebra::DMatrix;
 /// The CSR layout of MuJoCo 4.0 (`M_rownnz`, `M_rowadr`, `M_colind`) stores the same rows
 /// reversed (ancestors root-first, diagonal last); `map_m2m[c]` is the legacy index of CSR
 /// element c (MuJoCo's `mapM2M`).
+///
+/// MuJoCo 4.0 shortens the rows of simple dofs (`dof_simplenum > 0`, see
+/// [`crate::model::simple_bodies`]) to their diagonal ([`MjLayout::with_simple`]). A simple dof's
+/// ancestors are simple dofs of its own body and its descendants are simple too, so the shortened
+/// pattern is the whole ancestor pattern of a forest: the dof tree with every simple dof cut from
+/// its parent. The layout stores that forest in `dof_parentid`, and every field below describes
+/// the rows as stored; the kernels need to know nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MjLayout {
     /// Number of dofs.
     pub nv: usize,
-    /// Parent dof of each dof (MuJoCo's `dof_parentid`, None = -1).
+    /// Parent of each dof in the stored pattern (None = -1): MuJoCo's `dof_parentid`, except
+    /// that a simple dof has none.
     pub dof_parentid: Vec<Option<usize>>,
-    /// Start of each row in the legacy layout (MuJoCo's `dof_Madr`).
+    /// MuJoCo's `dof_simplenum`: nonzero for a simple dof, whose row holds only its diagonal
+    /// (all zero for [`MjLayout::new`]).
+    pub dof_simplenum: Vec<usize>,
+    /// Start of each row in the legacy layout: MuJoCo's `dof_Madr` when no dof is simple; with
+    /// simple dofs the shortened rows are packed, and the starts are those of MuJoCo's CSR rows
+    /// (`M_rowadr`, the same rows reversed).
     pub dof_madr: Vec<usize>,
-    /// Number of proper ancestors of each dof (its row holds `dof_depth + 1` entries).
+    /// Number of ancestors stored in each row (its row holds `dof_depth + 1` entries): the depth
+    /// of the dof in the stored forest, which is its depth in the dof tree except for a simple
+    /// dof (0).
     pub dof_depth: Vec<usize>,
-    /// Size of the legacy layout (MuJoCo's `nM`).
+    /// Size of the legacy layout: MuJoCo's `nM` when no dof is simple, `nC` (the size of
+    /// MuJoCo 4.0's `M` and `qLD`) in general.
     pub nm: usize,
-    /// The column of every slot of the legacy layout (size `nM`): `col[dof_madr[i]] = i`, and
+    /// The column of every slot of the legacy layout (size `nm`): `col[dof_madr[i]] = i`, and
     /// `col[dof_madr[i] + t]` is the t-th ancestor of i. The factorization and the solves read it
     /// instead of walking `dof_parentid`, as MuJoCo's kernels read `M_colind`: one independent
     /// load per entry instead of a chain of dependent ones.
     pub col: Vec<usize>,
-    /// The start of the row of every slot's column (size `nM`): `col_madr[s] =
+    /// The start of the row of every slot's column (size `nm`): `col_madr[s] =
     /// dof_madr[col[s]]`. The factorization reads where row i begins from the slot of (k, i),
     /// as MuJoCo's `mj_factorI` reads `M_rowadr[M_colind[adr]]`, but with one load instead of two
     /// that wait on each other.
@@ -129,9 +145,47 @@ impl Rows {
 }
 
 impl MjLayout {
-    /// The layout of the dof tree `dof_parentid`.
+    /// The layout of the dof tree `dof_parentid`, every row whole (no dof simple).
     pub fn new(dof_parentid: &[Option<usize>]) -> Result<Self> {
+        MjLayout::with_simple(dof_parentid, &vec![0; dof_parentid.len()])
+    }
+
+    // ANCHOR: with_simple
+    /// The layout of the dof tree `dof_parentid` with the rows of the simple dofs
+    /// (`dof_simplenum[i] > 0`, MuJoCo's `dof_simplenum`) shortened to their diagonal, as MuJoCo
+    /// 4.0's `mj_makeDofDofSparse` makes `M_rownnz` and `M_colind` (its "reduced" pattern). The
+    /// rows kept are those of the forest in which each simple dof is cut from its parent; that
+    /// forest has the shortened pattern as its whole ancestor pattern only if no dof descends
+    /// from a simple dof without being simple itself (MuJoCo's rule guarantees it: a simple body
+    /// has no children and no dof above it). Errors: [`Error::BadParent`] for a parent array
+    /// that is not ordered, [`Error::BadLength`] if the two arrays differ in length,
+    /// [`Error::BadPattern`] naming a dof that is not simple under a simple parent.
+    pub fn with_simple(dof_parentid: &[Option<usize>], dof_simplenum: &[usize]) -> Result<Self> {
         check_parent(dof_parentid)?;
+        if dof_simplenum.len() != dof_parentid.len() {
+            return Err(Error::BadLength {
+                what: "dof_simplenum".into(),
+                got: dof_simplenum.len(),
+                expected: dof_parentid.len(),
+            });
+        }
+        for (i, p) in dof_parentid.iter().enumerate() {
+            if let Some(p) = *p {
+                if dof_simplenum[p] > 0 && dof_simplenum[i] == 0 {
+                    return Err(Error::BadPattern {
+                        node: i,
+                        why: format!("dof {i} is not simple but its parent dof {p} is"),
+                    });
+                }
+            }
+        }
+        // the stored forest: a simple dof keeps no parent
+        let cut: Vec<Option<usize>> = dof_parentid
+            .iter()
+            .zip(dof_simplenum)
+            .map(|(&p, &s)| if s > 0 { None } else { p })
+            .collect();
+        let dof_parentid = &cut[..];
         let nv = dof_parentid.len();
         let depth = depths(dof_parentid);
         let mut dof_madr = vec![0; nv];
@@ -167,7 +221,8 @@ impl MjLayout {
         Ok(MjLayout {
             rows,
             nv,
-            dof_parentid: dof_parentid.to_vec(),
+            dof_parentid: cut,
+            dof_simplenum: dof_simplenum.to_vec(),
             dof_madr,
             dof_depth: depth,
             nm,
@@ -179,6 +234,7 @@ impl MjLayout {
             map_m2m,
         })
     }
+    // ANCHOR_END: with_simple
 
     /// The legacy-layout vector of a dense symmetric matrix (reads the lower triangle).
     pub fn from_dense(&self, h: &DMatrix<f64>) -> Vec<f64> {
