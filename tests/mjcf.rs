@@ -122,6 +122,8 @@ fn check_model(rel: &str, r: &Value) {
         })
         .collect();
     assert_eq!(body_parent, ints(&r["body_parentid"]), "{}", w("body_parentid"));
+    let library: Vec<i64> = mbd::model::mj_body_parentid(&model).iter().map(|&p| p as i64).collect();
+    assert_eq!(library, ints(&r["body_parentid"]), "{}", w("mj_body_parentid"));
     for i in 1..=model.nb {
         // a MuJoCo body's Featherstone bodies form a chain ending at mj_body_last
         let b = model.mj_body[i];

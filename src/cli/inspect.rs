@@ -17,8 +17,8 @@ use super::state::{read_state, State};
 use crate::dynamics::passive_forces_with;
 use crate::error::{Error, Result};
 use crate::kinematics::{mj_body_poses, Kinematics};
+use crate::model::mj_body_parentid;
 use crate::model::{Cone, Model, Solver};
-use crate::mujoco::collision::body_parentid;
 use crate::mujoco::constraint::{Efc, EfcType};
 use crate::mujoco::forward::{fwdinv, Forward};
 use crate::mujoco::Data;
@@ -599,7 +599,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
             nbody: model.mj_nbody(),
             nb: model.nb,
         },
-        body_parentid: body_parentid(model),
+        body_parentid: mj_body_parentid(model),
         body_names: model.mj_body_name.clone(),
         joint_names: (1..=model.nb)
             .filter(|&i| model.joints[i].jtype.nv() > 0)

@@ -16,7 +16,7 @@ use crate::collision::multicontact::PatchScratch;
 use crate::collision::{collide_with_scratch, mj_type, Assets, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjMINMU, mjMINVAL};
-use crate::model::{GeomType, Model};
+use crate::model::{mj_body_parentid, GeomType, Model};
 use crate::spatial::{quat_to_mat, Mat3, Vec3, Xform};
 
 use super::Data;
@@ -75,26 +75,6 @@ impl MjContact {
     }
 }
 
-/// MuJoCo's `body_parentid`: the parent MuJoCo body of every MuJoCo body (0 for the world and
-/// its children). The first Featherstone body of MuJoCo body b's chain hangs from the last body
-/// of b's parent.
-pub fn body_parentid(model: &Model) -> Vec<usize> {
-    let mut out = vec![0; model.mj_nbody()];
-    for (b, parent) in out.iter_mut().enumerate().skip(1) {
-        let mut first = model.mj_body_last[b];
-        // bounded: each step moves to a smaller body index (lambda(i) < i)
-        while first != 0 && model.lambda[first] != 0 && model.mj_body[model.lambda[first]] == b {
-            first = model.lambda[first];
-        }
-        *parent = if first == 0 {
-            0
-        } else {
-            model.mj_body[model.lambda[first]]
-        };
-    }
-    out
-}
-
 /// MuJoCo's `body_weldid`: for every MuJoCo body, the nearest body on its path to the world
 /// (itself included) that has degrees of freedom; 0 (the world) when none has. Bodies with the
 /// same weld id move as one rigid body and never collide with each other.
@@ -120,7 +100,7 @@ struct Bodies {
 
 impl Bodies {
     fn new(model: &Model) -> Self {
-        let parents = body_parentid(model);
+        let parents = mj_body_parentid(model);
         let weld = weld_ids(model, &parents);
         Bodies { parents, weld }
     }
@@ -145,7 +125,7 @@ impl Bodies {
 /// when no `<pair>` names them: bitmasks compatible (`filterBitmask`: `contype_a &
 /// conaffinity_b` or `contype_b & conaffinity_a`), bodies not welded together and not
 /// parent and child ([`weld_ids`]), body pair not in `<exclude>`, and not two planes. `parents`
-/// is [`body_parentid`].
+/// is [`mj_body_parentid`].
 pub fn may_collide(model: &Model, parents: &[usize], a: usize, b: usize) -> bool {
     let weld = weld_ids(model, parents);
     let bodies = Bodies {

@@ -11,8 +11,8 @@ use super::jacobian::{body_point, jac_point, xquat};
 use crate::dynamics::tendon_kinematics;
 use crate::error::{Error, Result};
 use crate::model::constants::{mjEPS, mjMINVAL};
+use crate::model::mj_body_parentid;
 use crate::model::{Equality, JointType, Model};
-use crate::mujoco::collision::body_parentid;
 use crate::mujoco::{forward_smooth, Data};
 use crate::sparse::{solve_ld, NoCount};
 use crate::spatial::{quat_mul, quat_normalize, Vec3};
@@ -119,7 +119,7 @@ impl Invweight {
         let d = forward_smooth(model, model.qpos0.as_slice(), &zeros)?;
         let layout = model.mj_layout();
         let solve = |x: &mut [f64]| solve_ld(layout, &d.qld, &d.qld_diag_inv, x, &mut NoCount);
-        let parents = body_parentid(model);
+        let parents = mj_body_parentid(model);
         let nbody = model.mj_nbody();
         let mut body = vec![[0.0; 2]; nbody];
         let (mut jp, mut jr) = (Matrix3xX::zeros(nv), Matrix3xX::zeros(nv));
