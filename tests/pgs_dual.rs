@@ -5,6 +5,8 @@
 //! of every kind with random sparsity (empty rows included); and the structural rows of `Y`
 //! hold the columns of `J` and their ancestors.
 
+mod common;
+use common::fixtures::json_files;
 use mbd::mjcf;
 use mbd::model::{canned, Cone};
 use mbd::mujoco::constraint::{Efc, SparseRows};
@@ -13,23 +15,6 @@ use mbd::mujoco::solver::pgs::{make_ar, make_ar_blocks, make_y, PgsScratch};
 use mbd::mujoco::solver::problem::{Problem, RowCounts, SplitMix};
 use mbd::mujoco::solver::{JacStorage, Smooth};
 use std::path::Path;
-
-fn json_files(dir: &str) -> Vec<(String, serde_json::Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
-        })
-        .collect()
-}
 
 fn bits(x: &[f64]) -> Vec<u64> {
     x.iter().map(|v| v.to_bits()).collect()

@@ -6,6 +6,8 @@
 //! `efc_force`, all to 1e-12 relative. The kernels the primal loop repeats, the row blocks'
 //! `J x` and `J^T f` and `M x` by `M`'s nonzeros, equal the plain products bit for bit.
 
+mod common;
+use common::fixtures::json_files;
 use mbd::mjcf;
 use mbd::model::Cone;
 use mbd::mujoco::constraint::SparseRows;
@@ -29,23 +31,6 @@ fn rel(a: &[f64], b: &[f64], floor: f64) -> f64 {
     assert_eq!(a.len(), b.len());
     let scale = b.iter().fold(floor, |m, x| m.max(x.abs()));
     a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale
-}
-
-fn json_files(dir: &str) -> Vec<(String, serde_json::Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
-        })
-        .collect()
 }
 
 /// Every check of the module on one problem; returns the worst relative difference.

@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod fixtures;
 
 use mbd::dynamics::{aba_with, Workspace};
 use mbd::kinematics::{body_velocities, forward_kinematics};
