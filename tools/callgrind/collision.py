@@ -14,52 +14,11 @@ $CALLGRIND_BUILD (default /tmp/callgrind_build)."""
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cgtools import ROOT, build, costs
 SCENES = ["box_stack", "box_stack_10", "humanoid"]
-
-
-def paths():
-    venv = os.environ.get("PEERS_VENV", "/tmp/peers")
-    env_file = os.path.join(venv, "peers_paths.env")
-    if not os.path.exists(env_file):
-        subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "setup.sh")], check=True)
-    out = {}
-    for line in open(env_file):
-        k, _, v = line.strip().partition("=")
-        out[k] = v.strip('"')
-    return out
-
-
-def build(out_dir):
-    p = paths()
-    os.makedirs(out_dir, exist_ok=True)
-    exe = os.path.join(out_dir, "mj_collision")
-    src = os.path.join(ROOT, "tools", "callgrind", "mj_collision.c")
-    lib = p["MUJOCO_LIB"]
-    subprocess.run(["gcc", "-O2", "-std=c11", "-Wall", "-I" + p["MUJOCO_INCLUDE"], src, "-o", exe, lib,
-                    "-Wl,-rpath," + os.path.dirname(lib), "-lm"], check=True)
-    got = subprocess.run(["cargo", "bench", "--no-run", "--bench", "collision"], cwd=ROOT, check=True,
-                         capture_output=True, text=True)
-    mbd = re.search(r"\((target/[^)]*collision-[0-9a-f]+)\)", got.stderr).group(1)
-    return exe, os.path.join(ROOT, mbd)
-
-
-def self_costs(cg):
-    """Self instruction count per function of a callgrind output file."""
-    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", cg],
-                          capture_output=True, text=True, check=True).stdout
-    costs = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*)$", line)
-        if not m or m.group(2).startswith("PROGRAM TOTALS") or ":" not in m.group(2):
-            continue
-        name = re.sub(r"\s*\[.*\]$", "", m.group(2)).split(":", 1)[1]
-        costs[name] = costs.get(name, 0) + int(m.group(1).replace(",", ""))
-    return costs
 
 
 def per_call(cmd, env, n, out_dir, tag):
@@ -69,7 +28,7 @@ def per_call(cmd, env, n, out_dir, tag):
         e = dict(os.environ, **env(calls))
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}"] + cmd(calls), env=e,
                        check=True, capture_output=True)
-        files.append(self_costs(cg))
+        files.append(costs(cg, inclusive=False))
     a, b = files
     return {k: (b.get(k, 0) - a.get(k, 0)) / n for k in set(a) | set(b)}
 
@@ -81,7 +40,7 @@ def main():
     ap.add_argument("--scenes", default=",".join(SCENES))
     a = ap.parse_args()
     out_dir = os.environ.get("CALLGRIND_BUILD", "/tmp/callgrind_build")
-    mj, mbd = build(out_dir)
+    mj, mbd = build(out_dir, "mj_collision", "collision")
     for label in a.scenes.split(","):
         fx = json.load(open(os.path.join(ROOT, "tests", "fixtures", "forward", f"{label}.json")))
         state = os.path.join(out_dir, f"state_{label}.txt")
@@ -92,8 +51,8 @@ def main():
                         f"mbd_{label}")
         theirs = per_call(lambda n: [mj, model, state, str(n)], lambda n: {}, a.calls, out_dir, f"mj_{label}")
         print(f"## {label}: mbd {sum(ours.values()):.0f}, MuJoCo {sum(theirs.values()):.0f} instructions per call")
-        for name, costs in (("mbd", ours), ("MuJoCo", theirs)):
-            top = sorted(((v, k) for k, v in costs.items() if abs(v) >= 1), reverse=True)[: a.top]
+        for name, counts in (("mbd", ours), ("MuJoCo", theirs)):
+            top = sorted(((v, k) for k, v in counts.items() if abs(v) >= 1), reverse=True)[: a.top]
             print(f"  {name}: " + ", ".join(f"{k.split('::')[-1]} {v:.0f}" for v, k in top))
     return 0
 

@@ -19,11 +19,10 @@ whose libmujoco the driver tools/callgrind/mj_forward.c links). Builds into $CAL
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cgtools import ROOT, build, costs
 CASES = ["box_stack/newton_elliptic", "box_stack/pgs_elliptic", "box_stack_10/pgs_elliptic",
          "box_stack_10/pgs_pyramidal"]
 MBD = {
@@ -40,53 +39,13 @@ MJ = {
 }
 
 
-def paths():
-    venv = os.environ.get("PEERS_VENV", "/tmp/peers")
-    env_file = os.path.join(venv, "peers_paths.env")
-    if not os.path.exists(env_file):
-        subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "setup.sh")], check=True)
-    out = {}
-    for line in open(env_file):
-        k, _, v = line.strip().partition("=")
-        out[k] = v.strip('"')
-    return out
-
-
-def build(out_dir):
-    p = paths()
-    os.makedirs(out_dir, exist_ok=True)
-    exe = os.path.join(out_dir, "mj_forward")
-    src = os.path.join(ROOT, "tools", "callgrind", "mj_forward.c")
-    lib = p["MUJOCO_LIB"]
-    subprocess.run(["gcc", "-O2", "-std=c11", "-Wall", "-I" + p["MUJOCO_INCLUDE"], src, "-o", exe, lib,
-                    "-Wl,-rpath," + os.path.dirname(lib), "-lm"], check=True)
-    got = subprocess.run(["cargo", "bench", "--no-run", "--bench", "constrained"], cwd=ROOT, check=True,
-                         capture_output=True, text=True)
-    mbd = re.search(r"\((target/[^)]*constrained-[0-9a-f]+)\)", got.stderr).group(1)
-    return exe, os.path.join(ROOT, mbd)
-
-
-def inclusive(cg):
-    """Inclusive instruction count per function name of a callgrind output file."""
-    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", cg],
-                          capture_output=True, text=True, check=True).stdout
-    costs = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*)$", line)
-        if not m or m.group(2).startswith("PROGRAM TOTALS") or ":" not in m.group(2):
-            continue
-        name = re.sub(r"\s*\[.*\]$", "", m.group(2)).split(":", 1)[1]
-        costs[name] = max(costs.get(name, 0), int(m.group(1).replace(",", "")))
-    return costs
-
-
 def per_call(cmd, env, n, out_dir, tag):
     files = []
     for calls in (0, n):
         cg = os.path.join(out_dir, f"{tag}_{calls}.cg")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}"] + cmd(calls),
                        env=dict(os.environ, **env(calls)), check=True, capture_output=True)
-        files.append(inclusive(cg))
+        files.append(costs(cg, inclusive=True))
     a, b = files
     return {k: (b.get(k, 0) - a.get(k, 0)) / n for k in set(a) | set(b)}
 
@@ -97,7 +56,7 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES), help="SCENE/SOLVER_CONE,...")
     a = ap.parse_args()
     out_dir = os.environ.get("CALLGRIND_BUILD", "/tmp/callgrind_build")
-    mj, mbd = build(out_dir)
+    mj, mbd = build(out_dir, "mj_forward", "constrained")
     print(f"Instructions per call (thousands), mbd / MuJoCo 4.0.0, {a.calls} calls "
           "(`tools/callgrind/constrained.py`)\n")
     print("| case | mj_forward | rows | solver | of which AR (PGS) |")
