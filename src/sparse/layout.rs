@@ -383,9 +383,9 @@ pub(crate) fn factor_rows<C: Counter>(
 /// - no bounds checks: the rows come from the layout's private [`Rows`], whose construction
 ///   proved that row i = `col[s]` has exactly the length of row k's tail from slot s and lies
 ///   before row k, so the two raw ranges are inside `qld` and disjoint;
-/// - the update is [`Simd::sub_scaled`]: straight-line code for the short lengths (up to four
-///   numbers with SSE2, seven with AVX), and beyond them blocks of four, then one block of two and
-///   one number as the length's two low bits say;
+/// - the update is [`Simd::sub_scaled`]: one number and one block of two as the length's two low
+///   bits say, then blocks of four (of two with SSE2) to the end of the row, straight-line code
+///   when the length is a constant;
 /// - a row with up to eight entries left of the diagonal, every row of a branched robot, runs
 ///   its whole step as [`step`]: one branch on the row's length, after which the updates follow
 ///   one another with constant lengths, without a loop, a length test or a branch between them;
@@ -607,6 +607,15 @@ pub(crate) trait Simd: Copy {
     /// `dst[t] -= s * src[t]` for `t < n` (MuJoCo's `mju_addToScl` with `-s`): a multiplication,
     /// then a subtraction, per entry, no fused multiply-add.
     ///
+    /// The vector blocks are aligned to the *end* of the range (the odd number and the odd pair
+    /// come first). In the factorization every range ends at the end of a row of `qLD`: a row
+    /// receives its updates from its diagonal to its end, and its own step reads it from each
+    /// slot to its end. Counted from the end, the block boundaries are then the same in every
+    /// write and every read of a row, so each load lies inside one earlier store and the
+    /// processor can hand it the stored value at once; a load straddling two stores (which
+    /// blocks counted from the start would give whenever a row's step follows its first child's,
+    /// the step that wrote it last) waits until both reach the cache.
+    ///
     /// # Safety
     /// `dst` and `src` point to `n` numbers each, and the two ranges do not overlap.
     unsafe fn sub_scaled(self, dst: *mut f64, src: *const f64, n: usize, s: f64);
@@ -630,34 +639,19 @@ impl Simd for Portable {
                 let v = _mm_sub_pd(_mm_loadu_pd(dst.add(t)), _mm_mul_pd(sv, _mm_loadu_pd(src.add(t))));
                 _mm_storeu_pd(dst.add(t), v);
             };
-            // the short lengths of a branched tree, each as straight-line code
-            match n {
-                0 => {}
-                1 => one(0),
-                2 => two(0),
-                3 => {
-                    two(0);
-                    one(2);
-                }
-                4 => {
-                    two(0);
-                    two(2);
-                }
-                _ => {
-                    let mut t = 0;
-                    while t + 4 <= n {
-                        two(t);
-                        two(t + 2);
-                        t += 4;
-                    }
-                    if n & 2 != 0 {
-                        two(t);
-                        t += 2;
-                    }
-                    if n & 1 != 0 {
-                        one(t);
-                    }
-                }
+            // blocks aligned to the end of the row (see the trait): one number first if n is odd,
+            // then pairs up to the end, two pairs per turn of the loop
+            let mut t = n & 1;
+            if t == 1 {
+                one(0);
+            }
+            while t + 4 <= n {
+                two(t);
+                two(t + 2);
+                t += 4;
+            }
+            if t < n {
+                two(t);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -693,8 +687,9 @@ impl Simd for Avx {
     }
 }
 
-/// [`Simd::sub_scaled`] four numbers per AVX instruction, then two (the low half of the same
-/// registers), then one.
+/// [`Simd::sub_scaled`] four numbers per AVX instruction, with the odd number and the odd pair
+/// (the low half of the same registers) first, so that the blocks of four end at the end of the
+/// range.
 ///
 /// # Safety
 /// As [`Simd::sub_scaled`].
@@ -723,43 +718,20 @@ unsafe fn avx_sub_scaled(dst: *mut f64, src: *const f64, n: usize, s: f64) {
             );
             _mm256_storeu_pd(dst.add(t), v);
         };
-        // the short lengths of a branched tree, each as straight-line code
-        match n {
-            0 => {}
-            1 => one(0),
-            2 => two(0),
-            3 => {
-                two(0);
-                one(2);
-            }
-            4 => four(0),
-            5 => {
-                four(0);
-                one(4);
-            }
-            6 => {
-                four(0);
-                two(4);
-            }
-            7 => {
-                four(0);
-                two(4);
-                one(6);
-            }
-            _ => {
-                let mut t = 0;
-                while t + 4 <= n {
-                    four(t);
-                    t += 4;
-                }
-                if n & 2 != 0 {
-                    two(t);
-                    t += 2;
-                }
-                if n & 1 != 0 {
-                    one(t);
-                }
-            }
+        // blocks aligned to the end of the row: one number if n is odd, then two if n has bit 1,
+        // then blocks of four up to the end
+        let mut t = 0;
+        if n & 1 != 0 {
+            one(0);
+            t = 1;
+        }
+        if n & 2 != 0 {
+            two(t);
+            t += 2;
+        }
+        while t < n {
+            four(t);
+            t += 4;
         }
     }
 }
