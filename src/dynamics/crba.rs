@@ -2,10 +2,12 @@
 
 use super::{coordinate_axis, rnea_with, Workspace};
 use crate::error::Result;
-use crate::model::{jcalc_pos, Model};
-use crate::spatial::{Force, SpatialInertia, Vec3};
+use crate::model::{jcalc_pos, Model, Subspace};
+use crate::spatial::{Force, Mat3, SpatialInertia, Vec3};
 use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
+use std::ops::Range;
+use SubspaceShape as Shape;
 
 /// The joint-space inertia matrix `H(q)` by CRBA, including armature on the diagonal
 /// (MuJoCo's `M`); both triangles are filled. Book chapter: "The composite-rigid-body
@@ -128,60 +130,164 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
     }
     let nv = model.nv;
     let h = h.as_mut_slice(); // column-major: H[(r, c)] is h[c * nv + r]
+    let f_cols = &mut ws.f_cols[..];
     for i in (1..=model.nb).rev() {
         // I^c_i is complete: its children have larger numbers and were done already.
-        let s = &ws.jc[i].s;
-        let subtree = &model.subtree_dofs()[i]; // i's own dofs first, then its descendants'
-        let span = ws.subtree_span[i].clone(); // the same dofs as a range, when consecutive
-        let mut axes = [None; 6]; // which columns of S are rotations about a coordinate axis
-        for (k, dof) in model.dofs(i).enumerate() {
-            axes[k] = coordinate_axis(&s.cols[k]);
-            ws.f_cols[dof] = match axes[k] {
-                Some(a) => inertia_axis_column(&ws.ic[i], a),
-                None if s.cols[k].w == Vec3::zeros() => inertia_linear_column(&ws.ic[i], &s.cols[k].v),
-                None => ws.ic[i].mul_motion(&s.cols[k]), // F = I^c_i S_i
-            };
+        let (s, ic, shape) = (&ws.jc[i].s, &ws.ic[i], ws.shapes[i]);
+        let d0 = model.v_adr[i]; // i's dofs are d0, d0 + 1, ...
+        for k in 0..s.n {
+            f_cols[d0 + k] = shape.inertia_column(ic, s, k); // F = I^c_i S_i
         }
-        for (l, dof) in model.dofs(i).enumerate() {
-            // column `dof` of H, rows `dof` and below: S_i^T F for this dof and the later ones
-            // (table 6.2's H_ji = H_ij^T)
-            let h_col = &mut h[dof * nv..(dof + 1) * nv];
-            let (rows, rows_span) = (&subtree[l..], span.clone().map(|r| r.start + l..r.end));
-            let f_cols = &ws.f_cols;
-            match axes[l] {
-                // a rotation about coordinate axis k: S^T F is F's k-th moment component
-                Some(k) => for_each_dof(rows, rows_span, |r| h_col[r] = f_cols[r].n[k]),
-                None if s.cols[l].w == Vec3::zeros() => {
-                    let c = s.cols[l].v;
-                    for_each_dof(rows, rows_span, |r| h_col[r] = c.dot(&f_cols[r].f));
-                }
-                None => {
-                    let s_l = s.cols[l];
-                    for_each_dof(rows, rows_span, |r| h_col[r] = s_l.dot(&f_cols[r]));
+        // Row r of H in i's columns is S_i^T F_r, for every dof r of i's subtree: i's own dofs
+        // first (H_ii, its lower triangle), then its descendants' (table 6.2's H_ji = H_ij^T).
+        let rows = (&model.subtree_dofs()[i][..], ws.subtree_span[i].clone());
+        match shape {
+            Shape::Axis(k) => fill_rows(h, nv, d0, rows, f_cols, |f| [f.n[k]]),
+            Shape::Translation => {
+                let c = s.cols[0].v;
+                fill_rows(h, nv, d0, rows, f_cols, |f| [c.dot(&f.f)]);
+            }
+            Shape::Ball => fill_rows(h, nv, d0, rows, f_cols, |f| [f.n.x, f.n.y, f.n.z]),
+            Shape::Free => {
+                let e = Mat3::from_columns(&[s.cols[0].v, s.cols[1].v, s.cols[2].v]);
+                fill_rows(h, nv, d0, rows, f_cols, |f| {
+                    let lin = e.tr_mul(&f.f);
+                    [lin.x, lin.y, lin.z, f.n.x, f.n.y, f.n.z]
+                });
+            }
+            Shape::General => {
+                // column by column: column d0 + l takes rows from dof d0 + l on
+                for (l, s_l) in s.cols[..s.n].iter().enumerate() {
+                    let rows = (&rows.0[l..], rows.1.clone().map(|r| r.start + l..r.end));
+                    fill_rows(h, nv, d0 + l, rows, f_cols, |f| [s_l.dot(f)]);
                 }
             }
-            h_col[dof] += model.joints[i].armature;
+        }
+        for k in 0..s.n {
+            h[(d0 + k) * nv + d0 + k] += model.joints[i].armature;
         }
         let p = model.lambda[i];
         if p != 0 {
             let x = ws.x_up[i];
             let back = ws.ic[i].transform_back(&x);
             ws.ic[p] += back;
-            let f_cols = &mut ws.f_cols;
-            for_each_dof(subtree, span, |r| f_cols[r] = x.inv_apply_force(&f_cols[r]));
-            // F = lambda_X_i* F
+            let rows = (&model.subtree_dofs()[i][..], ws.subtree_span[i].clone());
+            for_each_dof_mut(rows, f_cols, |f| *f = x.inv_apply_force(f)); // F = lambda_X_i* F
         }
     }
 }
 
-/// `f(r)` for every dof r of `dofs`, in order; `span`, when given, is the same dofs as a range
-/// (`Workspace::subtree_span`), walked without reading the list.
+/// For every dof r of `rows` (body i's subtree, i's own `N` dofs `d0..d0 + N` first), row r of
+/// H in i's columns `d0..d0 + N`: the numbers `st(F_r) = S_i^T F_r`. For i's own dofs only the
+/// lower triangle of the block `H_ii`, the columns up to r.
 #[inline(always)]
-fn for_each_dof(dofs: &[usize], span: Option<std::ops::Range<usize>>, mut f: impl FnMut(usize)) {
-    debug_assert!(span.as_ref().is_none_or(|r| r.clone().eq(dofs.iter().copied())));
+fn fill_rows<const N: usize>(
+    h: &mut [f64],
+    nv: usize,
+    d0: usize,
+    (list, span): (&[usize], Option<Range<usize>>),
+    f_cols: &[Force],
+    st: impl Fn(&Force) -> [f64; N],
+) {
+    debug_assert!(span.as_ref().is_none_or(|r| r.clone().eq(list.iter().copied())));
+    for a in 0..N {
+        let v = st(&f_cols[d0 + a]);
+        for (b, x) in v.into_iter().enumerate().take(a + 1) {
+            h[(d0 + b) * nv + d0 + a] = x;
+        }
+    }
+    let block = &mut h[d0 * nv..(d0 + N) * nv]; // i's N columns of H
     match span {
-        Some(range) => range.for_each(f),
-        None => dofs.iter().for_each(|&r| f(r)),
+        Some(range) => {
+            // the descendants' rows of each column, as slices of equal length
+            let below = range.start + N..range.end;
+            let mut cols = block.chunks_exact_mut(nv).map(|c| &mut c[below.clone()]);
+            let mut cols: [&mut [f64]; N] = std::array::from_fn(|_| cols.next().expect("N columns"));
+            for (j, f) in f_cols[below].iter().enumerate() {
+                for (c, x) in cols.iter_mut().zip(st(f)) {
+                    c[j] = x;
+                }
+            }
+        }
+        None => {
+            for &r in &list[N..] {
+                for (k, x) in st(&f_cols[r]).into_iter().enumerate() {
+                    block[k * nv + r] = x;
+                }
+            }
+        }
+    }
+}
+
+/// `f(&mut cols[r])` for every dof r of `dofs.0`, in order; `dofs.1`, when given, is the same
+/// dofs as a range (`Workspace::subtree_span`), walked as a slice without reading the list.
+#[inline(always)]
+fn for_each_dof_mut<B>((list, span): (&[usize], Option<Range<usize>>), cols: &mut [B], mut f: impl FnMut(&mut B)) {
+    debug_assert!(span.as_ref().is_none_or(|r| r.clone().eq(list.iter().copied())));
+    match span {
+        Some(range) => cols[range].iter_mut().for_each(f),
+        None => list.iter().for_each(|&r| f(&mut cols[r])),
+    }
+}
+
+/// The form of a joint's motion subspace `S`, which decides how CRBA forms `F = I^c S` and
+/// `S^T F`. It depends on the joint alone, never on `q`: the angular parts of `jcalc`'s columns
+/// are constant, and so are the linear parts of its rotation columns (only the directions of the
+/// free and planar joints' translations turn with q). So [`Workspace::new`] finds it once per
+/// body ([`SubspaceShape::of`]) instead of every call testing the columns again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubspaceShape {
+    /// One unit rotation about coordinate axis k, `S = [e_k; 0]`: Featherstone's `Rx`, `Ry`,
+    /// `Rz` (table 4.1) without an anchor offset. `I S` is column k of the 6x6 inertia and
+    /// `S^T f` is `f.n[k]`.
+    Axis(usize),
+    /// One pure translation `S = [0; c]` (a prismatic joint): `I S = [h x c; m c]`,
+    /// `S^T f = c . f.f`.
+    Translation,
+    /// A ball joint, `S = [1; 0]`, the three coordinate axes as rotations: `S^T f = f.n`.
+    Ball,
+    /// A free joint in MuJoCo's coordinates (world-frame linear velocity, body-frame angular
+    /// velocity), `S = [0, 1; E, 0]` with `E` the rotation part of `X_J`: translations along
+    /// E's columns, then rotations about the body axes. `S^T f = [E^T f.f; f.n]`.
+    Free,
+    /// Anything else: the general products, column by column.
+    General,
+}
+
+impl SubspaceShape {
+    /// The shape of `s`.
+    pub fn of(s: &Subspace) -> Self {
+        let axes: Vec<Option<usize>> = s.cols[..s.n].iter().map(coordinate_axis).collect();
+        let translation = |k: usize| s.cols[k].w == Vec3::zeros();
+        match (s.n, &axes[..]) {
+            (1, [Some(k)]) => SubspaceShape::Axis(*k),
+            (1, _) if translation(0) => SubspaceShape::Translation,
+            (3, [Some(0), Some(1), Some(2)]) => SubspaceShape::Ball,
+            (6, [None, None, None, Some(0), Some(1), Some(2)]) if (0..3).all(translation) => SubspaceShape::Free,
+            _ => SubspaceShape::General,
+        }
+    }
+    /// Of every body of `model` (entry 0, the base, is `General`), read off S at each joint's
+    /// neutral configuration (any configuration gives the same shapes).
+    pub fn of_model(model: &Model) -> Vec<Self> {
+        let mut s = Subspace::default();
+        let mut shapes = vec![SubspaceShape::General; model.nb + 1];
+        for i in 1..=model.nb {
+            jcalc_pos(&model.joints[i], &model.joints[i].jtype.neutral(), &mut s);
+            shapes[i] = SubspaceShape::of(&s);
+        }
+        shapes
+    }
+    /// Column k of `F = I S` for the subspace `s` of this shape.
+    #[inline(always)]
+    fn inertia_column(self, ic: &SpatialInertia, s: &Subspace, k: usize) -> Force {
+        match self {
+            SubspaceShape::Axis(a) => inertia_axis_column(ic, a),
+            SubspaceShape::Ball => inertia_axis_column(ic, k),
+            SubspaceShape::Free if k >= 3 => inertia_axis_column(ic, k - 3),
+            SubspaceShape::Translation | SubspaceShape::Free => inertia_linear_column(ic, &s.cols[k].v),
+            SubspaceShape::General => ic.mul_motion(&s.cols[k]),
+        }
     }
 }
 

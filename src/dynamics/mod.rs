@@ -23,7 +23,7 @@ pub use actuation::{
     muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel, muscle_gain_velocity, muscle_timescale,
     next_activation, sigmoid, transmission, Actuation,
 };
-pub use crba::{crba, crba_with, fill_upper, hand_c};
+pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
@@ -71,6 +71,9 @@ pub struct Workspace {
     /// model, every canned model): CRBA then walks the range instead of reading the list, which
     /// on a chain of n bodies is n^2 / 2 numbers (4 MB at 1,023 bodies) read on every call.
     pub subtree_span: Vec<Option<std::ops::Range<usize>>>,
+    /// The [`SubspaceShape`] of every body's joint (CRBA), which depends only on the joint: found
+    /// once here by [`SubspaceShape::of_model`].
+    pub shapes: Vec<SubspaceShape>,
 }
 
 impl Workspace {
@@ -99,6 +102,7 @@ impl Workspace {
                     _ => None,
                 })
                 .collect(),
+            shapes: SubspaceShape::of_model(model),
         }
     }
 }
