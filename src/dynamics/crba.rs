@@ -3,7 +3,7 @@
 use super::{coordinate_axis, rnea_with, Workspace};
 use crate::error::Result;
 use crate::model::{jcalc_pos, Model, Subspace};
-use crate::spatial::{Force, Mat3, SpatialInertia, Vec3};
+use crate::spatial::{Force, Mat3, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::{DMatrix, DVector};
 use std::ops::Range;
@@ -125,7 +125,11 @@ pub fn crba_with(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f
 fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>) {
     for i in 1..=model.nb {
         let x_j = jcalc_pos(&model.joints[i], &q[model.qs(i)], &mut ws.jc[i].s); // X_J and S, no velocity
-        ws.x_up[i] = x_j.compose(&model.x_tree[i]);
+        let x_t = &model.x_tree[i];
+        ws.x_up[i] = match ws.tree_translation[i] {
+            true => Xform::new(x_j.e, x_t.r + x_j.r), // X_J xlt(r): no rotation to multiply by
+            false => x_j.compose(x_t),
+        };
         ws.ic[i] = model.inertia[i];
     }
     let nv = model.nv;
@@ -133,24 +137,28 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
     let f_cols = &mut ws.f_cols[..];
     for i in (1..=model.nb).rev() {
         // I^c_i is complete: its children have larger numbers and were done already.
-        let (s, ic, shape) = (&ws.jc[i].s, &ws.ic[i], ws.shapes[i]);
+        let (s, ic, shape, p) = (&ws.jc[i].s, &ws.ic[i], ws.shapes[i], model.lambda[i]);
         let d0 = model.v_adr[i]; // i's dofs are d0, d0 + 1, ...
-        for k in 0..s.n {
-            f_cols[d0 + k] = shape.inertia_column(ic, s, k); // F = I^c_i S_i
+        if shape != Shape::Free || p != 0 {
+            for k in 0..s.n {
+                f_cols[d0 + k] = shape.inertia_column(ic, s, k); // F = I^c_i S_i
+            }
         }
-        // Row r of H in i's columns is S_i^T F_r, for every dof r of i's subtree: i's own dofs
-        // first (H_ii, its lower triangle), then its descendants' (table 6.2's H_ji = H_ij^T).
-        let rows = (&model.subtree_dofs()[i][..], ws.subtree_span[i].clone());
+        // Rows of H in i's columns: S_i^T F_r for every dof r of i's subtree, i's own dofs first
+        // (H_ii, its lower triangle), then its descendants' (table 6.2's H_ji = H_ij^T).
+        let (subtree, span) = (&model.subtree_dofs()[i][..], ws.subtree_span[i].clone());
+        let below = |l: usize| (&subtree[l..], span.clone().map(|r| r.start + l..r.end)); // from dof d0 + l on
         match shape {
-            Shape::Axis(k) => fill_rows(h, nv, d0, rows, f_cols, |f| [f.n[k]]),
+            Shape::Axis(k) => fill_block_and_rows(h, nv, d0, below(1), f_cols, |f| [f.n[k]]),
             Shape::Translation => {
                 let c = s.cols[0].v;
-                fill_rows(h, nv, d0, rows, f_cols, |f| [c.dot(&f.f)]);
+                fill_block_and_rows(h, nv, d0, below(1), f_cols, |f| [c.dot(&f.f)]);
             }
-            Shape::Ball => fill_rows(h, nv, d0, rows, f_cols, |f| [f.n.x, f.n.y, f.n.z]),
+            Shape::Ball => fill_block_and_rows(h, nv, d0, below(3), f_cols, |f| [f.n.x, f.n.y, f.n.z]),
             Shape::Free => {
                 let e = Mat3::from_columns(&[s.cols[0].v, s.cols[1].v, s.cols[2].v]);
-                fill_rows(h, nv, d0, rows, f_cols, |f| {
+                free_joint_block(h, nv, d0, ic, s); // H_ii read off I^c_i and E
+                fill_rows(h, nv, d0, below(6), f_cols, |f| {
                     let lin = e.tr_mul(&f.f);
                     [lin.x, lin.y, lin.z, f.n.x, f.n.y, f.n.z]
                 });
@@ -158,28 +166,46 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
             Shape::General => {
                 // column by column: column d0 + l takes rows from dof d0 + l on
                 for (l, s_l) in s.cols[..s.n].iter().enumerate() {
-                    let rows = (&rows.0[l..], rows.1.clone().map(|r| r.start + l..r.end));
-                    fill_rows(h, nv, d0 + l, rows, f_cols, |f| [s_l.dot(f)]);
+                    fill_block_and_rows(h, nv, d0 + l, below(l + 1), f_cols, |f| [s_l.dot(f)]);
                 }
             }
         }
         for k in 0..s.n {
             h[(d0 + k) * nv + d0 + k] += model.joints[i].armature;
         }
-        let p = model.lambda[i];
         if p != 0 {
             let x = ws.x_up[i];
             let back = ws.ic[i].transform_back(&x);
             ws.ic[p] += back;
-            let rows = (&model.subtree_dofs()[i][..], ws.subtree_span[i].clone());
-            for_each_dof_mut(rows, f_cols, |f| *f = x.inv_apply_force(f)); // F = lambda_X_i* F
+            for_each_dof_mut(below(0), f_cols, |f| *f = x.inv_apply_force(f)); // F = lambda_X_i* F
         }
     }
 }
 
-/// For every dof r of `rows` (body i's subtree, i's own `N` dofs `d0..d0 + N` first), row r of
-/// H in i's columns `d0..d0 + N`: the numbers `st(F_r) = S_i^T F_r`. For i's own dofs only the
-/// lower triangle of the block `H_ii`, the columns up to r.
+/// The lower triangle of the block `H_ii` of body i's `N` dofs `d0..d0 + N`, entry
+/// `(d0 + a, d0 + b) = S_b^T F_a` for `b <= a` (`st(F) = S_i^T F`), then [`fill_rows`] for
+/// the dofs of `below`.
+#[inline(always)]
+fn fill_block_and_rows<const N: usize>(
+    h: &mut [f64],
+    nv: usize,
+    d0: usize,
+    below: (&[usize], Option<Range<usize>>),
+    f_cols: &[Force],
+    st: impl Fn(&Force) -> [f64; N],
+) {
+    for a in 0..N {
+        let v = st(&f_cols[d0 + a]);
+        for (b, x) in v.into_iter().enumerate().take(a + 1) {
+            h[(d0 + b) * nv + d0 + a] = x;
+        }
+    }
+    fill_rows(h, nv, d0, below, f_cols, st);
+}
+
+/// For every dof r of `below` (a list, with the same dofs as a range when they are
+/// consecutive), row r of H in body i's `N` columns `d0..d0 + N`: the numbers
+/// `st(F_r) = S_i^T F_r`.
 #[inline(always)]
 fn fill_rows<const N: usize>(
     h: &mut [f64],
@@ -190,31 +216,47 @@ fn fill_rows<const N: usize>(
     st: impl Fn(&Force) -> [f64; N],
 ) {
     debug_assert!(span.as_ref().is_none_or(|r| r.clone().eq(list.iter().copied())));
-    for a in 0..N {
-        let v = st(&f_cols[d0 + a]);
-        for (b, x) in v.into_iter().enumerate().take(a + 1) {
-            h[(d0 + b) * nv + d0 + a] = x;
-        }
-    }
     let block = &mut h[d0 * nv..(d0 + N) * nv]; // i's N columns of H
     match span {
         Some(range) => {
-            // the descendants' rows of each column, as slices of equal length
-            let below = range.start + N..range.end;
-            let mut cols = block.chunks_exact_mut(nv).map(|c| &mut c[below.clone()]);
+            // the rows `range` of each column, as slices of equal length
+            let mut cols = block.chunks_exact_mut(nv).map(|c| &mut c[range.clone()]);
             let mut cols: [&mut [f64]; N] = std::array::from_fn(|_| cols.next().expect("N columns"));
-            for (j, f) in f_cols[below].iter().enumerate() {
+            for (j, f) in f_cols[range].iter().enumerate() {
                 for (c, x) in cols.iter_mut().zip(st(f)) {
                     c[j] = x;
                 }
             }
         }
         None => {
-            for &r in &list[N..] {
+            for &r in list {
                 for (k, x) in st(&f_cols[r]).into_iter().enumerate() {
                     block[k * nv + r] = x;
                 }
             }
+        }
+    }
+}
+
+/// The free joint's own block `H_ii = S^T I^c S` (lower triangle), for `S = [0, 1; E, 0]`
+/// (translations along E's columns `c_k`, then rotations about the body axes) and
+/// `I^c = [Ibar, [h]x; [h]x^T, m 1]`: `[m 1, ([h]x E)^T; [h]x E, Ibar]`, read off the ten
+/// numbers of the inertia instead of forming F. The translation block is `m c_a . c_b = m`
+/// on the diagonal and 0 elsewhere because E is a rotation; the coupling entry `(3 + j, k)` is
+/// `(h x c_k)_j`.
+#[inline(always)]
+fn free_joint_block(h: &mut [f64], nv: usize, d0: usize, ic: &SpatialInertia, s: &Subspace) {
+    let mut at = |r: usize, c: usize, x: f64| h[(d0 + c) * nv + d0 + r] = x;
+    for k in 0..3 {
+        let hc = ic.h.cross(&s.cols[k].v); // c_k = s.cols[k].v
+        for a in k..3 {
+            at(a, k, if a == k { ic.m } else { 0.0 });
+        }
+        for j in 0..3 {
+            at(3 + j, k, hc[j]);
+        }
+        for j in k..3 {
+            at(3 + j, 3 + k, ic.ibar[(j, k)]);
         }
     }
 }

@@ -31,7 +31,7 @@ pub use tendon::{tendon_kinematics, tendon_kinematics_into, TendonState};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};
-use crate::spatial::{Force, Mat6, Motion, SpatialInertia, Vec3, Xform};
+use crate::spatial::{Force, Mat3, Mat6, Motion, SpatialInertia, Vec3, Xform};
 use crate::vector::AsVector;
 use nalgebra::DVector;
 
@@ -74,6 +74,10 @@ pub struct Workspace {
     /// The [`SubspaceShape`] of every body's joint (CRBA), which depends only on the joint: found
     /// once here by [`SubspaceShape::of_model`].
     pub shapes: Vec<SubspaceShape>,
+    /// Per body, whether `X_T(i)` is a pure translation (its rotation is exactly the identity,
+    /// as for every body placed by `pos` alone): CRBA then forms `X_J X_T` without a 3x3
+    /// product, with the same numbers.
+    pub tree_translation: Vec<bool>,
 }
 
 impl Workspace {
@@ -103,6 +107,7 @@ impl Workspace {
                 })
                 .collect(),
             shapes: SubspaceShape::of_model(model),
+            tree_translation: model.x_tree.iter().map(|x| x.e == Mat3::identity()).collect(),
         }
     }
 }
