@@ -170,8 +170,9 @@ fn crba_body(model: &Model, ws: &mut Workspace, q: &[f64], h: &mut DMatrix<f64>)
                 }
             }
         }
-        for k in 0..s.n {
-            h[(d0 + k) * nv + d0 + k] += model.joints[i].armature;
+        let armature = model.joints[i].armature;
+        for dof in d0..d0 + s.n {
+            h[dof * (nv + 1)] += armature; // the diagonal entry (dof, dof)
         }
         if p != 0 {
             let x = ws.x_up[i];
@@ -359,3 +360,180 @@ fn inertia_axis_column(ic: &SpatialInertia, a: usize) -> Force {
     }
 }
 // ANCHOR_END: crba
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{canned, Joint, JointType, ModelBuilder};
+    use crate::spatial::{rotx, roty, rotz, xlt, Mat3};
+
+    /// Table 6.2 as the book prints it, with none of `crba_with`'s shortcuts: every column of S
+    /// general (`F = I^c S` by the 6x6 product's ten-number form, `S^T F` by six-term dot
+    /// products), `X_J X_T` by the full composition, and each column of F carried to the root
+    /// on its own.
+    fn crba_plain(model: &Model, q: &[f64]) -> DMatrix<f64> {
+        let (nb, nv) = (model.nb, model.nv);
+        let mut h = DMatrix::zeros(nv, nv);
+        let mut s = vec![Subspace::default(); nb + 1];
+        let mut x_up = vec![Xform::identity(); nb + 1];
+        let mut ic = model.inertia.clone();
+        for i in 1..=nb {
+            x_up[i] = jcalc_pos(&model.joints[i], &q[model.qs(i)], &mut s[i]).compose(&model.x_tree[i]);
+        }
+        for i in (1..=nb).rev() {
+            let p = model.lambda[i];
+            if p != 0 {
+                let back = ic[i].transform_back(&x_up[i]);
+                ic[p] += back;
+            }
+            for (k, dk) in model.dofs(i).enumerate() {
+                let mut f = ic[i].mul_motion(&s[i].cols[k]);
+                for (l, dl) in model.dofs(i).enumerate() {
+                    h[(dk, dl)] = s[i].cols[l].dot(&f);
+                }
+                let mut j = i;
+                while model.lambda[j] != 0 {
+                    f = x_up[j].inv_apply_force(&f);
+                    j = model.lambda[j];
+                    for (l, dl) in model.dofs(j).enumerate() {
+                        h[(dk, dl)] = s[j].cols[l].dot(&f);
+                        h[(dl, dk)] = h[(dk, dl)];
+                    }
+                }
+            }
+            for dk in model.dofs(i) {
+                h[(dk, dk)] += model.joints[i].armature;
+            }
+        }
+        h
+    }
+
+    /// Every joint type and shape, anchors on and off the body origin, trees numbered so that
+    /// some subtrees' dofs are not consecutive (body 2's subtree is {2, 4, 6}, body 3 sits
+    /// between), two roots, rotated and translated `X_T`.
+    fn every_shape() -> Model {
+        let mut b = ModelBuilder::new("every shape");
+        let body = |k: f64| {
+            let ic = Mat3::new(0.3, 0.01, -0.02, 0.01, 0.25, 0.03, -0.02, 0.03, 0.2) * (0.5 + 0.1 * k);
+            SpatialInertia::from_mass_com_inertia(1.0 + 0.3 * k, Vec3::new(0.1, -0.05 * k, 0.2), ic)
+        };
+        let joint = |t: JointType, pos: Vec3| {
+            let mut j = Joint::new(t);
+            j.pos = pos;
+            j.armature = 0.05;
+            j
+        };
+        let z = Vec3::zeros();
+        let tilted = Vec3::new(1.0, 0.0, 1.0).normalize();
+        let bodies = [
+            (0, joint(JointType::Free, z), xlt(z)),
+            (
+                1,
+                joint(JointType::Revolute { axis: Vec3::x() }, z),
+                rotz(0.4) * xlt(Vec3::new(0.0, 0.2, 0.1)),
+            ),
+            (1, joint(JointType::Planar, z), xlt(Vec3::new(0.0, -0.2, 0.1))),
+            (
+                2,
+                joint(JointType::Spherical, Vec3::new(0.0, 0.05, 0.0)),
+                xlt(Vec3::new(0.3, 0.0, 0.0)),
+            ),
+            (3, joint(JointType::Cylindrical { axis: tilted }, z), roty(-0.3)),
+            (
+                4,
+                joint(
+                    JointType::Helical {
+                        axis: Vec3::y(),
+                        pitch: 0.1,
+                    },
+                    z,
+                ),
+                xlt(Vec3::new(0.0, 0.0, -0.25)),
+            ),
+            (
+                0,
+                joint(JointType::Prismatic { axis: tilted }, z),
+                rotx(0.2) * xlt(Vec3::new(1.0, 0.0, 0.0)),
+            ),
+            (7, joint(JointType::Spherical, z), xlt(Vec3::new(0.0, 0.0, -0.3))),
+            (8, joint(JointType::Revolute { axis: Vec3::z() }, z), rotx(-0.7)),
+            (
+                9,
+                joint(JointType::Revolute { axis: Vec3::x() }, Vec3::new(0.0, 0.0, 0.05)),
+                xlt(z),
+            ),
+            (9, joint(JointType::Fixed, z), xlt(Vec3::new(0.1, 0.0, 0.0))),
+        ];
+        for (k, (parent, j, x_tree)) in bodies.into_iter().enumerate() {
+            b.add_body(&format!("b{k}"), parent, j, x_tree, body(k as f64));
+        }
+        b.build().expect("a valid model")
+    }
+
+    /// A configuration away from `qpos0`: every coordinate moved by `sin` of its index.
+    fn some_q(model: &Model, t: f64) -> Vec<f64> {
+        let mut q = model.qpos0.as_slice().to_vec();
+        let dq: Vec<f64> = (0..model.nv).map(|k| (t + 1.7 * k as f64).sin()).collect();
+        model.integrate(&mut q, &dq, 1.0).expect("a valid step");
+        q
+    }
+
+    #[test]
+    fn crba_with_equals_plain_table_6_2() {
+        let models = [
+            every_shape(),
+            canned::floating_base_ball_arms(),
+            canned::binary_tree(3),
+            canned::chain(5, true),
+        ];
+        for model in &models {
+            let mut ws = Workspace::new(model);
+            assert!(ws.subtree_span.iter().skip(1).all(Option::is_some) || model.name == "every shape");
+            let mut h = DMatrix::zeros(model.nv, model.nv);
+            for t in [0.3, -1.1, 2.0] {
+                let q = some_q(model, t);
+                crba_with(model, &mut ws, &q, &mut h); // reused storage: every entry is rewritten
+                fill_upper(model, &mut h);
+                let plain = crba_plain(model, &q);
+                let scale = plain.amax();
+                assert!(
+                    (&h - &plain).amax() <= 1e-14 * scale,
+                    "{}: {:e}",
+                    model.name,
+                    (&h - &plain).amax() / scale
+                );
+            }
+        }
+        let shapes = &Workspace::new(&models[0]).shapes;
+        use SubspaceShape::*;
+        let expected = [
+            General,
+            Free,
+            Axis(0),
+            General,
+            General,
+            General,
+            General,
+            Translation,
+            Ball,
+            Axis(2),
+        ];
+        assert_eq!(&shapes[..10], &expected);
+        assert!(Workspace::new(&models[0]).subtree_span[2].is_none()); // the list is walked too
+    }
+
+    /// The shape of S does not depend on q (what lets `Workspace::new` find it once).
+    #[test]
+    fn subspace_shapes_do_not_depend_on_q() {
+        let model = every_shape();
+        let ws = Workspace::new(&model);
+        let mut s = Subspace::default();
+        for t in [0.3, -1.1, 2.0, 5.0] {
+            let q = some_q(&model, t);
+            for i in 1..=model.nb {
+                jcalc_pos(&model.joints[i], &q[model.qs(i)], &mut s);
+                assert_eq!(SubspaceShape::of(&s), ws.shapes[i], "body {i}");
+            }
+        }
+    }
+}
