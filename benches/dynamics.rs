@@ -11,7 +11,8 @@
 //! cargo bench --bench dynamics                  # criterion, every case
 //! cargo bench --bench dynamics -- crba/panda    # criterion, cases whose name contains this
 //! MBD_BENCH_PEERS=11:20 cargo bench --bench dynamics [-- panda]
-//!     # one JSON line per model, timed by the rule of tools/peers/timing.h
+//!     # one JSON line per model, timed by the rule of tools/peers/timing.h; the model may also
+//!     # be chain_N or btree_K (the Performance chapter's scaling models)
 //! MBD_BENCH_LOOP=crba/panda:2000 cargo bench --bench dynamics
 //!     # a fixed number of calls and nothing else, to run under valgrind --tool=callgrind;
 //!     # the model may also be chain_N or btree_K (the Performance chapter's scaling models)
@@ -280,11 +281,16 @@ fn fixed_loop(spec: &str) {
 /// engines can be run back to back on the same footing.
 fn peers_style(spec: &str, only: Option<&str>) {
     let (repeats, target_ms) = peers_timing::parse_spec(spec);
-    for (label, file) in MODELS {
-        if only.is_some_and(|o| o != label) {
-            continue;
-        }
-        let mut case = Case::new(file);
+    let cases: Vec<(String, Case)> = match only {
+        // a scaling model, `chain_N` or `btree_K` (`python3 tools/peers/compare.py --slopes`)
+        Some(o) if !MODELS.iter().any(|m| m.0 == o) => vec![(o.to_string(), Case::canned(o))],
+        _ => MODELS
+            .iter()
+            .filter(|m| only.is_none_or(|o| o == m.0))
+            .map(|&(label, file)| (label.to_string(), Case::new(file)))
+            .collect(),
+    };
+    for (label, mut case) in cases {
         let times: Vec<String> = ALGORITHMS
             .iter()
             .map(|&algo| peers_timing::time_batches(repeats, target_ms, || case.run(algo)).json(algo.name()))

@@ -69,78 +69,109 @@ fn wall_seconds() -> f64 {
     START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
 }
 
-/// Thread-CPU seconds per call of `f`, by the rule of `ch05::seconds_per_call`: batches doubled
-/// until one lasts 1 ms, then the fastest of five batches.
-fn cpu_seconds_per_call(mut f: impl FnMut()) -> f64 {
-    f();
-    let mut calls = 1usize;
-    loop {
-        let t = thread_seconds();
-        for _ in 0..calls {
-            f();
-        }
-        if thread_seconds() - t > 1e-3 || calls >= 1 << 22 {
-            break;
-        }
-        calls *= 2;
-    }
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        let t = thread_seconds();
-        for _ in 0..calls {
-            f();
-        }
-        best = best.min((thread_seconds() - t) / calls as f64);
-    }
-    best
+/// Rounds of the timing: every (model, kernel) cell is timed once per round, in turn, and keeps
+/// its fastest batch. A burst of other work on the machine then spoils one batch of many cells,
+/// which the other rounds replace, instead of every batch of the one cell timed during it (the
+/// slopes over three sizes would move by a tenth).
+const ROUNDS: usize = 15;
+/// Thread-CPU seconds a batch of calls lasts at least (calibrated once per cell).
+const BATCH_SECONDS: f64 = 2e-3;
+
+/// One timed model: its state, its workspace and the outputs of the four kernels of [`KERNELS`].
+struct Case {
+    m: Model,
+    q: Vec<f64>,
+    qd: Vec<f64>,
+    qdd: Vec<f64>,
+    ws: Workspace,
+    out: Vec<f64>,
+    h: DMatrix<f64>,
+    qm: Vec<f64>,
+    qld: Vec<f64>,
+    diag_inv: Vec<f64>,
 }
 
-/// Microseconds per call of the four kernels on `m`, in the order of [`KERNELS`].
-fn times_us(m: &Model) -> Result<[f64; 4]> {
-    let (q, qd, qdd) = sample_state(m);
-    let mut ws = Workspace::new(m);
-    let mut out = vec![0.0; m.nv];
-    let mut h = DMatrix::zeros(m.nv, m.nv);
-    let rnea = cpu_seconds_per_call(|| {
-        rnea_with(m, &mut ws, &q, &qd, &qdd, None, &mut out);
-        black_box(&out);
-    });
-    let mut aba_ok = true;
-    let aba = cpu_seconds_per_call(|| {
-        aba_ok &= aba_with(m, &mut ws, &q, &qd, &qdd, None, &mut out).is_ok();
-        black_box(&out);
-    });
-    let crba = cpu_seconds_per_call(|| {
-        crba_with(m, &mut ws, &q, &mut h);
-        black_box(&h);
-    });
-    let lay = m.mj_layout();
-    let qm = lay.from_dense(&h);
-    let (mut qld, mut diag_inv) = (qm.clone(), vec![0.0; m.nv]);
-    let mut factor_ok = Ok(());
-    let factor = cpu_seconds_per_call(|| {
-        qld.copy_from_slice(&qm);
-        let r = factor_i_in_place(
-            lay,
-            &mut qld,
-            &mut diag_inv,
-            PivotPolicy::Error,
-            &mut Vec::new(),
-            &mut NoCount,
-        );
-        if r.is_err() {
-            factor_ok = r;
+impl Case {
+    fn new(m: Model) -> Result<Case> {
+        let (q, qd, qdd) = sample_state(&m);
+        let ws = Workspace::new(&m);
+        let mut h = DMatrix::zeros(m.nv, m.nv);
+        crba_with(&m, &mut Workspace::new(&m), &q, &mut h);
+        let qm = m.mj_layout().from_dense(&h);
+        let mut case = Case {
+            out: vec![0.0; m.nv],
+            qld: qm.clone(),
+            diag_inv: vec![0.0; m.nv],
+            m,
+            q,
+            qd,
+            qdd,
+            ws,
+            h,
+            qm,
+        };
+        for kernel in 0..KERNELS.len() {
+            case.call(kernel)?; // every kernel succeeds once before it is timed
         }
-        black_box(&qld);
-    });
-    factor_ok?;
-    if !aba_ok {
-        return Err(crate::error::Error::Singular {
-            what: format!("ABA on {}", m.name),
-            why: "a pivot D_i was not positive definite".into(),
-        });
+        Ok(case)
     }
-    Ok([rnea, aba, crba, factor].map(|s| 1e6 * s))
+
+    /// One call of kernel `kernel` (an index of [`KERNELS`]).
+    fn call(&mut self, kernel: usize) -> Result<()> {
+        let m = &self.m;
+        match kernel {
+            0 => rnea_with(m, &mut self.ws, &self.q, &self.qd, &self.qdd, None, &mut self.out),
+            1 => aba_with(m, &mut self.ws, &self.q, &self.qd, &self.qdd, None, &mut self.out)?,
+            2 => crba_with(m, &mut self.ws, &self.q, &mut self.h),
+            _ => {
+                self.qld.copy_from_slice(&self.qm);
+                factor_i_in_place(
+                    m.mj_layout(),
+                    &mut self.qld,
+                    &mut self.diag_inv,
+                    PivotPolicy::Error,
+                    &mut Vec::new(),
+                    &mut NoCount,
+                )?;
+            }
+        }
+        black_box((&self.out, &self.h, &self.qld));
+        Ok(())
+    }
+
+    /// Thread-CPU seconds per call of a batch of `calls` calls of `kernel`.
+    fn batch(&mut self, kernel: usize, calls: usize) -> f64 {
+        let t = thread_seconds();
+        for _ in 0..calls {
+            // every kernel succeeded on this state in `Case::new`, and the state does not change
+            let _ = self.call(kernel);
+        }
+        (thread_seconds() - t) / calls as f64
+    }
+
+    /// The number of calls of `kernel` a batch needs to last [`BATCH_SECONDS`]: doubled until it does.
+    fn calibrate(&mut self, kernel: usize) -> usize {
+        let mut calls = 1usize;
+        while self.batch(kernel, calls) * (calls as f64) < BATCH_SECONDS && calls < 1 << 22 {
+            calls *= 2;
+        }
+        calls
+    }
+}
+
+/// Microseconds per call of the four kernels on every model, `[model][kernel]`: the fastest of
+/// [`ROUNDS`] batches, the cells taken in turn within each round.
+fn times_us(cases: &mut [Case]) -> Vec<[f64; 4]> {
+    let calls: Vec<[usize; 4]> = cases.iter_mut().map(|c| [0, 1, 2, 3].map(|k| c.calibrate(k))).collect();
+    let mut best = vec![[f64::INFINITY; 4]; cases.len()];
+    for _ in 0..ROUNDS {
+        for (i, case) in cases.iter_mut().enumerate() {
+            for k in 0..KERNELS.len() {
+                best[i][k] = best[i][k].min(case.batch(k, calls[i][k]));
+            }
+        }
+    }
+    best.into_iter().map(|t| t.map(|s| 1e6 * s)).collect()
 }
 
 /// The predicted operation counts of [`KERNELS`] for `m`.
@@ -192,6 +223,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     println!("Performance: scaling of RNEA, ABA, CRBA and factor_i to 1,023 bodies");
     let mut rows = Vec::new();
     let mut paths = Vec::new();
+    let mut updates_table = String::new();
     for (shape, file) in [("chain", "perf_scaling.svg"), ("binary tree", "perf_scaling_trees.svg")] {
         let mut chart = Chart::new(
             &format!("Time per call on {shape}s, and the fitted cost t0 + a n + b C (dashed)"),
@@ -199,19 +231,20 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
             "time per call (microseconds)",
         )
         .log(true, true);
-        let models: Vec<Model> = LEVELS
+        let mut cases = LEVELS
             .map(|k| {
-                if shape == "chain" {
+                Case::new(if shape == "chain" {
                     canned::chain((1 << k) - 1, true)
                 } else {
                     canned::binary_tree(k)
-                }
+                })
             })
-            .collect();
+            .collect::<Result<Vec<Case>>>()?;
+        let times = times_us(&mut cases);
         let mut time_pts = vec![Vec::new(); KERNELS.len()];
         let mut count_pts = vec![Vec::new(); KERNELS.len()];
-        for m in &models {
-            let (t, c) = (times_us(m)?, counts(m));
+        for (case, t) in cases.iter().zip(&times) {
+            let (m, c) = (&case.m, counts(&case.m));
             for a in 0..KERNELS.len() {
                 time_pts[a].push((m.nb as f64, t[a]));
                 count_pts[a].push((m.nb as f64, c[a]));
@@ -255,6 +288,9 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
                 .with(Series::line_points(name, time_pts[a].clone()))
                 .with(Series::dashed(&format!("{name}, fit"), fitted));
         }
+        if shape == "binary tree" {
+            updates_table = factor_updates_table(&cases, &time_pts[3]);
+        }
         let path = dir.join(file);
         chart.save_svg(&path)?;
         paths.push(path);
@@ -266,7 +302,44 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         rows.join("\n")
     );
     write_snippet(dir, "perf_slopes.md", &table)?;
+    write_snippet(dir, "perf_factor_updates.md", &updates_table)?;
     Ok(paths)
+}
+
+/// The factorization on the binary trees from 63 bodies up: its row updates (`sum_k (d_k - 1)`,
+/// one per dof and proper ancestor), its multiply-adds (`sum_k d_k (d_k - 1) / 2`), and the time
+/// per call divided by each, with the slopes of the two counts over the three largest trees.
+/// Which of the two quotients stays constant says what the time is proportional to.
+fn factor_updates_table(cases: &[Case], times: &[(f64, f64)]) -> String {
+    let mut lines = vec![
+        "| bodies n | row updates U | multiply-adds C | time per call | time per update | time per multiply-add |"
+            .to_string(),
+        "|---|---|---|---|---|---|".to_string(),
+    ];
+    let (mut u_pts, mut c_pts) = (Vec::new(), Vec::new());
+    for (case, &(n, t)) in cases.iter().zip(times).filter(|(c, _)| c.m.nb as f64 >= FIT_FROM) {
+        let d = depths(&case.m.dof_parent);
+        let u: usize = d.iter().sum(); // depths() counts proper ancestors: d_k - 1
+        let c: usize = d.iter().map(|&a| a * (a + 1) / 2).sum();
+        u_pts.push((n, u as f64));
+        c_pts.push((n, c as f64));
+        lines.push(format!(
+            "| {n} | {u} | {c} | {t:.2} us | {:.2} ns | {:.3} ns |",
+            1e3 * t / u as f64,
+            1e3 * t / c as f64
+        ));
+    }
+    let (su, sc, st) = (
+        slope_from(&u_pts, ASYMPTOTIC_FROM),
+        slope_from(&c_pts, ASYMPTOTIC_FROM),
+        slope_from(times, ASYMPTOTIC_FROM),
+    );
+    lines.push(format!(
+        "| slope, n >= 255 | {su:.2} | {sc:.2} | {st:.2} | {:+.2} | {:+.2} |",
+        st - su,
+        st - sc
+    ));
+    lines.join("\n")
 }
 
 #[cfg(test)]

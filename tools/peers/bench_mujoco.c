@@ -1,7 +1,7 @@
 /* MuJoCo 4.0.0's side of the comparison in the book's Performance chapter. Links the pip wheel's
  * prebuilt libmujoco (tools/peers/build.sh).
  *
- *   bench_mujoco MODEL.xml [--label NAME] [--repeats R] [--target-ms T] [--seed S]
+ *   bench_mujoco MODEL.xml [--label NAME] [--repeats R] [--target-ms T] [--seed S] [--fns F1,F2,..]
  *   bench_mujoco MODEL.xml --state FILE --constrained [--label NAME] [--repeats R] [--target-ms T]
  *
  * State: qpos = qpos0 moved by a velocity u ~ U(-1, 1)^nv for unit time (mj_integratePos),
@@ -12,6 +12,9 @@
  *   smooth    mj_kinematics, mj_comPos, mj_comVel, mj_crb, mj_factorM, mj_rne(flg_acc = 0):
  *             the smooth dynamics that mbd's mujoco module implements
  *   forward   mj_forward (the whole pipeline; finds no contacts or constraints in these models)
+ *
+ * --fns times only the named functions of this list (`compare.py --slopes` leaves out `forward`,
+ * which on a 1,023-link chain takes a tenth of a second per call and says nothing the others do not).
  *
  * With --state FILE (nq numbers of qpos, then nv of qvel, whitespace-separated) the state is read
  * instead of drawn. With --constrained only mj_forward is timed, once per solver and cone, as
@@ -52,6 +55,14 @@ static int read_numbers(FILE* f, mjtNum* x, int n) {
   return k;
 }
 
+/* Whether NAME is one of the comma-separated names of LIST. */
+static int in_list(const char* list, const char* name) {
+  size_t n = strlen(name);
+  for (const char* p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+  return 0;
+}
+
 static uint64_t rng = 0x853c49e6748fea9bull;
 static double uniform(void) { /* xorshift64*, mapped to [-1, 1) */
   rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
@@ -67,12 +78,14 @@ int main(int argc, char** argv) {
   int repeats = 11;
   double target_ms = 20.0;
   const char* state = NULL;
+  const char* fns = "factorM,solveM,smooth,forward";
   int constrained = 0;
   for (int i = 2; i < argc; i += 2) {
     if (!strcmp(argv[i], "--constrained")) { constrained = 1; i--; continue; }
     if (i + 1 >= argc) { fprintf(stderr, "%s needs a value\n", argv[i]); return 2; }
     if (!strcmp(argv[i], "--label")) label = argv[i + 1];
     else if (!strcmp(argv[i], "--state")) state = argv[i + 1];
+    else if (!strcmp(argv[i], "--fns")) fns = argv[i + 1];
     else if (!strcmp(argv[i], "--repeats")) repeats = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--target-ms")) target_ms = atof(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed")) rng += (uint64_t)atoll(argv[i + 1]);
@@ -127,10 +140,14 @@ int main(int argc, char** argv) {
   }
   printf("{\"engine\":\"mujoco\",\"version\":\"%s\",\"label\":\"%s\",\"nv\":%d,\"fn\":{", mj_versionString(), label,
          (int)m->nv);
-  peers_time("factorM", f_factor, &c, repeats, target_ms, 1);
-  peers_time("solveM", f_solve, &c, repeats, target_ms, 0);
-  peers_time("smooth", f_smooth, &c, repeats, target_ms, 0);
-  peers_time("forward", f_forward, &c, repeats, target_ms, 0);
+  const char* names[4] = {"factorM", "solveM", "smooth", "forward"};
+  void (*calls[4])(void*) = {f_factor, f_solve, f_smooth, f_forward};
+  int first = 1;
+  for (int k = 0; k < 4; k++) {
+    if (!in_list(fns, names[k])) continue;
+    peers_time(names[k], calls[k], &c, repeats, target_ms, first);
+    first = 0;
+  }
   printf("}}\n");
   free(u); free(c.x); free(c.b);
   mj_deleteData(d);

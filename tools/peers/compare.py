@@ -17,7 +17,17 @@ time least disturbed by other work when the machine is busy. Raw JSON lines go t
 
     python3 tools/peers/compare.py --constrained [--stat min]
 
-compares the constrained `mj_forward` instead (benches/constrained.rs against `bench_mujoco --state
+    python3 tools/peers/compare.py --slopes [--stat min]
+
+times the sparse factorization and solve on the largest balanced binary trees of the chapter's
+scaling figure (255, 511 and 1,023 bodies: `btree_K`, the library's canned trees, and for MuJoCo
+the same trees written as MJCF by tests/fixtures/models/gen_models.py) beside MuJoCo's mj_factorM
+and mj_solveM, in rounds as above; each round gives each program's log-log slope over the three
+sizes, and the table (book/src/generated/perf_slopes_peers.md) the median and range over the
+rounds beside the slope of the operation count. (Pinocchio has no such kernels, and its MJCF
+reader needs more memory than the machine has for a thousand bodies.)
+
+--constrained compares the constrained `mj_forward` instead (benches/constrained.rs against `bench_mujoco --state
 --constrained`): three scenes at MuJoCo's settled states (tests/fixtures/forward/*.json), each
 solver and cone, cold start on both sides; the tables go to
 book/src/generated/constrained_peers.md (the chapter "The constrained pipeline" includes them).
@@ -25,11 +35,13 @@ book/src/generated/constrained_peers.md (the chapter "The constrained pipeline" 
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODELS = ["chain_7_spatial", "chain_30_spatial", "tree_5", "floating", "panda"]
@@ -54,6 +66,123 @@ def bench_binary(name="dynamics"):
         if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == name and msg.get("executable"):
             return msg["executable"]
     sys.exit(f"compare.py: cargo did not report the {name} benchmark's executable")
+
+
+# The slopes comparison: (kernel, count, mbd function, MuJoCo function), on balanced binary trees of
+# 2^K - 1 bodies.
+SLOPE_KERNELS = [
+    ("`factor_i` / `mj_factorM`", "sum d_k (d_k - 1) / 2", "factor_i", "factorM"),
+    ("`solve_ld` / `mj_solveM`", "sum d_k", "solve_ld", "solveM"),
+]
+SLOPE_SHAPES = [("binary tree", [8, 9, 10])]
+
+
+def slope_label(shape, size):
+    return f"chain_{size}" if shape == "chain" else f"btree_{size}"
+
+
+def depths(shape, size):
+    """Depth of every dof counting itself: k on a chain, the level on a binary tree of `size` levels."""
+    if shape == "chain":
+        return list(range(1, size + 1))
+    return [level for level in range(1, size + 1) for _ in range(2 ** (level - 1))]
+
+
+def count(name, d):
+    n = len(d)
+    return {"n": n, "sum d_k": sum(d), "sum d_k (d_k - 1) / 2": sum(x * (x - 1) / 2 for x in d)}[name]
+
+
+def loglog_slope(xs, ys):
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def slopes(a):
+    """`--slopes`: the scaling models in rounds, mbd and the peers, and the table of slopes."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "models"))
+    import gen_models  # noqa: E402 (the repository's MJCF generators)
+
+    if a.out is None:
+        a.out = os.path.join(ROOT, "book", "src", "generated", "perf_slopes_peers.md")
+    # bench_mujoco is rebuilt every time (a second of gcc) so that it knows --fns
+    subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "build.sh"), "--mujoco-only"], check=True,
+                   env=dict(os.environ, PEERS_BUILD=a.peers_build))
+    tmp = tempfile.mkdtemp(prefix="mbd_slopes_")
+    files = {}
+    for shape, sizes in SLOPE_SHAPES:
+        for size in sizes:
+            label = slope_label(shape, size)
+            _, text = gen_models.chain_xml(size, "spatial") if shape == "chain" else gen_models.tree_xml(size)
+            # below level 8 the generator's floor on a body's third moment exceeds the sum of the other
+            # two, which MuJoCo rejects; `balanceinertia` lowers it to that sum (the cost of a call does
+            # not depend on the numbers)
+            text = text.replace("  <option", '  <compiler balanceinertia="true"/>\n  <option', 1)
+            files[label] = os.path.join(tmp, label + ".xml")
+            with open(files[label], "w") as fh:
+                fh.write(text)
+    mbd = bench_binary()
+    timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
+    rows, loads = [], [load()]
+    for r in range(a.rounds):
+        for shape, sizes in SLOPE_SHAPES:
+            for size in sizes:
+                label = slope_label(shape, size)
+                print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
+                got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
+                got += run_json([os.path.join(a.peers_build, "bench_mujoco"), files[label], "--label", label,
+                                 "--fns", "factorM,solveM"] + timing)
+                for g in got:
+                    g["round"] = r
+                rows += got
+        loads.append(load())
+    with open(a.jsonl, "w") as fh:
+        for g in rows:
+            fh.write(json.dumps(g) + "\n")
+
+    def ns(engine, label, fn, r):
+        for g in rows:
+            if g["engine"] == engine and g["label"] == label and g["round"] == r:
+                return g["fn"][fn][f"{a.stat}_ns"]
+        raise KeyError((engine, label, fn, r))
+
+    def cell(values):
+        return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    per_round = "median batch" if a.stat == "median" else "fastest batch"
+    lines = [f"Generated by `python3 tools/peers/compare.py --slopes --rounds {a.rounds} --repeats {a.repeats} "
+             f"--target-ms {a.target_ms:g} --stat {a.stat}` on {when}: {cpu}, {os.cpu_count()} cores, "
+             f"{platform.system()} {platform.release()}; load average (1 min) at the start and after each "
+             f"round: {', '.join(loads)}.", "",
+             f"Slopes of log time against log n over 255, 511 and 1,023 bodies, from each program's {per_round} "
+             f"per size: median over the {a.rounds} rounds, in brackets the smallest and largest round.", "",
+             "| kernel | tree | count C | slope of C | mbd | MuJoCo |",
+             "|---|---|---|---|---|---|"]
+    for title, cname, fn, pfn in SLOPE_KERNELS:
+        for shape, sizes in SLOPE_SHAPES:
+            labels = [slope_label(shape, s) for s in sizes]
+            ns_ = [len(depths(shape, s)) for s in sizes]
+            c_slope = loglog_slope(ns_, [count(cname, depths(shape, s)) for s in sizes])
+            mine = [loglog_slope(ns_, [ns("mbd", l, fn, r) for l in labels]) for r in range(a.rounds)]
+            peer = [loglog_slope(ns_, [ns("mujoco", l, pfn, r) for l in labels]) for r in range(a.rounds)]
+            lines.append(f"| {title} | {shape} | {cname} | {c_slope:.2f} | {cell(mine)} | {cell(peer)} |")
+    lines += ["", f"Time per call at each size ({per_round}, median over the rounds), in microseconds:", "",
+              "| kernel | engine | " + " | ".join(f"`{slope_label(sh, s)}`" for sh, ss in SLOPE_SHAPES for s in ss)
+              + " |", "|---|---" + "|---" * sum(len(ss) for _, ss in SLOPE_SHAPES) + "|"]
+    for title, _, fn, pfn in SLOPE_KERNELS:
+        for eng, f in (("mbd", fn), ("mujoco", pfn)):
+            cells = [f"{statistics.median(ns(eng, slope_label(sh, s), f, r) for r in range(a.rounds)) / 1e3:.2f}"
+                     for sh, ss in SLOPE_SHAPES for s in ss]
+            lines.append(f"| {title} | {eng} `{f}` | " + " | ".join(cells) + " |")
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {a.out}", file=sys.stderr)
 
 
 # The constrained comparison: scenes (fixtures in tests/fixtures/forward) and settings.
@@ -161,11 +290,15 @@ def main():
                     help="comma-separated subset of the models (for a quick look; the chapter's table uses all)")
     ap.add_argument("--constrained", action="store_true",
                     help="compare the constrained mj_forward (benches/constrained.rs) instead")
+    ap.add_argument("--slopes", action="store_true",
+                    help="the slopes of the tree kernels on chains and binary trees of 255 to 1,023 bodies")
     a = ap.parse_args()
     a.out_given = a.out is not None
     models = a.models.split(",")
     if a.constrained:
         return constrained(a)
+    if a.slopes:
+        return slopes(a)
     if a.out is None:
         a.out = os.path.join(ROOT, "book", "src", "generated", "performance_peers.md")
     if not all(os.access(os.path.join(a.peers_build, exe), os.X_OK) for exe in ("bench_pinocchio", "bench_mujoco")):
