@@ -70,10 +70,12 @@ fn wall_seconds() -> f64 {
 }
 
 /// Rounds of the timing: every (model, kernel) cell is timed once per round, in turn, and keeps
-/// its fastest batch. A burst of other work on the machine then spoils one batch of many cells,
-/// which the other rounds replace, instead of every batch of the one cell timed during it (the
-/// slopes over three sizes would move by a tenth).
-const ROUNDS: usize = 15;
+/// its fastest batch. A spell of other work on the machine (or of a slower core: on a virtual
+/// machine small calls at times run a quarter slower for seconds) then spoils one batch of many
+/// cells, which the other rounds replace, instead of every batch of the one cell timed during it
+/// (timed cell after cell, the slopes over three sizes moved by a tenth). Forty rounds take
+/// about ten seconds.
+const ROUNDS: usize = 40;
 /// Thread-CPU seconds a batch of calls lasts at least (calibrated once per cell).
 const BATCH_SECONDS: f64 = 2e-3;
 
