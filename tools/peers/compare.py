@@ -125,28 +125,11 @@ def slopes(a):
                 fh.write(text)
     mbd = bench_binary()
     timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
-    rows, loads = [], [load()]
-    for r in range(a.rounds):
-        for shape, sizes in SLOPE_SHAPES:
-            for size in sizes:
-                label = slope_label(shape, size)
-                print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
-                got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
-                got += run_json([os.path.join(a.peers_build, "bench_mujoco"), files[label], "--label", label,
-                                 "--fns", "factorM,solveM"] + timing)
-                for g in got:
-                    g["round"] = r
-                rows += got
-        loads.append(load())
-    with open(a.jsonl, "w") as fh:
-        for g in rows:
-            fh.write(json.dumps(g) + "\n")
-
-    def ns(engine, label, fn, r):
-        for g in rows:
-            if g["engine"] == engine and g["label"] == label and g["round"] == r:
-                return g["fn"][fn][f"{a.stat}_ns"]
-        raise KeyError((engine, label, fn, r))
+    labels = [slope_label(shape, size) for shape, sizes in SLOPE_SHAPES for size in sizes]
+    rows, loads, ns = in_rounds(a, labels, lambda label: run_json(
+        [mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"}) + run_json(
+        [os.path.join(a.peers_build, "bench_mujoco"), files[label], "--label", label, "--fns", "factorM,solveM"]
+        + timing))
 
     def cell(values):
         return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
@@ -204,28 +187,10 @@ def constrained(a):
         with open(path, "w") as fh:
             fh.write(" ".join(repr(x) for x in fx["qpos"] + fx["qvel"]) + "\n")
         states[label] = (fx["model"], path)
-    rows = []
-    loads = [load()]
     timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
-    for r in range(a.rounds):
-        for label in SCENES:
-            model, state = states[label]
-            print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
-            got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
-            got += run_json([exe, model, "--label", label, "--state", state, "--constrained"] + timing)
-            for g in got:
-                g["round"] = r
-            rows += got
-        loads.append(load())
-    with open(a.jsonl, "w") as fh:
-        for g in rows:
-            fh.write(json.dumps(g) + "\n")
-
-    def ns(engine, label, fn, r):
-        for g in rows:
-            if g["engine"] == engine and g["label"] == label and g["round"] == r:
-                return g["fn"][fn][f"{a.stat}_ns"]
-        raise KeyError((engine, label, fn, r))
+    rows, loads, ns = in_rounds(a, SCENES, lambda label: run_json(
+        [mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"}) + run_json(
+        [exe, states[label][0], "--label", label, "--state", states[label][1], "--constrained"] + timing))
 
     def niter(engine, label, setting):
         return next(g["niter"][setting] for g in rows if g["engine"] == engine and g["label"] == label)
@@ -276,6 +241,32 @@ def run_json(cmd, env=None):
     return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
 
 
+def in_rounds(a, labels, run_one):
+    """Runs `run_one(label)` (a list of JSON lines) for every label, round after round, tags each
+    line with its round and writes them all to a.jsonl. Returns the lines, the load averages (at
+    the start and after each round) and `ns(engine, label, fn, round)`, the time per call of the
+    chosen statistic (--stat) in one round."""
+    rows, loads = [], [load()]
+    for r in range(a.rounds):
+        for label in labels:
+            print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
+            for g in run_one(label):
+                g["round"] = r
+                rows.append(g)
+        loads.append(load())
+    with open(a.jsonl, "w") as fh:
+        for g in rows:
+            fh.write(json.dumps(g) + "\n")
+
+    def ns(engine, label, fn, r):
+        for g in rows:
+            if g["engine"] == engine and g["label"] == label and g["round"] == r:
+                return g["fn"][fn][f"{a.stat}_ns"]
+        raise KeyError((engine, label, fn, r))
+
+    return rows, loads, ns
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
@@ -306,29 +297,15 @@ def main():
         subprocess.run(["bash", os.path.join(ROOT, "tools", "peers", "build.sh")], check=True,
                        env=dict(os.environ, PEERS_BUILD=a.peers_build))
     mbd = bench_binary()
-    rows = []  # every JSON line, with "round"
-    loads = [load()]
     timing = ["--repeats", str(a.repeats), "--target-ms", str(a.target_ms)]
-    for r in range(a.rounds):
-        for label in models:
-            path = os.path.join("tests", "fixtures", "models", f"{label}.xml")
-            print(f"[round {r + 1}/{a.rounds}] {label} (load {load()})", file=sys.stderr)
-            got = run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
-            got += run_json([os.path.join(a.peers_build, "bench_pinocchio"), path, "--label", label] + timing)
-            got += run_json([os.path.join(a.peers_build, "bench_mujoco"), path, "--label", label] + timing)
-            for g in got:
-                g["round"] = r
-            rows += got
-        loads.append(load())
-    with open(a.jsonl, "w") as fh:
-        for g in rows:
-            fh.write(json.dumps(g) + "\n")
 
-    def median_ns(engine, label, fn, r):
-        for g in rows:
-            if g["engine"] == engine and g["label"] == label and g["round"] == r:
-                return g["fn"][fn][f"{a.stat}_ns"]
-        raise KeyError((engine, label, fn, r))
+    def run_one(label):
+        path = os.path.join("tests", "fixtures", "models", f"{label}.xml")
+        return (run_json([mbd, label], {"MBD_BENCH_PEERS": f"{a.repeats}:{a.target_ms:g}"})
+                + run_json([os.path.join(a.peers_build, "bench_pinocchio"), path, "--label", label] + timing)
+                + run_json([os.path.join(a.peers_build, "bench_mujoco"), path, "--label", label] + timing))
+
+    rows, loads, median_ns = in_rounds(a, models, run_one)
 
     lines = []
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
