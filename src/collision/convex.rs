@@ -216,16 +216,20 @@ impl Simplex {
         self.len += 1;
     }
 
-    /// Keeps the points whose bit is set in `mask` (bit `k` for point `k`), in order.
-    pub fn retain(&mut self, mask: usize) {
+    /// Keeps the points whose bit is set in `mask` (bit `k` for point `k`), in order, and
+    /// returns their entries of `coords` (one per point before) in the same order, zero after.
+    pub fn retain(&mut self, mask: usize, coords: &[f64; 4]) -> [f64; 4] {
+        let mut kept_coords = [0.0; 4];
         let mut kept = 0;
         for k in 0..self.len {
             if mask & (1 << k) != 0 {
                 self.pts[kept] = self.pts[k];
+                kept_coords[kept] = coords[k];
                 kept += 1;
             }
         }
         self.len = kept;
+        kept_coords
     }
 
     /// The points, in order.
@@ -372,14 +376,7 @@ pub fn gjk(sa: &ConvexShape, sb: &ConvexShape, mut trace: Option<&mut Vec<GjkSte
         }
         let (p, l, mask) = closest_on_simplex(&pts[..simplex.len()]);
         // keep the points of the closest subset, in order, with their coordinates
-        let mut kl = [0.0; 4];
-        let mut kept = 0;
-        for k in (0..simplex.len()).filter(|k| mask & (1 << k) != 0) {
-            kl[kept] = l[k];
-            kept += 1;
-        }
-        simplex.retain(mask);
-        lam = kl;
+        lam = simplex.retain(mask, &l);
         v = p;
         if let Some(t) = trace.as_deref_mut() {
             t.push(GjkStep {
