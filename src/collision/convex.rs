@@ -193,7 +193,8 @@ pub struct GjkStep {
 
 // ANCHOR: simplex
 /// GJK's simplex: at most four points of `D`, in the order they were added, kept in a fixed
-/// array (no allocation). It reads as a slice of [`MinkowskiPoint`]s (`Deref`).
+/// array (no allocation). It reads as a slice of [`MinkowskiPoint`]s (`Deref`); only GJK and
+/// EPA's start grow and shrink it.
 #[derive(Clone, Copy, Default)]
 pub struct Simplex {
     pts: [MinkowskiPoint; 4],
@@ -202,7 +203,7 @@ pub struct Simplex {
 
 impl Simplex {
     /// The simplex of the points `pts` (at most 4).
-    pub fn from_slice(pts: &[MinkowskiPoint]) -> Self {
+    pub(crate) fn from_slice(pts: &[MinkowskiPoint]) -> Self {
         let mut s = Simplex::default();
         for p in pts {
             s.push(*p);
@@ -211,14 +212,14 @@ impl Simplex {
     }
 
     /// Adds a point (the simplex must hold fewer than 4).
-    pub fn push(&mut self, p: MinkowskiPoint) {
+    pub(crate) fn push(&mut self, p: MinkowskiPoint) {
         self.pts[self.len] = p;
         self.len += 1;
     }
 
     /// Keeps the points whose bit is set in `mask` (bit `k` for point `k`), in order, and
     /// returns their entries of `coords` (one per point before) in the same order, zero after.
-    pub fn retain(&mut self, mask: usize, coords: &[f64; 4]) -> [f64; 4] {
+    pub(crate) fn retain(&mut self, mask: usize, coords: &[f64; 4]) -> [f64; 4] {
         let mut kept_coords = [0.0; 4];
         let mut kept = 0;
         for k in 0..self.len {
@@ -525,6 +526,20 @@ pub struct EpaScratch {
 }
 
 impl EpaScratch {
+    /// Empties every vector, reserving on first use the sizes EPA's iteration bound allows
+    /// (later calls find the capacity there and allocate nothing).
+    fn clear(&mut self) {
+        let nmax = 4 + EPA_ITERATIONS;
+        self.verts.clear();
+        self.verts.reserve(nmax);
+        self.faces.clear();
+        self.faces.reserve(2 * nmax);
+        self.edges.clear();
+        self.edges.reserve(nmax);
+        self.history.clear();
+        self.history.reserve(EPA_ITERATIONS);
+    }
+
     /// The depth bound of each iteration of the last [`epa_with`] (the nearest face's
     /// distance).
     pub fn history(&self) -> &[f64] {
@@ -542,22 +557,13 @@ pub fn epa_with(
     simplex: &[MinkowskiPoint],
     ws: &mut EpaScratch,
 ) -> Option<Penetration> {
+    ws.clear();
     let EpaScratch {
         verts,
         faces,
         edges,
         history,
     } = ws;
-    // the bounds of the polytope: reserved once, no-ops afterwards
-    let nmax = 4 + EPA_ITERATIONS;
-    edges.clear();
-    verts.clear();
-    verts.reserve(nmax);
-    faces.clear();
-    faces.reserve(2 * nmax);
-    edges.reserve(nmax);
-    history.clear();
-    history.reserve(EPA_ITERATIONS);
     verts.extend(tetrahedron(sa, sb, simplex)?);
     let inside = verts.iter().map(|p| p.w).sum::<Vec3>() / 4.0;
     faces.extend(
