@@ -24,12 +24,12 @@ import sys
 
 from cgtools import ROOT, build, costs
 CASES = ["box_stack/newton_elliptic", "box_stack/pgs_elliptic", "box_stack_10/pgs_elliptic",
-         "box_stack_10/pgs_pyramidal"]
+         "box_stack_10/pgs_pyramidal", "humanoid/pgs_pyramidal"]
 MBD = {
     "forward": ["mbd::mujoco::forward::Forward::forward_with"],
     "rows": ["mbd::mujoco::constraint::make_constraint_with"],
     "solver": ["mbd::mujoco::solver::solve_in", "mbd::mujoco::solver::pgs::solve_pgs_into"],
-    "AR": ["mbd::mujoco::solver::pgs::make_y", "mbd::mujoco::solver::pgs::make_ar_blocks"],
+    "AR": ["mbd::mujoco::solver::pgs::dual::make_y", "mbd::mujoco::solver::pgs::dual::make_ar_blocks"],
 }
 MJ = {
     "forward": ["mj_forward"],

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::mujoco::constraint::Efc;
 use crate::mujoco::constraint::SparseRows;
 use crate::mujoco::solver::{solve_m, JacStorage, Smooth};
+use crate::sparse::MjLayout;
 use nalgebra::DMatrix;
 
 /// The dual problem's data: `AR = J M^-1 J^T + diag(R)` (nefc x nefc) and `b = J a_s - aref`.
@@ -90,6 +91,15 @@ pub fn make_dual_storage(smooth: &Smooth, efc: &Efc, storage: JacStorage) -> Res
 /// reads `Y` starts from anything but `+0`). The blocks are kept for [`make_ar_blocks`], with
 /// their entries column by column (`Y_b^T`) beside the rows of `Y`.
 pub fn make_y(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<()> {
+    crate::sparse::with_avx(
+        #[inline(always)]
+        || make_y_body(smooth, jac, s),
+    )
+}
+
+/// The body of [`make_y`], compiled for AVX where the processor has it.
+#[inline(always)]
+fn make_y_body(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<()> {
     let l = smooth.layout;
     let nv = l.nv;
     s.mark.clear();
@@ -111,19 +121,29 @@ pub fn make_y(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<(
             e += 1;
         }
         let m = e - i;
-        // the pattern: the columns of J and, through row c of M (c, then its ancestors), theirs
+        // the pattern: the columns of J and, through row c of M (c, then its ancestors), theirs.
+        // Walked from the last column, as MuJoCo's `computeY_precount` walks it: every marked dof
+        // has its ancestors marked too (its walk went on to the root), so a column found marked
+        // was reached from a descendant and adds nothing, and a walk ends at its first marked dof.
         let adr = s.y.colind.len();
         for &c in cols.iter().rev() {
             let a = l.dof_madr[c];
             for &j in &l.col[a..a + l.dof_depth[c] + 1] {
-                if s.mark[j] != i {
-                    s.mark[j] = i;
-                    s.y.colind.push(j);
+                if s.mark[j] == i {
+                    break;
                 }
+                s.mark[j] = i;
+                s.y.colind.push(j);
             }
         }
-        s.y.colind[adr..].sort_unstable();
         let nc = s.y.colind.len() - adr;
+        if nc == cols.len() {
+            // J's columns hold their ancestors already (a contact's rows, the chains of its two
+            // bodies): the pattern is those columns, increasing
+            s.y.colind[adr..].copy_from_slice(cols);
+        } else {
+            s.y.colind[adr..].sort_unstable();
+        }
         let pattern = &s.y.colind[adr..];
         for (p, &k) in pattern.iter().enumerate() {
             s.place[k] = p;
@@ -137,37 +157,79 @@ pub fn make_y(smooth: &Smooth, jac: &SparseRows, s: &mut PgsScratch) -> Result<(
                 xb[s.place[c] * m + r] = v;
             }
         }
-        // X <- L^-T X, the pattern's dofs from the last; a dof's ancestors come before it
-        for p in (0..nc).rev() {
-            let k = pattern[p];
-            let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
-            let (before, xk) = xb.split_at_mut(p * m);
-            let xk = &xk[..m];
-            for (&lkj, &j) in smooth.qld[a..a + d].iter().zip(&l.col[a..a + d]) {
-                let q = s.place[j] * m;
-                for (y, &x) in before[q..q + m].iter_mut().zip(xk) {
-                    *y -= lkj * x;
-                }
+        // X <- D^-1/2 L^-T X, the pattern's dofs from the last; a dof's ancestors come before
+        // it. The block's width is a constant for the common sizes (a limit's one row, an
+        // elliptic contact's three, a pyramidal one's four), so each step is a few straight-line
+        // updates.
+        let (qld, place, sd) = (smooth.qld, &s.place[..], &s.sqrt_dinv[..]);
+        match m {
+            1 => lt_solve::<1>(l, qld, sd, place, pattern, xb),
+            2 => lt_solve::<2>(l, qld, sd, place, pattern, xb),
+            3 => lt_solve::<3>(l, qld, sd, place, pattern, xb),
+            4 => lt_solve::<4>(l, qld, sd, place, pattern, xb),
+            _ => lt_solve_any(l, qld, sd, place, pattern, xb, m),
+        }
+        // the rows of Y: the block transposed
+        for _ in 1..m {
+            s.y.colind.extend_from_within(adr..adr + nc);
+        }
+        let start = s.y.values.len();
+        s.y.values.resize(start + m * nc, 0.0);
+        let rows = &mut s.y.values[start..];
+        for (p, x) in xb.chunks_exact(m).enumerate() {
+            for (r, &v) in x.iter().enumerate() {
+                rows[r * nc + p] = v;
             }
         }
-        // X <- D^-1/2 X, then the rows of Y
-        for (p, &k) in pattern.iter().enumerate() {
-            let sd = s.sqrt_dinv[k];
-            for v in &mut xb[p * m..(p + 1) * m] {
-                *v *= sd;
-            }
-        }
-        for r in 0..m {
-            if r > 0 {
-                s.y.colind.extend_from_within(adr..adr + nc);
-            }
-            s.y.values.extend((0..nc).map(|p| xb[p * m + r]));
-            s.y.rowadr.push(s.y.colind.len());
+        for r in 1..=m {
+            s.y.rowadr.push(adr + r * nc);
         }
         s.yblk.push(YBlock { row: i, m, adr, nc });
         i = e;
     }
     crate::error::check_output("Y = J M^-1/2", &s.y.values)
+}
+
+/// [`make_y`]'s passes `X <- D^-1/2 L^-T X` on a block of `M` rows kept column by column (`xb`,
+/// entry `(p, r)` at `p M + r`) on `pattern`: for each dof `k` of the pattern from the last,
+/// each ancestor `j` of `k` (row `k` of `qLD`) loses `L_kj` times the `M` entries of `k`, which
+/// are then final and are scaled by `D_k^-1/2` (`sd[k]`).
+#[inline(always)]
+fn lt_solve<const M: usize>(l: &MjLayout, qld: &[f64], sd: &[f64], place: &[usize], pattern: &[usize], xb: &mut [f64]) {
+    let (xb, _) = xb.as_chunks_mut::<M>();
+    for p in (0..pattern.len()).rev() {
+        let k = pattern[p];
+        let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
+        let xk = xb[p];
+        for (&lkj, &j) in qld[a..a + d].iter().zip(&l.col[a..a + d]) {
+            let y = &mut xb[place[j]];
+            for r in 0..M {
+                y[r] -= lkj * xk[r];
+            }
+        }
+        for v in &mut xb[p] {
+            *v *= sd[k];
+        }
+    }
+}
+
+/// [`lt_solve`] for a block of any number `m` of rows.
+fn lt_solve_any(l: &MjLayout, qld: &[f64], sd: &[f64], place: &[usize], pattern: &[usize], xb: &mut [f64], m: usize) {
+    for p in (0..pattern.len()).rev() {
+        let k = pattern[p];
+        let (a, d) = (l.dof_madr[k] + 1, l.dof_depth[k]);
+        let (before, xk) = xb.split_at_mut(p * m);
+        let xk = &mut xk[..m];
+        for (&lkj, &j) in qld[a..a + d].iter().zip(&l.col[a..a + d]) {
+            let q = place[j] * m;
+            for (y, &x) in before[q..q + m].iter_mut().zip(&*xk) {
+                *y -= lkj * x;
+            }
+        }
+        for v in xk {
+            *v *= sd[k];
+        }
+    }
 }
 
 /// MuJoCo's `mj_makeAR`: `AR = Y Y^T + diag(R)` from the rows of `Y` ([`make_y`]) and its
