@@ -165,7 +165,7 @@ impl ConvexShape<'_> {
 }
 
 /// A point of the Minkowski difference `w = a - b` with the two support points that made it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MinkowskiPoint {
     /// `a - b`.
     pub w: Vec3,
@@ -191,6 +191,74 @@ pub struct GjkStep {
     pub v: Vec3,
 }
 
+// ANCHOR: simplex
+/// GJK's simplex: at most four points of `D`, in the order they were added, kept in a fixed
+/// array (no allocation). It reads as a slice of [`MinkowskiPoint`]s (`Deref`); only GJK and
+/// EPA's start grow and shrink it.
+#[derive(Clone, Copy, Default)]
+pub struct Simplex {
+    pts: [MinkowskiPoint; 4],
+    len: usize,
+}
+
+impl Simplex {
+    /// The simplex of the points `pts` (at most 4).
+    pub(crate) fn from_slice(pts: &[MinkowskiPoint]) -> Self {
+        let mut s = Simplex::default();
+        for p in pts {
+            s.push(*p);
+        }
+        s
+    }
+
+    /// Adds a point (the simplex must hold fewer than 4).
+    pub(crate) fn push(&mut self, p: MinkowskiPoint) {
+        self.pts[self.len] = p;
+        self.len += 1;
+    }
+
+    /// Keeps the points whose bit is set in `mask` (bit `k` for point `k`), in order, and
+    /// returns their entries of `coords` (one per point before) in the same order, zero after.
+    pub(crate) fn retain(&mut self, mask: usize, coords: &[f64; 4]) -> [f64; 4] {
+        let mut kept_coords = [0.0; 4];
+        let mut kept = 0;
+        for k in 0..self.len {
+            if mask & (1 << k) != 0 {
+                self.pts[kept] = self.pts[k];
+                kept_coords[kept] = coords[k];
+                kept += 1;
+            }
+        }
+        self.len = kept;
+        kept_coords
+    }
+
+    /// The points, in order.
+    pub fn as_slice(&self) -> &[MinkowskiPoint] {
+        &self.pts[..self.len]
+    }
+}
+// ANCHOR_END: simplex
+
+impl std::ops::Deref for Simplex {
+    type Target = [MinkowskiPoint];
+    fn deref(&self) -> &[MinkowskiPoint] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for Simplex {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Simplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
 /// What GJK found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GjkResult {
@@ -201,7 +269,7 @@ pub struct GjkResult {
     /// Closest point on B.
     pub b: Vec3,
     /// The final simplex (4 points enclosing the origin when they overlap).
-    pub simplex: Vec<MinkowskiPoint>,
+    pub simplex: Simplex,
     /// Whether the simplex reached the origin (overlap or touching).
     pub overlap: bool,
     /// Iterations used.
@@ -284,7 +352,7 @@ pub fn closest_on_simplex(pts: &[Vec3]) -> (Vec3, [f64; 4], usize) {
 /// GJK distance between two convex shapes (see the module map). `trace`, when given, receives
 /// every iteration's simplex and closest point. Bounded by [`GJK_ITERATIONS`].
 pub fn gjk(sa: &ConvexShape, sb: &ConvexShape, mut trace: Option<&mut Vec<GjkStep>>) -> GjkResult {
-    let mut simplex: Vec<MinkowskiPoint> = Vec::with_capacity(4);
+    let mut simplex = Simplex::default();
     let mut v = sa.pose.pos - sb.pose.pos;
     if v.norm_squared() < mjMINVAL {
         v = Vec3::x();
@@ -304,22 +372,12 @@ pub fn gjk(sa: &ConvexShape, sb: &ConvexShape, mut trace: Option<&mut Vec<GjkSte
         }
         simplex.push(w);
         let mut pts = [Vec3::zeros(); 4];
-        for (x, p) in pts.iter_mut().zip(&simplex) {
+        for (x, p) in pts.iter_mut().zip(simplex.iter()) {
             *x = p.w;
         }
         let (p, l, mask) = closest_on_simplex(&pts[..simplex.len()]);
         // keep the points of the closest subset, in order, with their coordinates
-        let mut kl = [0.0; 4];
-        let mut kept = 0;
-        for k in 0..simplex.len() {
-            if mask & (1 << k) != 0 {
-                kl[kept] = l[k];
-                simplex[kept] = simplex[k];
-                kept += 1;
-            }
-        }
-        simplex.truncate(kept);
-        lam = kl;
+        lam = simplex.retain(mask, &l);
         v = p;
         if let Some(t) = trace.as_deref_mut() {
             t.push(GjkStep {
@@ -347,6 +405,22 @@ pub fn gjk(sa: &ConvexShape, sb: &ConvexShape, mut trace: Option<&mut Vec<GjkSte
 // ANCHOR_END: gjk
 
 /// What EPA found: depth, normal (from A into B) and witness points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Penetration {
+    /// Penetration depth (>= 0).
+    pub depth: f64,
+    /// Unit normal from A into B.
+    pub normal: Vec3,
+    /// Deepest point of A inside B.
+    pub a: Vec3,
+    /// Deepest point of B inside A.
+    pub b: Vec3,
+    /// Iterations used.
+    pub iterations: usize,
+}
+
+/// What [`epa`] found: the [`Penetration`] of [`epa_with`] and the depth bound of each
+/// iteration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EpaResult {
     /// Penetration depth (>= 0).
@@ -400,9 +474,13 @@ fn make_face(verts: &[MinkowskiPoint], v: [usize; 3], inside: &Vec3, orient: boo
 }
 
 /// Grows GJK's final simplex to a tetrahedron (adding supports normal to its affine hull) so that
-/// EPA can start; `None` when the difference is flat (the shapes only touch).
-fn tetrahedron(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Option<Vec<MinkowskiPoint>> {
-    let mut s = simplex.to_vec();
+/// EPA can start; `None` when the difference is flat (the shapes only touch), or when
+/// `simplex` is empty or holds more than 4 points.
+fn tetrahedron(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Option<[MinkowskiPoint; 4]> {
+    if simplex.is_empty() || simplex.len() > 4 {
+        return None;
+    }
+    let mut s = Simplex::from_slice(simplex);
     let dirs = [Vec3::x(), Vec3::y(), Vec3::z()];
     let mut guard = 0;
     while s.len() < 4 && guard < 12 {
@@ -432,24 +510,71 @@ fn tetrahedron(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -
             }
         }
     }
-    (s.len() == 4).then_some(s)
+    (s.len() == 4).then(|| [s[0], s[1], s[2], s[3]])
+}
+
+/// EPA's polytope, kept between calls: its vertices (points of `D`), its faces, the horizon
+/// edges of one expansion, and the depth bound of each iteration. Every vector is cleared,
+/// never shrunk, and reserved on first use to the size [`EPA_ITERATIONS`] bounds (4 + 300
+/// vertices, twice as many faces), so that a repeated [`epa_with`] allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct EpaScratch {
+    verts: Vec<MinkowskiPoint>,
+    faces: Vec<Face>,
+    edges: Vec<(usize, usize)>,
+    history: Vec<f64>,
+}
+
+impl EpaScratch {
+    /// Empties every vector, reserving on first use the sizes EPA's iteration bound allows
+    /// (later calls find the capacity there and allocate nothing).
+    fn clear(&mut self) {
+        let nmax = 4 + EPA_ITERATIONS;
+        self.verts.clear();
+        self.verts.reserve(nmax);
+        self.faces.clear();
+        self.faces.reserve(2 * nmax);
+        self.edges.clear();
+        self.edges.reserve(nmax);
+        self.history.clear();
+        self.history.reserve(EPA_ITERATIONS);
+    }
+
+    /// The depth bound of each iteration of the last [`epa_with`] (the nearest face's
+    /// distance).
+    pub fn history(&self) -> &[f64] {
+        &self.history
+    }
 }
 
 // ANCHOR: epa
-/// EPA on GJK's final simplex (see the module map). Returns `None` when no tetrahedron can be
-/// formed (flat difference: touching shapes). Bounded by [`EPA_ITERATIONS`].
-pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Option<EpaResult> {
-    let mut verts = tetrahedron(sa, sb, simplex)?;
+/// EPA on GJK's final simplex (see the module map), with the polytope in the storage `ws` (its
+/// history is left there). Returns `None` when no tetrahedron can be formed (flat difference:
+/// touching shapes). Bounded by [`EPA_ITERATIONS`].
+pub fn epa_with(
+    sa: &ConvexShape,
+    sb: &ConvexShape,
+    simplex: &[MinkowskiPoint],
+    ws: &mut EpaScratch,
+) -> Option<Penetration> {
+    ws.clear();
+    let EpaScratch {
+        verts,
+        faces,
+        edges,
+        history,
+    } = ws;
+    verts.extend(tetrahedron(sa, sb, simplex)?);
     let inside = verts.iter().map(|p| p.w).sum::<Vec3>() / 4.0;
-    let mut faces: Vec<Face> = [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
-        .iter()
-        .map(|&f| make_face(&verts, f, &inside, true))
-        .collect();
+    faces.extend(
+        [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
+            .iter()
+            .map(|&f| make_face(verts, f, &inside, true)),
+    );
     let size = verts.iter().map(|p| p.w.norm()).fold(0.0, f64::max).max(mjMINVAL);
-    let mut history = vec![];
     let mut iterations = 0;
     let nearest = |faces: &[Face]| faces.iter().copied().min_by(|a, b| a.d.total_cmp(&b.d));
-    let mut f = nearest(&faces)?;
+    let mut f = nearest(faces)?;
     while iterations < EPA_ITERATIONS {
         iterations += 1;
         history.push(f.d);
@@ -461,7 +586,7 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
         let id = verts.len();
         verts.push(p);
         let eps = 1e-14 * size;
-        let mut edges: Vec<(usize, usize)> = vec![];
+        edges.clear();
         let mut k = 0;
         while k < faces.len() {
             let g = faces[k];
@@ -482,8 +607,8 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
             break;
         }
         let before = faces.len();
-        for (a, b) in edges {
-            faces.push(make_face(&verts, [a, b, id], &inside, false));
+        for &(a, b) in edges.iter() {
+            faces.push(make_face(verts, [a, b, id], &inside, false));
         }
         // a closed triangulated polytope has 2 V - 4 faces, and every new face must face away
         // from the interior: rounding that breaks either ends the expansion
@@ -494,7 +619,7 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
         if broken {
             break;
         }
-        f = nearest(&faces)?;
+        f = nearest(faces)?;
     }
     // barycentric coordinates of the origin's projection n d on the face
     let (p0, p1, p2) = (verts[f.v[0]], verts[f.v[1]], verts[f.v[2]]);
@@ -509,21 +634,35 @@ pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Op
         ((d22 * d01 - d12 * d02) / den, (d11 * d02 - d12 * d01) / den)
     };
     let l0 = 1.0 - l1 - l2;
-    Some(EpaResult {
+    Some(Penetration {
         depth: f.d,
         normal: f.n,
         a: p0.a * l0 + p1.a * l1 + p2.a * l2,
         b: p0.b * l0 + p1.b * l1 + p2.b * l2,
         iterations,
-        history,
     })
 }
 // ANCHOR_END: epa
+
+/// [`epa_with`] with fresh storage (allocates), returning the history of depth bounds too.
+pub fn epa(sa: &ConvexShape, sb: &ConvexShape, simplex: &[MinkowskiPoint]) -> Option<EpaResult> {
+    let mut ws = EpaScratch::default();
+    let e = epa_with(sa, sb, simplex, &mut ws)?;
+    Some(EpaResult {
+        depth: e.depth,
+        normal: e.normal,
+        a: e.a,
+        b: e.b,
+        iterations: e.iterations,
+        history: ws.history,
+    })
+}
 // ANCHOR: penetration
 /// One contact between two convex shapes within `margin`, the way MuJoCo's native collider
 /// reports it (`mjc_penetration`): `pos` midway between the witness points, the normal from A
-/// into B, `dist` signed. Spheres and capsules are first reduced to their cores.
-pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option<Contact> {
+/// into B, `dist` signed. Spheres and capsules are first reduced to their cores. EPA's polytope
+/// is grown in `ws`.
+pub fn convex_contact_with(sa: &ConvexShape, sb: &ConvexShape, margin: f64, ws: &mut EpaScratch) -> Option<Contact> {
     let core = |s: &ConvexShape| match s.shape {
         Shape::Sphere(r) => Some((Shape::Point, r)),
         Shape::Capsule(r, h) => Some((Shape::Segment(h), r)),
@@ -568,7 +707,7 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
             dist: g.dist,
         });
     }
-    let e = epa(sa, sb, &g.simplex)?;
+    let e = epa_with(sa, sb, &g.simplex, ws)?;
     Some(Contact {
         pos: (e.a + e.b) * 0.5,
         frame: super::frame::make_frame(&e.normal, &Vec3::zeros()),
@@ -577,6 +716,25 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 }
 // ANCHOR_END: penetration
 
+/// [`convex_contact_with`] with fresh storage for EPA (allocates when the shapes overlap).
+pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option<Contact> {
+    convex_contact_with(sa, sb, margin, &mut EpaScratch::default())
+}
+
+// ANCHOR: convex_scratch
+/// The storage of the general convex collider, kept between calls (the `Collider` keeps one):
+/// EPA's polytope and the multi-contact patch's features and clipping buffers. GJK needs none
+/// (its simplex is a [`Simplex`] on the stack). A repeated call of [`convex_contacts_with`] or
+/// [`super::hfield::hfield_convex_with`] allocates nothing once the vectors have grown.
+#[derive(Clone, Debug, Default)]
+pub struct ConvexScratch {
+    /// EPA's polytope.
+    pub epa: EpaScratch,
+    /// The contact patch.
+    pub patch: PatchScratch,
+}
+// ANCHOR_END: convex_scratch
+
 // ANCHOR: multiccd
 /// The contacts of two convex shapes (`mjc_Convex`): [`convex_contact`], then MuJoCo 4.0's
 /// multi-contact: when the features the shapes meet with at the first contact (read off the
@@ -584,27 +742,27 @@ pub fn convex_contact(sa: &ConvexShape, sb: &ConvexShape, margin: f64) -> Option
 /// lying in a face, the contact patch is found by clipping one against the other and its points
 /// replace the single contact. MuJoCo 4.0 does this for every contact within the margin:
 /// penetrating or not, and for a capsule whose core stays separated (GJK's case) as well. The
-/// patch is clipped in the storage `ws`.
+/// polytope is grown and the patch clipped in the storage `ws`.
 pub fn convex_contacts_with(
     sa: &ConvexShape,
     sb: &ConvexShape,
     margin: f64,
-    ws: &mut PatchScratch,
+    ws: &mut ConvexScratch,
     out: &mut Vec<Contact>,
 ) {
-    let Some(first) = convex_contact(sa, sb, margin) else {
+    let Some(first) = convex_contact_with(sa, sb, margin, &mut ws.epa) else {
         return;
     };
     let start = out.len();
-    super::multicontact::patch_with(sa, sb, &first.normal(), margin, ws, out);
+    super::multicontact::patch_with(sa, sb, &first.normal(), margin, &mut ws.patch, out);
     if out.len() == start {
         out.push(first);
     }
 }
 
-/// [`convex_contacts_with`] with fresh storage for the patch.
+/// [`convex_contacts_with`] with fresh storage (allocates).
 pub fn convex_contacts(sa: &ConvexShape, sb: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
-    convex_contacts_with(sa, sb, margin, &mut PatchScratch::default(), out)
+    convex_contacts_with(sa, sb, margin, &mut ConvexScratch::default(), out)
 }
 // ANCHOR_END: multiccd
 

@@ -7,7 +7,7 @@
 //! `(c, r + 1), (c, r)` for `c = c_min ..= c_max` are fed to a sliding window of three, and every
 //! new point makes a triangle with the two before it (a triangle strip): two prisms per cell.
 
-use super::convex::{convex_contact, ConvexShape, Shape};
+use super::convex::{convex_contact_with, ConvexShape, EpaScratch, Shape};
 use super::{Contact, GeomPose};
 use crate::model::mesh::HField;
 use crate::spatial::Vec3;
@@ -21,9 +21,16 @@ pub const MAX_CONTACTS: usize = 50;
 /// a sphere test (`rbound + margin` about the shape's centre against the field's box), the
 /// shape's bounding box from its support in `+-x, +-y, +-z`, the grid rows and columns it
 /// covers (`floor`/`ceil` of its extent in grid steps), then every prism of those cells whose
-/// top is not entirely below the shape, collided by [`convex_contact`]. Prism tops are raised
-/// by `margin`, as MuJoCo does.
-pub fn hfield_convex(h: &HField, ph: &GeomPose, s: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+/// top is not entirely below the shape, collided by [`convex_contact_with`] (EPA's polytope in
+/// `ws`). Prism tops are raised by `margin`, as MuJoCo does.
+pub fn hfield_convex_with(
+    h: &HField,
+    ph: &GeomPose,
+    s: &ConvexShape,
+    margin: f64,
+    ws: &mut EpaScratch,
+    out: &mut Vec<Contact>,
+) {
     let [sx, sy, sz, base] = h.size;
     let local_pos = ph.rot.transpose() * (s.pose.pos - ph.pos);
     let radius = s.shape.rbound() + margin;
@@ -77,22 +84,17 @@ pub fn hfield_convex(h: &HField, ph: &GeomPose, s: &ConvexShape, margin: f64, ou
         .max(0) as usize;
     let start = out.len();
     for r in rmin..rmax {
-        // the sliding window of the last three grid points (x, y, top z)
-        let mut window: Vec<Vec3> = Vec::with_capacity(3);
         let point = |r: usize, c: usize| {
             let p = h.point(r, c);
             Vec3::new(p.x, p.y, p.z + margin)
         };
-        window.push(point(r + 1, cmin));
-        window.push(point(r, cmin));
+        // the sliding window of the last three grid points (x, y, top z), oldest first; the
+        // first slot is filled by the first slide
+        let mut window = [Vec3::zeros(), point(r + 1, cmin), point(r, cmin)];
         for c in cmin + 1..=cmax {
             for i in 0..2 {
-                let p = point(r + 1 - i, c);
-                if window.len() == 3 {
-                    window.remove(0);
-                }
-                window.push(p);
-                if window.len() < 3 || window.iter().all(|v| v.z < zmin) {
+                window = [window[1], window[2], point(r + 1 - i, c)];
+                if window.iter().all(|v| v.z < zmin) {
                     continue;
                 }
                 let mut prism = [Vec3::zeros(); 6];
@@ -104,7 +106,7 @@ pub fn hfield_convex(h: &HField, ph: &GeomPose, s: &ConvexShape, margin: f64, ou
                     shape: Shape::Prism(prism),
                     pose: *ph,
                 };
-                if let Some(c) = convex_contact(&shape, s, 0.0) {
+                if let Some(c) = convex_contact_with(&shape, s, 0.0, ws) {
                     out.push(c);
                     if out.len() - start >= MAX_CONTACTS {
                         return;
@@ -115,3 +117,9 @@ pub fn hfield_convex(h: &HField, ph: &GeomPose, s: &ConvexShape, margin: f64, ou
     }
 }
 // ANCHOR_END: hfield_convex
+
+/// [`hfield_convex_with`] with fresh storage for EPA (allocates when a prism overlaps the
+/// shape).
+pub fn hfield_convex(h: &HField, ph: &GeomPose, s: &ConvexShape, margin: f64, out: &mut Vec<Contact>) {
+    hfield_convex_with(h, ph, s, margin, &mut EpaScratch::default(), out)
+}

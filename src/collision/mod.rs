@@ -19,8 +19,8 @@
 //! | capsule - box | [`boxes::capsule_box`] | `mjc_CapsuleBox` | up to 2 |
 //! | box - box | [`boxes::box_box`] | `mjc_BoxBox` | up to 8 |
 //! | plane - mesh | [`convex::plane_convex`] | `mjc_PlaneConvex` | up to 3 |
-//! | height field - any solid | [`hfield::hfield_convex`] | `mjc_ConvexHField` (one convex collision per prism) | up to 50 |
-//! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box, mesh - any) | [`convex::convex_contacts`] | `mjc_Convex` (GJK + EPA, then the face/edge patch of [`multicontact`]) | 1, up to 4 for flat faces |
+//! | height field - any solid | [`hfield::hfield_convex_with`] | `mjc_ConvexHField` (one convex collision per prism) | up to 50 |
+//! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box, mesh - any) | [`convex::convex_contacts_with`] | `mjc_Convex` (GJK + EPA, then the face/edge patch of [`multicontact`]) | 1, up to 4 for flat faces |
 //!
 //! A [`Contact`] follows MuJoCo's `mjContact`: `pos` is the point midway between the two
 //! surfaces, `frame` has the contact normal as its **first** row (pointing from the first geom
@@ -39,8 +39,8 @@ pub use frame::{frame_from_normal, make_frame};
 
 use crate::model::GeomType;
 use crate::spatial::{Mat3, Vec3};
+use convex::ConvexScratch;
 use convex::{ConvexShape, Shape};
-use multicontact::PatchScratch;
 
 /// The world pose of a geom: position of its centre and rotation (columns = geom axes in world
 /// coordinates).
@@ -136,8 +136,8 @@ pub fn collide(
     collide_with(&Assets::default(), g1, g2, margin, out)
 }
 
-/// [`collide_with_scratch`] with fresh storage for the multi-contact patch (allocates for convex
-/// pairs).
+/// [`collide_with_scratch`] with fresh storage for the convex collider (allocates for the pairs
+/// that go through EPA or the multi-contact patch).
 pub fn collide_with(
     assets: &Assets,
     g1: (GeomType, &[f64; 3], &GeomPose),
@@ -145,7 +145,7 @@ pub fn collide_with(
     margin: f64,
     out: &mut Vec<Contact>,
 ) {
-    collide_with_scratch(assets, &mut PatchScratch::default(), g1, g2, margin, out)
+    collide_with_scratch(assets, &mut ConvexScratch::default(), g1, g2, margin, out)
 }
 
 // ANCHOR: collide
@@ -154,13 +154,15 @@ pub fn collide_with(
 /// module map). The normal points from the first geom into the second: when MuJoCo's type order
 /// puts the second geom first, the pair is collided swapped and each normal flipped (and its
 /// frame rebuilt). Plane-plane adds nothing. The analytic pairs allocate nothing; the convex
-/// pairs clip their contact patch in `ws` (GJK and EPA still allocate their simplex and polytope).
+/// pairs and the height field keep what they grow in `ws` (EPA's polytope, the contact patch's
+/// features and clipping buffers; GJK's simplex is on the stack), so that a repeated call
+/// allocates nothing once `ws` and `out` have grown.
 ///
 /// Meshes and height fields are looked up in `assets`. Sizes and asset indices are assumed
 /// valid (positive where the type uses them); `crate::mujoco::collision` checks them at its door.
 pub fn collide_with_scratch(
     assets: &Assets,
-    ws: &mut PatchScratch,
+    ws: &mut ConvexScratch,
     g1: (GeomType, &[f64; 3], &GeomPose),
     g2: (GeomType, &[f64; 3], &GeomPose),
     margin: f64,
@@ -182,7 +184,8 @@ pub fn collide_with_scratch(
         (Plane | HField(_), Plane | HField(_)) => {}
         (HField(k), _) => {
             if let (Some(h), Some(b)) = (assets.hfields.get(k), Shape::of_mesh(t2, s2, assets.meshes)) {
-                hfield::hfield_convex(h, p1, &ConvexShape { shape: b, pose: *p2 }, margin, out);
+                let s = ConvexShape { shape: b, pose: *p2 };
+                hfield::hfield_convex_with(h, p1, &s, margin, &mut ws.epa, out);
             }
         }
         (Plane, Mesh(_)) => {

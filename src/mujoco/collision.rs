@@ -12,7 +12,7 @@
 //! | parameters | `mj_contactParam`, `mj_setContact` | [`contact_param`] |
 //! | all of it | `mj_collision` | [`collide_all`] |
 
-use crate::collision::multicontact::PatchScratch;
+use crate::collision::convex::ConvexScratch;
 use crate::collision::{collide_with_scratch, mj_type, Assets, Contact, GeomPose};
 use crate::error::{Error, Result};
 use crate::model::constants::{mjMINMU, mjMINVAL};
@@ -539,8 +539,8 @@ pub struct Collider {
     off: bool,
     poses: Vec<GeomPose>,
     found: Vec<Contact>,
-    /// the convex pairs' contact-patch storage
-    patch: PatchScratch,
+    /// the convex pairs' storage (EPA's polytope, the contact patch)
+    convex: ConvexScratch,
 }
 
 // ANCHOR: collide_all
@@ -599,7 +599,7 @@ impl Collider {
             off: disabled(model, "contact") || disabled(model, "constraint"),
             poses: Vec::with_capacity(model.geoms.len()),
             found: Vec::with_capacity(8),
-            patch: PatchScratch::default(),
+            convex: ConvexScratch::default(),
         })
     }
 
@@ -649,7 +649,7 @@ impl Collider {
             self.found.clear();
             collide_with_scratch(
                 &assets,
-                &mut self.patch,
+                &mut self.convex,
                 (a.gtype, &a.size, p1),
                 (b.gtype, &b.size, p2),
                 pair.margin,
