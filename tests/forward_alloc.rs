@@ -1,6 +1,7 @@
 //! The constrained pipeline keeps its storage (chapter "The constrained pipeline", section
-//! "What a call allocates"): on the settled `box_stack`, `box_stack_10` and humanoid of
-//! `tests/fixtures/forward`, a second call at the same state of the whole
+//! "What a call allocates"): on the settled `box_stack`, `box_stack_10`, `weld` and the corpus
+//! models humanoid, quadruped, humanoid_CMU, stacker, manipulator, finger and ball_in_cup (its
+//! spatial tendon) of `tests/fixtures/forward`, a second call at the same state of the whole
 //! `Forward::forward_with` (every solver, both cones: collision, tendons, actuators, rows,
 //! solver), of the constraint rows alone (`make_constraint_into`), of the collision stage alone
 //! (`Collider::collide_into`) and of PGS alone (`solve_pgs_into`) allocates nothing. A global
@@ -23,7 +24,18 @@ use counting::count;
 #[test]
 fn a_second_call_allocates_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for scene in ["box_stack", "box_stack_10", "humanoid"] {
+    for scene in [
+        "box_stack",
+        "box_stack_10",
+        "humanoid",
+        "quadruped",
+        "weld",
+        "humanoid_CMU",
+        "stacker",
+        "manipulator",
+        "finger",
+        "ball_in_cup",
+    ] {
         let fx: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).unwrap(),
         )

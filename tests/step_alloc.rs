@@ -1,7 +1,9 @@
 //! `Simulator::step` keeps its storage (chapter "Integrators and the simulation loop", section
-//! "What a step costs"): on the settled `box_stack` and Gymnasium humanoid of
-//! `tests/fixtures/forward` (contacts, tendons, actuators with controls), and on [`CONVEX`] (meshes, an ellipsoid and a height field resting on each other, so that
-//! GJK, EPA and the contact patch run every step), once the first steps have sized the contact
+//! "What a step costs"): on the settled `box_stack`, Gymnasium humanoid and dm_control quadruped
+//! of `tests/fixtures/forward` (contacts, tendons, tendon equalities, actuators with controls,
+//! the quadruped's ellipsoid pairs), and on [`CONVEX`] (meshes, an ellipsoid and a height field
+//! resting on each other, so that GJK, EPA and the contact patch run every step), once the first
+//! steps have sized the contact
 //! and row storage, a hundred further steps of each of the four integrators allocate nothing,
 //! the constrained pipeline, the integrator's derivatives and factorizations and RK4's stages
 //! included. A global allocator counts the allocations of each test's thread.
@@ -66,7 +68,7 @@ fn scene(name: &str) -> (mbd::model::Model, State) {
 #[test]
 fn steps_after_the_first_allocate_nothing() {
     let mut checked = 0;
-    for name in ["box_stack", "humanoid", "convex"] {
+    for name in ["box_stack", "humanoid", "convex", "quadruped"] {
         let (model, mut s0) = scene(name);
         let scene = name;
         // small controls, so that the actuators (the humanoid's motors) carry force
@@ -97,5 +99,5 @@ fn steps_after_the_first_allocate_nothing() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 12);
+    assert_eq!(checked, 16);
 }

@@ -170,10 +170,7 @@ fn eval_act(
     }
     let q = &sim.state.qpos;
     let ten = if model.tendons.is_empty() {
-        TendonState {
-            length: vec![],
-            moment: DMatrix::zeros(0, model.nv),
-        }
+        TendonState::new(model)
     } else {
         tendon_kinematics(model, q)?
     };

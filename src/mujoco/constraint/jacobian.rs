@@ -216,7 +216,15 @@ pub fn jac_dot_v(model: &Model, d: &Data, b: usize, p: &Vec3, qvel: &[f64]) -> (
 /// `w >= 0`, MuJoCo's `body_quat` as written by its compiler for the usual `quat`, `euler` and
 /// `axisangle` inputs.
 pub fn xquat(model: &Model, qpos: &[f64]) -> Vec<[f64; 4]> {
-    let mut out = vec![[1.0, 0.0, 0.0, 0.0]; model.nb + 1];
+    let mut out = Vec::new();
+    xquat_into(model, qpos, &mut out);
+    out
+}
+
+/// [`xquat`] into `out` (resized to `nb + 1`; no allocation once it has that capacity).
+pub fn xquat_into(model: &Model, qpos: &[f64], out: &mut Vec<[f64; 4]>) {
+    out.clear();
+    out.resize(model.nb + 1, [1.0, 0.0, 0.0, 0.0]);
     let mut jc = JointCalc::default();
     for i in 1..=model.nb {
         let j = &model.joints[i];
@@ -249,7 +257,6 @@ pub fn xquat(model: &Model, qpos: &[f64]) -> Vec<[f64; 4]> {
         quat_normalize(&mut q);
         out[i] = q;
     }
-    out
 }
 // ANCHOR_END: xquat
 

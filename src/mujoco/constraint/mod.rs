@@ -27,7 +27,7 @@ use super::collision::MjContact;
 use super::Data;
 use crate::dynamics::{tendon_kinematics_into, TendonState};
 use crate::error::{Error, Result};
-use crate::model::Model;
+use crate::model::{Equality, Model};
 use rows::{Rows, Scratch};
 
 /// MuJoCo's `mjtConstraint`: what a row of the constraint Jacobian constrains. The explicit
@@ -262,6 +262,8 @@ pub struct RowScratch {
     s: Scratch,
     /// the tendon lengths and moments the tendon rows read
     ten: TendonState,
+    /// the body quaternions the weld rows read (`jacobian::xquat`)
+    quats: Vec<[f64; 4]>,
 }
 
 impl RowScratch {
@@ -270,6 +272,7 @@ impl RowScratch {
         RowScratch {
             s: Scratch::new(model.nv),
             ten: TendonState::new(model),
+            quats: Vec::new(),
         }
     }
 }
@@ -341,15 +344,15 @@ pub fn make_constraint_with(
         Some(&scratch.ten)
     };
     // the body quaternions, which only the weld rows read
-    let quats = if model.equality.is_empty() {
-        Vec::new()
-    } else {
-        jacobian::xquat(model, qpos)
-    };
+    scratch.quats.clear();
+    if model.equality.iter().any(|e| matches!(e, Equality::Weld { .. })) {
+        jacobian::xquat_into(model, qpos, &mut scratch.quats);
+    }
+    let quats = &scratch.quats[..];
     let s = &mut scratch.s;
     let mut rows = Rows::reuse(model.nv, std::mem::replace(efc, Efc::placeholder()), contacts, s);
     let made = (|| {
-        equality::equality_rows(model, d, invweight, qpos, ten, &quats, s, &mut rows)?;
+        equality::equality_rows(model, d, invweight, qpos, ten, quats, s, &mut rows)?;
         friction::friction_rows(model, invweight, ten, s, &mut rows);
         limit::limit_rows(model, invweight, qpos, ten, s, &mut rows)?;
         contact::contact_rows(model, d, invweight, s, &mut rows)
@@ -357,7 +360,7 @@ pub fn make_constraint_with(
     if made.is_ok() {
         rows.make_impedance(model.opt.cone, model.opt.impratio);
         rows.reference(qvel, &mut s.qv);
-        equality::subtract_jdot_v(model, d, invweight, &quats, qvel, &mut rows);
+        equality::subtract_jdot_v(model, d, invweight, quats, qvel, &mut rows);
     }
     *efc = rows.finish(s);
     let checked = made
