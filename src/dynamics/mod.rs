@@ -27,7 +27,9 @@ pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, tendon_passive};
 pub use rnea::{bias_forces, rnea, rnea_with};
-pub use tendon::{tendon_kinematics, tendon_kinematics_into, TendonState};
+pub use tendon::{
+    tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
+};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};

@@ -10,9 +10,11 @@
 //!   for the length of such a tendon is an [`Error::Unsupported`].
 
 use crate::error::{Error, Result};
+use crate::model::constants::mjMINVAL;
+use crate::model::GeomType;
 use crate::model::{JointCalc, Model, TendonKind, TendonWrap};
-use crate::spatial::{Motion, Vec3, Xform};
-use nalgebra::DMatrix;
+use crate::spatial::{quat_to_mat, Mat3, Motion, Vec3, Xform};
+use nalgebra::{DMatrix, Vector2};
 
 /// Tendon lengths and moment arms at one configuration.
 #[derive(Clone, Debug)]
@@ -21,6 +23,9 @@ pub struct TendonState {
     pub length: Vec<f64>,
     /// `ten_J` (ntendon x nv).
     pub moment: DMatrix<f64>,
+    /// How many geoms each tendon is wrapped around at this configuration (MuJoCo lists each
+    /// wrap as two extra path points: `ten_wrapnum` = sites + pulleys + 2 x this).
+    pub wraps: Vec<usize>,
     /// The body poses and dof axes spatial tendons read, kept between calls.
     pub(crate) bodies: BodyAxes,
 }
@@ -103,6 +108,7 @@ impl TendonState {
         TendonState {
             length: vec![0.0; model.tendons.len()],
             moment: DMatrix::zeros(model.tendons.len(), model.nv),
+            wraps: vec![0; model.tendons.len()],
             bodies: BodyAxes::default(),
         }
     }
@@ -121,6 +127,8 @@ pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -
         out.moment = DMatrix::zeros(nt, model.nv);
     }
     out.moment.fill(0.0);
+    out.wraps.clear();
+    out.wraps.resize(nt, 0);
     let (length, moment, bodies) = (&mut out.length, &mut out.moment, &mut out.bodies);
     if model
         .tendons
@@ -137,44 +145,383 @@ pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -
                     moment[(t, model.v_adr[j])] += coef;
                 }
             }
-            TendonKind::Spatial { path } => {
-                let mut divisor = 1.0;
-                let mut prev: Option<usize> = None;
-                for w in path {
-                    match *w {
-                        TendonWrap::Site(s) => {
-                            if let Some(p) = prev {
-                                let (a, b) = (&model.sites[p], &model.sites[s]);
-                                let xa = bodies.point(a.body, &a.pos);
-                                let xb = bodies.point(b.body, &b.pos);
-                                let d = xb - xa;
-                                let l = d.norm();
-                                length[t] += l / divisor;
-                                if l > crate::model::constants::mjMINVAL {
-                                    let u = d / l;
-                                    bodies.add_projected(model, (b.body, &xb), &u, 1.0, divisor, moment, t);
-                                    bodies.add_projected(model, (a.body, &xa), &u, -1.0, divisor, moment, t);
-                                }
-                            }
-                            prev = Some(s);
-                        }
-                        TendonWrap::Pulley { divisor: d } => {
-                            divisor = d;
-                            prev = None;
-                        }
-                        TendonWrap::Geom { geom, .. } => {
-                            return Err(Error::Unsupported {
-                                what: format!("tendon {t} ('{}')", ten.name),
-                                why: format!(
-                                    "wrapping around geom '{}' is not implemented yet (only straight segments between sites)",
-                                    model.geoms[geom].name
-                                ),
-                            })
-                        }
-                    }
-                }
-            }
+            TendonKind::Spatial { path } => out.wraps[t] = spatial_tendon(model, t, path, bodies, length, moment)?,
         }
     }
     Ok(())
+}
+
+/// One spatial tendon's length and moment row (the spatial half of MuJoCo's `mj_tendon`): the
+/// path is walked pair by pair; a pulley sets the divisor for what follows; two sites add a
+/// straight segment; site, geom, site add the wrap ([`wrap`]) as two straight parts to and from
+/// the tangent points plus the arc, or the straight segment when there is no wrap. The moment
+/// row gets `u^T (J(x_b) - J(x_a)) / divisor` for each straight part whose ends are on different
+/// bodies, a tangent point counting as a point fixed in the geom's body (the arc adds nothing:
+/// its ends move with one body).
+fn spatial_tendon(
+    model: &Model,
+    t: usize,
+    path: &[TendonWrap],
+    bodies: &BodyAxes,
+    length: &mut [f64],
+    moment: &mut DMatrix<f64>,
+) -> Result<usize> {
+    let mut wraps = 0;
+    let site = |s: usize| {
+        let st = &model.sites[s];
+        (st.body, bodies.point(st.body, &st.pos))
+    };
+    let mut divisor = 1.0;
+    let mut j = 0;
+    while j + 1 < path.len() {
+        let (a, b) = match (&path[j], &path[j + 1]) {
+            (&TendonWrap::Pulley { divisor: d }, _) => {
+                divisor = d;
+                j += 1;
+                continue;
+            }
+            (_, TendonWrap::Pulley { .. }) => {
+                j += 1;
+                continue;
+            }
+            (&TendonWrap::Site(a), &TendonWrap::Site(b)) => (a, b),
+            (&TendonWrap::Site(a), TendonWrap::Geom { .. }) => match path.get(j + 2) {
+                Some(&TendonWrap::Site(b)) => (a, b),
+                _ => return Err(not_bracketed(model, t, j + 1)),
+            },
+            (TendonWrap::Geom { .. }, _) => return Err(not_bracketed(model, t, j)),
+        };
+        let (ba, xa) = site(a);
+        let (bb, xb) = site(b);
+        let mut wrapped = None;
+        if let TendonWrap::Geom { geom, sidesite } = path[j + 1] {
+            let g = &model.geoms[geom];
+            let shape = match g.gtype {
+                GeomType::Sphere => WrapShape::Sphere,
+                GeomType::Cylinder => WrapShape::Cylinder,
+                other => {
+                    return Err(Error::BadGeom {
+                        geom,
+                        name: g.name.clone(),
+                        why: format!(
+                            "tendon {t} ('{}') wraps around it, but a tendon wraps only around spheres and cylinders, not a {other:?}",
+                            model.tendons[t].name
+                        ),
+                    })
+                }
+            };
+            let c = bodies.point(g.body, &g.pos);
+            let r = bodies.x_0[g.body].e.tr_mul(&quat_to_mat(&g.quat));
+            let side = sidesite.map(|s| site(s).1);
+            wrapped = wrap(shape, &xa, &xb, &c, &r, g.size[0], side.as_ref()).map(|w| (g.body, w));
+            j += 2;
+        } else {
+            j += 1;
+        }
+        let mut straight = |(b0, x0): (usize, &Vec3), (b1, x1): (usize, &Vec3)| {
+            let d = x1 - x0;
+            let l = d.norm();
+            if b0 != b1 && l > crate::model::constants::mjMINVAL {
+                let u = d / l;
+                bodies.add_projected(model, (b1, x1), &u, 1.0, divisor, moment, t);
+                bodies.add_projected(model, (b0, x0), &u, -1.0, divisor, moment, t);
+            }
+            l
+        };
+        length[t] += match wrapped {
+            None => straight((ba, &xa), (bb, &xb)),
+            Some((gb, w)) => {
+                wraps += 1;
+                straight((ba, &xa), (gb, &w.t0)) + w.arc + straight((gb, &w.t1), (bb, &xb))
+            }
+        } / divisor;
+    }
+    Ok(wraps)
+}
+
+/// A `<geom>` path element that does not sit between two sites (MuJoCo's compiler requires it).
+fn not_bracketed(model: &Model, t: usize, k: usize) -> Error {
+    Error::InvalidArgument {
+        what: format!("tendon {t} ('{}'), path element {k}", model.tendons[t].name),
+        why: "a wrapping geom must sit between two sites".into(),
+    }
+}
+
+/// The shapes a spatial tendon can wrap around (MuJoCo's `mjWRAP_SPHERE` and `mjWRAP_CYLINDER`;
+/// MuJoCo's compiler rejects a `<geom>` path element of any other type, and so do the reader
+/// and [`tendon_kinematics`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrapShape {
+    /// A sphere of radius `size[0]`: the tendon takes the great circle in the plane through the
+    /// centre and the two end points.
+    Sphere,
+    /// A cylinder of radius `size[0]` about its local z axis (infinitely long for wrapping): the
+    /// tendon takes a helix.
+    Cylinder,
+}
+
+/// A tendon wrapped around a geom: where it touches the geom (world coordinates) and the length
+/// of the curve between the two tangent points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wrapped {
+    /// Tangent point on the side of the first site.
+    pub t0: Vec3,
+    /// Tangent point on the side of the second site.
+    pub t1: Vec3,
+    /// Length of the arc (sphere) or helix (cylinder) from `t0` to `t1`.
+    pub arc: f64,
+}
+
+// ANCHOR: wrap
+/// MuJoCo's `mju_wrap`: the shortest path from `x0` to `x1` (world points) around a sphere or a
+/// cylinder of radius `radius`, centre `c` and world orientation `r` (its columns are the
+/// geom's axes), or `None` ("no wrap", MuJoCo's -1) when the straight segment already misses
+/// the geom on the allowed side.
+///
+/// 1. Local coordinates `p_k = R^T (x_k - c)`.
+/// 2. A plane through the centre: for a sphere the plane of `0, p_0, p_1` with axes
+///    `a_0 = p_0/|p_0|`, `a_1 = n x a_0`, `n = p_0 x p_1 / |p_0 x p_1|`; for a cylinder the
+///    plane `z = 0` (axes x, y). In it the ends are 2-D points `d_k` and the geom a circle of
+///    radius `rho` ([`wrap_circle`]).
+/// 3. A side site `s` (optional) chooses the side: projected into the plane and scaled to the
+///    circle, `sd = rho s_2d / |s_2d|`. If `s` is inside the geom, the tendon is pulled through
+///    the geom's inside instead ([`wrap_inside`]: one point on the circle, zero arc).
+/// 4. Back to 3-D: `t_k = a_0 q_k,x + a_1 q_k,y`. For a cylinder the heights follow the
+///    unrolled (developed) surface, on which the helix is straight: with the planar straight
+///    lengths `L_0 = |d_0 - q_0|`, `L_1 = |d_1 - q_1|` and arc `phi rho`,
+///    `z(t_0) = z_0 + (z_1 - z_0) L_0 / (L_0 + phi rho + L_1)`,
+///    `z(t_1) = z_0 + (z_1 - z_0) (L_0 + phi rho) / (L_0 + phi rho + L_1)`, and the helix
+///    length is `sqrt((phi rho)^2 + (z(t_1) - z(t_0))^2)`.
+/// 5. World coordinates `x = c + R t`.
+#[allow(clippy::too_many_arguments)]
+pub fn wrap(
+    shape: WrapShape,
+    x0: &Vec3,
+    x1: &Vec3,
+    c: &Vec3,
+    r: &Mat3,
+    radius: f64,
+    side: Option<&Vec3>,
+) -> Option<Wrapped> {
+    let p0 = r.tr_mul(&(x0 - c));
+    let p1 = r.tr_mul(&(x1 - c));
+    if p0.norm() < mjMINVAL || p1.norm() < mjMINVAL {
+        return None;
+    }
+    let (a0, a1) = match shape {
+        WrapShape::Sphere => {
+            let a0 = normalized(p0);
+            let mut n = p0.cross(&p1);
+            if n.norm() < mjMINVAL {
+                // p0, p1 parallel: any plane through them; take a second axis with a 0 where
+                // a0 is largest (MuJoCo's choice)
+                let i = if a0.y.abs() > a0.x.abs() && a0.y.abs() > a0.z.abs() {
+                    1
+                } else if a0.z.abs() > a0.x.abs() && a0.z.abs() > a0.y.abs() {
+                    2
+                } else {
+                    0
+                };
+                let mut b = Vec3::new(1.0, 1.0, 1.0);
+                b[i] = 0.0;
+                n = a0.cross(&b);
+            }
+            let n = normalized(n);
+            (a0, normalized(n.cross(&a0)))
+        }
+        WrapShape::Cylinder => (Vec3::x(), Vec3::y()),
+    };
+    let plane = |p: &Vec3| Vector2::new(p.dot(&a0), p.dot(&a1));
+    let (d0, d1) = (plane(&p0), plane(&p1));
+    let (q0, q1, arc) = match side.map(|s| r.tr_mul(&(s - c))) {
+        Some(s) if s.norm() < radius => {
+            let q = wrap_inside(&d0, &d1, radius)?;
+            (q, q, 0.0)
+        }
+        s => {
+            let sd = s.map(|s| normalized2(plane(&s)) * radius);
+            wrap_circle(&d0, &d1, sd.as_ref(), radius)?
+        }
+    };
+    let mut t0 = a0 * q0.x + a1 * q0.y;
+    let mut t1 = a0 * q1.x + a1 * q1.y;
+    let mut arc = arc;
+    if shape == WrapShape::Cylinder {
+        let l0 = (d0 - q0).norm();
+        let l1 = (d1 - q1).norm();
+        let total = l0 + arc + l1;
+        t0.z = p0.z + (p1.z - p0.z) * l0 / total;
+        t1.z = p0.z + (p1.z - p0.z) * (l0 + arc) / total;
+        arc = arc.hypot(t1.z - t0.z);
+    }
+    Some(Wrapped {
+        t0: c + r * t0,
+        t1: c + r * t1,
+        arc,
+    })
+}
+
+/// MuJoCo's `wrap_circle`: the 2-D problem. A circle of radius `rho` about the origin and two
+/// points `d_0`, `d_1` outside it. No wrap if the segment `d_0 d_1` stays outside the circle
+/// (and, with a side point `sd`, if its nearest point to the centre is on the side of `sd`).
+/// Otherwise the tangent point from `d` (with `|d|^2 = l^2`, `h = sqrt(l^2 - rho^2)` the tangent
+/// length) is `q = (rho^2 d +- rho h d^perp) / l^2` with `d^perp = (d_y, -d_x)`: `q . q = rho^2`
+/// and `q . (d - q) = 0`. The two candidate paths take opposite signs at the two ends (both
+/// turn the same way round); the better one is the one whose chord midpoint is closest in
+/// direction to `sd`, or without a side point the one with the shorter chord, and a candidate
+/// whose two straight parts cross is rejected. Returns the tangent points and the arc
+/// `rho phi`, `phi` the angle from `q_0` to `q_1` in the turning direction of the candidate.
+pub fn wrap_circle(
+    d0: &Vector2<f64>,
+    d1: &Vector2<f64>,
+    sd: Option<&Vector2<f64>>,
+    rho: f64,
+) -> Option<(Vector2<f64>, Vector2<f64>, f64)> {
+    let (l0, l1, r2) = (d0.norm_squared(), d1.norm_squared(), rho * rho);
+    if l0 < r2 || l1 < r2 || rho < mjMINVAL {
+        return None;
+    }
+    let dif = d1 - d0;
+    let dd = dif.norm_squared();
+    if dd < mjMINVAL {
+        return None;
+    }
+    let a = (-dif.dot(d0) / dd).clamp(0.0, 1.0);
+    let near = d0 + dif * a;
+    if near.norm_squared() > r2 && sd.is_none_or(|sd| sd.dot(&near) >= 0.0) {
+        return None;
+    }
+    let (h0, h1) = ((l0 - r2).sqrt(), (l1 - r2).sqrt());
+    let candidate = |sgn: f64| {
+        let q0 = Vector2::new(d0.x * r2 + sgn * rho * d0.y * h0, d0.y * r2 - sgn * rho * d0.x * h0) / l0;
+        let q1 = Vector2::new(d1.x * r2 - sgn * rho * d1.y * h1, d1.y * r2 + sgn * rho * d1.x * h1) / l1;
+        let good = if segments_cross(d0, &q0, d1, &q1) {
+            -10000.0
+        } else {
+            match sd {
+                Some(sd) => normalized2(q0 + q1).dot(sd),
+                None => -(q0 - q1).norm_squared(),
+            }
+        };
+        (q0, q1, good)
+    };
+    let (c0, c1) = (candidate(1.0), candidate(-1.0));
+    let (first, (q0, q1, _)) = if c0.2 > c1.2 { (true, c0) } else { (false, c1) };
+    if segments_cross(d0, &q0, d1, &q1) {
+        return None;
+    }
+    // angle in [0, pi] between q0 and q1, then the long way round if the candidate turns the
+    // other way
+    let mut phi = normalized2(q0).dot(&normalized2(q1)).clamp(-1.0, 1.0).acos();
+    let cross = q0.y * q1.x - q0.x * q1.y;
+    if (cross > 0.0 && !first) || (cross < 0.0 && first) {
+        phi = 2.0 * std::f64::consts::PI - phi;
+    }
+    Some((q0, q1, rho * phi))
+}
+
+/// MuJoCo's `wrap_inside`: the side site is inside the geom, so the tendon passes through the
+/// circle's interior, touching it at one point `q` where the two straight parts make equal
+/// angles with the radius (a light ray reflected by the circle seen from inside). With `A =
+/// rho/|d_0|`, `B = rho/|d_1|` and `G` the angle between `d_0` and `d_1`, the reflection point
+/// is at `z = sin(angle of incidence)`, the root of `asin(A z) + asin(B z) - 2 asin z + G = 0`
+/// just below 1, found by at most 20 Newton steps (tolerance 1e-6) from `z = 1 - 1e-7`; then
+/// `q` is `d_0/|d_0|` rotated by `asin z - asin(A z)` (or `d_1/|d_1|` by `asin z - asin(B z)`,
+/// whichever turns towards the other end), scaled to `rho`. On a numerical failure MuJoCo keeps
+/// the normalized midpoint of the two ends, and so does this. `None` if an end is inside the
+/// circle or the segment crosses it.
+pub fn wrap_inside(d0: &Vector2<f64>, d1: &Vector2<f64>, rho: f64) -> Option<Vector2<f64>> {
+    let (l0, l1) = (d0.norm(), d1.norm());
+    let dif = d1 - d0;
+    let dd = dif.norm_squared();
+    if l0 <= rho || l1 <= rho || rho < mjMINVAL || l0 < mjMINVAL || l1 < mjMINVAL {
+        return None;
+    }
+    if dd > mjMINVAL {
+        let a = -dif.dot(d0) / dd;
+        if a > 0.0 && a < 1.0 && (d0 + dif * a).norm() <= rho {
+            return None;
+        }
+    }
+    let fallback = normalized2((d0 + d1) * 0.5) * rho;
+    let (ca, cb) = (rho / l0, rho / l1);
+    let cos_g = (l0 * l0 + l1 * l1 - dd) / (2.0 * l0 * l1);
+    if cos_g < -1.0 + mjMINVAL {
+        return None;
+    } else if cos_g > 1.0 - mjMINVAL {
+        return Some(fallback);
+    }
+    let g = cos_g.acos();
+    let f_of = |z: f64| (ca * z).asin() + (cb * z).asin() - 2.0 * z.asin() + g;
+    let mut z = 1.0 - 1e-7;
+    let mut f = f_of(z);
+    if f > 0.0 {
+        return Some(fallback);
+    }
+    // MuJoCo tests convergence before each step only: a root first reached by the 20th step
+    // counts as a failure
+    let mut converged = false;
+    for _ in 0..20 {
+        if f.abs() <= 1e-6 {
+            converged = true;
+            break;
+        }
+        let df = ca / mjMINVAL.max((1.0 - z * z * ca * ca).sqrt()) + cb / mjMINVAL.max((1.0 - z * z * cb * cb).sqrt())
+            - 2.0 / mjMINVAL.max((1.0 - z * z).sqrt());
+        if df > -mjMINVAL {
+            return Some(fallback);
+        }
+        let z1 = z - f / df;
+        if z1 > z {
+            return Some(fallback);
+        }
+        z = z1;
+        f = f_of(z);
+        if f > 1e-6 {
+            return Some(fallback);
+        }
+    }
+    if !converged {
+        return Some(fallback);
+    }
+    let (v, ang) = if d0.x * d1.y - d0.y * d1.x > 0.0 {
+        (normalized2(*d0), z.asin() - (ca * z).asin())
+    } else {
+        (normalized2(*d1), z.asin() - (cb * z).asin())
+    };
+    let (s, c) = ang.sin_cos();
+    Some(Vector2::new(c * v.x - s * v.y, s * v.x + c * v.y) * rho)
+}
+// ANCHOR_END: wrap
+
+/// Whether the 2-D segments `p1 p2` and `p3 p4` cross (MuJoCo's `is_intersect`; parallel
+/// segments do not).
+fn segments_cross(p1: &Vector2<f64>, p2: &Vector2<f64>, p3: &Vector2<f64>, p4: &Vector2<f64>) -> bool {
+    let det = (p4.y - p3.y) * (p2.x - p1.x) - (p4.x - p3.x) * (p2.y - p1.y);
+    if det.abs() < mjMINVAL {
+        return false;
+    }
+    let a = ((p4.x - p3.x) * (p1.y - p3.y) - (p4.y - p3.y) * (p1.x - p3.x)) / det;
+    let b = ((p2.x - p1.x) * (p1.y - p3.y) - (p2.y - p1.y) * (p1.x - p3.x)) / det;
+    (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b)
+}
+
+/// `v / |v|`, or `(1, 0, 0)` when `|v| < mjMINVAL` (MuJoCo's `mju_normalize3`).
+fn normalized(v: Vec3) -> Vec3 {
+    let n = v.norm();
+    if n < mjMINVAL {
+        Vec3::x()
+    } else {
+        v / n
+    }
+}
+
+/// `v / |v|`, or `(1, 0)` when `|v| < mjMINVAL` (MuJoCo's `mju_normalize` in 2-D).
+fn normalized2(v: Vector2<f64>) -> Vector2<f64> {
+    let n = v.norm();
+    if n < mjMINVAL {
+        Vector2::x()
+    } else {
+        v / n
+    }
 }

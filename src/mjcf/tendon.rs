@@ -5,7 +5,7 @@ use super::attrs::{check_leaf, limited_kw, Attrs, Limited};
 use super::reader::{solver_params, Reader};
 use super::xml::{esc, Elem};
 use crate::error::Result;
-use crate::model::{JointType, Model, Tendon, TendonKind, TendonWrap};
+use crate::model::{GeomType, JointType, Model, Tendon, TendonKind, TendonWrap};
 use crate::spatial::quat_to_mat;
 use std::collections::HashMap;
 
@@ -104,6 +104,13 @@ impl<'d> Reader<'d> {
                             let Some(g) = model.geoms.iter().position(|g| g.name == src.value) else {
                                 return Err(wa.err_attr("geom", src, "unknown geom"));
                             };
+                            if !matches!(model.geoms[g].gtype, GeomType::Sphere | GeomType::Cylinder) {
+                                return Err(wa.err_attr(
+                                    "geom",
+                                    src,
+                                    "a tendon wraps only around a sphere or cylinder geom",
+                                ));
+                            }
                             let sidesite = self.site_ref(&wa, "sidesite", false)?;
                             path.push(TendonWrap::Geom { geom: g, sidesite });
                         }
@@ -126,6 +133,13 @@ impl<'d> Reader<'d> {
                     || !matches!(path.last(), Some(TendonWrap::Site(_)))
                 {
                     return Err(a.err("a spatial tendon must begin and end at a site"));
+                }
+                for k in 1..path.len() - 1 {
+                    if matches!(path[k], TendonWrap::Geom { .. })
+                        && !(matches!(path[k - 1], TendonWrap::Site(_)) && matches!(path[k + 1], TendonWrap::Site(_)))
+                    {
+                        return Err(a.err(format!("path element {k}: a wrapping geom must sit between two sites")));
+                    }
                 }
                 TendonKind::Spatial { path }
             };
@@ -162,6 +176,12 @@ impl<'d> Reader<'d> {
                 limit: solver_params(&a, "solreflimit", "solimplimit")?,
                 friction: solver_params(&a, "solreffriction", "solimpfriction")?,
             };
+            let wraps = matches!(&tendon.kind, TendonKind::Spatial { path } if path.iter().any(|w| matches!(w, TendonWrap::Geom { .. })));
+            if tendon.springlength == [-1.0, -1.0] && wraps && tendon.stiffness > 0.0 {
+                return Err(a.err(
+                    "a tendon with a spring that wraps around a geom needs 'springlength' (its length at springref, with the wrap, is not computed by the reader)",
+                ));
+            }
             if tendon.springlength == [-1.0, -1.0] {
                 let l = self.tendon_length_at_spring(&tendon, model);
                 tendon.springlength = [l, l];
@@ -191,7 +211,10 @@ impl<'d> Reader<'d> {
     /// The tendon length at MuJoCo's `qpos_spring` (the joints' `springref`), which is the rest
     /// length when `springlength` is not given: for a fixed tendon `sum coef springref`; for a
     /// spatial one the site distances in the bodies' XML poses (where hinges and slides are at
-    /// their `ref`).
+    /// their `ref`). A wrapping geom is passed straight through: the reader does not wrap
+    /// (`dynamics::tendon` does, on a row the reader does not use), so it refuses a wrapping
+    /// tendon with a spring and no `springlength`, and for one without a spring (stiffness 0,
+    /// where the rest length is never used) it stores this wrap-free length.
     fn tendon_length_at_spring(&self, t: &Tendon, model: &Model) -> f64 {
         match &t.kind {
             TendonKind::Fixed { joints } => joints.iter().map(|&(j, c)| c * model.joints[j].springref).sum(),
