@@ -6,8 +6,14 @@
 //!   `ten_J` holds `coef_k` at the dof of joint k.
 //! - A spatial tendon through sites is a polyline: `L = sum_s |x_{s+1} - x_s| / divisor`, and
 //!   `dL/dq = sum_s u_s^T (J_{s+1} - J_s) / divisor` with `u_s` the unit segment direction and
-//!   `J` the point Jacobians of the two sites. Wrapping around geoms is not implemented: asking
-//!   for the length of such a tendon is an [`Error::Unsupported`].
+//!   `J` the point Jacobians of the two ends (a pulley changes the divisor of what follows).
+//! - A `<geom>` between two sites makes the tendon wrap around a sphere or a cylinder
+//!   ([`wrap`], MuJoCo's `mju_wrap`): the segment becomes straight part, arc (or helix),
+//!   straight part, the tangent points count as points fixed in the geom's body, and the arc
+//!   adds to the length but not to the moments (its two ends move with one body, and the
+//!   tangent points are where the length is stationary). Other geom types are refused by the
+//!   reader (as MuJoCo's compiler does) and, in a model built by hand, by
+//!   [`tendon_kinematics`] with [`Error::BadGeom`].
 
 use crate::error::{Error, Result};
 use crate::model::constants::mjMINVAL;
@@ -94,8 +100,8 @@ impl BodyAxes {
     }
 }
 
-/// MuJoCo's `mj_tendon` for fixed tendons and spatial tendons made of straight segments between
-/// sites (and pulleys).
+/// MuJoCo's `mj_tendon`: fixed tendons, and spatial tendons made of straight segments between
+/// sites, pulleys and wraps around spheres and cylinders ([`wrap`]).
 pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
     let mut out = TendonState::new(model);
     tendon_kinematics_into(model, q, &mut out)?;
