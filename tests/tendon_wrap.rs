@@ -3,13 +3,11 @@
 //! seeded states (fixtures by `tests/fixtures/make_wrap_fixtures.py`), and the moment arms
 //! against central finite differences of our own lengths.
 //!
-//! Measured worst (this machine): lengths 1.3e-14 relative, moment arms 3.2e-15 of the row's
-//! largest entry (the inside wrap 1.4e-7, see below), wrap tangent points 7.5e-16 and arcs
-//! 2.7e-13 relative (MuJoCo's arc is a difference of lengths); finite differences (h = 1e-6)
-//! 5.5e-9 (the inside wrap 1.4e-7). Two named departures from MuJoCo 4.0.0, explained in
-//! [`wrap_kernel_matches_mju_wrap`]: 4 side-forced wraps that 4.0.0 does not make (9 (state,
-//! tendon) pairs with the pulley), and the inside wrap's contact point, a Newton iterate, 1.8e-7
-//! of the radius from 4.0.0's.
+//! Measured worst (this machine): lengths 1.1e-15 relative and moment arms 3.2e-15 of the
+//! row's largest entry, with the same wraps as MuJoCo at every state; wrap tangent points
+//! 9.5e-16 and arcs 2.7e-13 relative (MuJoCo's arc is a difference of lengths) over the arm's
+//! states and 400 random configurations, with the same wrap decisions; finite differences
+//! (h = 1e-6) 5.5e-9, except the inside wrap, 1.1e-7 (its contact point is a Newton iterate).
 
 use mbd::dynamics::{tendon_kinematics, tendon_kinematics_into, wrap, TendonState, WrapShape};
 use mbd::model::{Model, TendonKind, TendonWrap};
@@ -55,12 +53,7 @@ fn mujoco_wraps(m: &Model, t: usize, wrapnum: u64) -> usize {
 }
 
 /// Lengths to 1e-10 relative and moment arms to 1e-10 of the row's largest entry, tendon by
-/// tendon, wherever MuJoCo 4.0.0 makes the same wrap decisions (see
-/// [`wrap_kernel_matches_mju_wrap`] for the configurations where it does not: those are
-/// counted here and must all be on tendons with a side site). The inside wrap (`sphere_inside`)
-/// has its moments at 1e-6: MuJoCo 4.0.0 puts its single contact point within its Newton
-/// tolerance of the root of the reflection equation but not where the published `wrap_inside`
-/// lands (see that test); its length is stationary in that point, so lengths still agree.
+/// tendon, with the same wraps as MuJoCo at every state.
 #[test]
 fn lengths_and_moments_match_mujoco() {
     let (m, fx) = (model(), fixture());
@@ -68,16 +61,13 @@ fn lengths_and_moments_match_mujoco() {
     assert_eq!(states.len(), 24);
     let nt = m.tendons.len();
     let (mut worst_l, mut worst_j) = (vec![0.0f64; nt], vec![0.0f64; nt]);
-    let mut departures = Vec::new();
     let mut out = TendonState::new(&m);
     for (k, s) in states.iter().enumerate() {
         tendon_kinematics_into(&m, &qpos(&m, s), &mut out).unwrap();
         let len = reals(&s["ten_length"]);
         for (t, &l) in len.iter().enumerate() {
-            if out.wraps[t] != mujoco_wraps(&m, t, s["ten_wrapnum"][t].as_u64().unwrap()) {
-                departures.push((k, m.tendons[t].name.clone()));
-                continue;
-            }
+            let mj = mujoco_wraps(&m, t, s["ten_wrapnum"][t].as_u64().unwrap());
+            assert_eq!(out.wraps[t], mj, "state {k} tendon {}: wraps", m.tendons[t].name);
             worst_l[t] = worst_l[t].max((out.length[t] - l).abs() / l.abs());
             let row = reals(&s["ten_J"][t]);
             let scale = row.iter().fold(0.0f64, |a, x| a.max(x.abs()));
@@ -91,25 +81,8 @@ fn lengths_and_moments_match_mujoco() {
             "{:>14}: worst relative length {:.1e}, moment {:.1e}",
             m.tendons[t].name, worst_l[t], worst_j[t]
         );
+        assert!(worst_l[t] < 1e-10 && worst_j[t] < 1e-10, "tendon {}", m.tendons[t].name);
     }
-    println!(
-        "{} (state, tendon) pairs with a different wrap decision: {departures:?}",
-        departures.len()
-    );
-    for t in 0..nt {
-        let name = &m.tendons[t].name;
-        let tol_j = if name == "sphere_inside" { 1e-6 } else { 1e-10 };
-        assert!(worst_l[t] < 1e-10 && worst_j[t] < tol_j, "tendon {name}");
-    }
-    assert!(
-        departures
-            .iter()
-            .all(|(_, n)| ["cyl_flip", "cyl_side", "sphere_side", "pulley"].contains(&n.as_str())),
-        "{departures:?}"
-    );
-    // the 4 side-forced wraps of the kernel test (on cyl_flip) and 5 of the pulley's cylinder
-    // branch, which has a side site too
-    assert_eq!(departures.len(), 9, "{departures:?}");
 }
 
 /// The fixture exercises what it claims: every wrapping tendon but `miss` wraps at some states
@@ -135,91 +108,88 @@ fn fixture_covers_wrap_and_no_wrap() {
     }
 }
 
-/// The (state, tendon) pairs where MuJoCo 4.0.0 does not wrap and the published `mju_wrap`
-/// (which [`wrap`] follows) does: measured on this fixture, asserted exactly.
-const DEPARTURES: usize = 4;
-
-/// The wrap kernel alone, fed MuJoCo's own site and geom poses: the same answer (wrap or no
-/// wrap), tangent points (1e-10 of the geom's distance) and arc (1e-10 relative), with two
-/// named departures from MuJoCo 4.0.0, whose source is newer than the public `mju_wrap` this
-/// follows:
-/// - a *side-forced* wrap (the straight segment misses the geom, so without the side site there
-///   is no wrap, but it passes on the far side from the side site): the published rule always
-///   wraps; MuJoCo 4.0.0 sometimes keeps the straight segment. Every disagreement must be of
-///   this kind, and there are exactly [`DEPARTURES`] here;
-/// - the inside wrap (side site inside the sphere): both answers satisfy the reflection
-///   equation `asin(A z) + asin(B z) - 2 asin z + G = 0` to the Newton tolerance 1e-6 (checked
-///   below on MuJoCo's point), so the contact points agree to 1e-6 of the radius only.
+/// The wrap kernel alone, fed MuJoCo's own site and geom poses (the arm's wraps and 400 random
+/// configurations): the same answer (wrap or no wrap), tangent points to 1e-10 of the ends'
+/// distance from the centre and arcs to 1e-10 relative. The random cases must include
+/// side-forced wraps (the straight segment misses the geom, so without the side site there is no
+/// wrap), side sites that do not force one, and inside wraps, where MuJoCo's contact point also
+/// satisfies the reflection equation to its Newton tolerance.
 #[test]
 fn wrap_kernel_matches_mju_wrap() {
     let fx = fixture();
-    let (mut n, mut worst_p, mut worst_a, mut worst_inside) = (0, 0.0f64, 0.0f64, 0.0f64);
-    let mut departures = 0;
-    for (k, s) in fx["states"].as_array().unwrap().iter().enumerate() {
-        for w in s["wraps"].as_array().unwrap() {
-            let shape = if w["cylinder"].as_bool().unwrap() {
-                WrapShape::Cylinder
+    let (mut n, mut worst_p, mut worst_a) = (0, 0.0f64, 0.0f64);
+    let (mut forced, mut not_forced, mut inside_wraps) = (0, 0, 0);
+    let arm = fx["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["wraps"].as_array().unwrap());
+    let random = fx["random_wraps"].as_array().unwrap();
+    assert_eq!(random.len(), 400);
+    for (k, w) in arm.chain(random).enumerate() {
+        let shape = if w["cylinder"].as_bool().unwrap() {
+            WrapShape::Cylinder
+        } else {
+            WrapShape::Sphere
+        };
+        let r = Mat3::from_row_slice(&reals(&w["rot"]));
+        let (x0, x1, c) = (vec3(&w["x0"]), vec3(&w["x1"]), vec3(&w["centre"]));
+        let radius = w["radius"].as_f64().unwrap();
+        let side = (!w["side"].is_null()).then(|| vec3(&w["side"]));
+        let got = wrap(shape, &x0, &x1, &c, &r, radius, side.as_ref());
+        let name = w["tendon"].as_str().unwrap();
+        let inside = side.is_some_and(|s| r.tr_mul(&(s - c)).norm() < radius);
+        let free = wrap(shape, &x0, &x1, &c, &r, radius, None).is_some();
+        let wrapped = w["wrapped"].as_bool().unwrap();
+        if side.is_some() && !inside && !free {
+            if wrapped {
+                forced += 1;
             } else {
-                WrapShape::Sphere
-            };
-            let r = Mat3::from_row_slice(&reals(&w["rot"]));
-            let (x0, x1, c) = (vec3(&w["x0"]), vec3(&w["x1"]), vec3(&w["centre"]));
-            let radius = w["radius"].as_f64().unwrap();
-            let side = (!w["side"].is_null()).then(|| vec3(&w["side"]));
-            let got = wrap(shape, &x0, &x1, &c, &r, radius, side.as_ref());
-            let name = w["tendon"].as_str().unwrap();
-            let inside = side.is_some_and(|s| (s - c).norm() < radius);
-            match (got, w["wrapped"].as_bool().unwrap()) {
-                (None, false) => {}
-                (Some(g), true) => {
-                    n += 1;
-                    let (t0, t1, arc) = (vec3(&w["t0"]), vec3(&w["t1"]), w["arc"].as_f64().unwrap());
-                    let e = ((g.t0 - t0).norm().max((g.t1 - t1).norm())) / (x0 - c).norm().min((x1 - c).norm());
-                    if inside {
-                        assert!(e < 1e-6, "state {k} {name}: contact point {g:?} vs {t0}");
-                        assert_eq!(g.arc, 0.0);
-                        assert!(
-                            reflection_residual(
-                                &r.tr_mul(&(x0 - c)),
-                                &r.tr_mul(&(x1 - c)),
-                                &r.tr_mul(&(t0 - c)),
-                                radius
-                            ) < 1e-6
-                        );
-                        worst_inside = worst_inside.max(e);
-                        continue;
-                    }
-                    assert!(e < 1e-10, "state {k} {name}: tangent points {g:?} vs {t0} {t1}");
-                    worst_p = worst_p.max(e);
-                    // MuJoCo's arc is ten_length minus the straight parts (rounding ~1e-16 of
-                    // the length)
-                    let e = (g.arc - arc).abs() / arc.abs();
-                    assert!(e < 1e-10, "state {k} {name}: arc {} vs {arc}", g.arc);
-                    worst_a = worst_a.max(e);
-                }
-                (Some(_), false) => {
-                    // the side-forced departure: no wrap without the side site
-                    assert!(side.is_some() && !inside, "state {k} {name}");
-                    assert!(
-                        wrap(shape, &x0, &x1, &c, &r, radius, None).is_none(),
-                        "state {k} {name}"
-                    );
-                    departures += 1;
-                }
-                (None, true) => panic!("state {k} {name}: no wrap, MuJoCo wraps"),
+                not_forced += 1;
             }
+        }
+        match (got, wrapped) {
+            (None, false) => {}
+            (Some(g), true) => {
+                n += 1;
+                let (t0, t1, arc) = (vec3(&w["t0"]), vec3(&w["t1"]), w["arc"].as_f64().unwrap());
+                let e = ((g.t0 - t0).norm().max((g.t1 - t1).norm())) / (x0 - c).norm().min((x1 - c).norm());
+                assert!(e < 1e-10, "case {k} {name}: tangent points {g:?} vs {t0} {t1}");
+                worst_p = worst_p.max(e);
+                if inside {
+                    inside_wraps += 1;
+                    assert_eq!(g.arc, 0.0);
+                    // geom coordinates; a cylinder's problem is the one projected along its axis
+                    let l = |p: Vec3| {
+                        let v = r.tr_mul(&(p - c));
+                        if shape == WrapShape::Cylinder {
+                            Vec3::new(v.x, v.y, 0.0)
+                        } else {
+                            v
+                        }
+                    };
+                    assert!(reflection_residual(&l(x0), &l(x1), &l(t0), radius) < 1e-6, "case {k}");
+                    continue;
+                }
+                // MuJoCo's arc is ten_length minus the straight parts (rounding ~1e-16 of
+                // the length)
+                let e = (g.arc - arc).abs() / arc.abs();
+                assert!(e < 1e-10, "case {k} {name}: arc {} vs {arc}", g.arc);
+                worst_a = worst_a.max(e);
+            }
+            (g, _) => panic!("case {k} {name}: wrap {g:?}, MuJoCo wrapped = {wrapped}"),
         }
     }
     println!(
-        "{n} wraps; worst relative: tangent points {worst_p:.1e}, arc {worst_a:.1e}, inside contact {worst_inside:.1e}; {departures} side-forced departures"
+        "{n} wraps ({inside_wraps} inside); worst relative: tangent points {worst_p:.1e}, arc {worst_a:.1e}; side sites forcing a wrap {forced}, not forcing one {not_forced}"
     );
-    assert!(n >= 40, "only {n} wrapped cases");
-    assert_eq!(departures, DEPARTURES);
+    assert!(n >= 200 && inside_wraps >= 20 && forced >= 20 && not_forced >= 20);
 }
 
 /// `|asin(A z) + asin(B z) - 2 asin z + G|` at the contact point `q` of an inside wrap, ends
-/// `p0`, `p1` (geom coordinates, sphere centred at 0): `z` is the sine of the angle between
-/// the radius to `q` and the segment from `p0` (the angle of incidence), recovered from `q`.
+/// `p0`, `p1` (geom coordinates, centred at 0, in the plane of `0, p0, p1`): `z` is the sine of
+/// the angle between the radius to `q` and the segment from `p0` (the angle of incidence),
+/// recovered from `q`.
 fn reflection_residual(p0: &Vec3, p1: &Vec3, q: &Vec3, rho: f64) -> f64 {
     let (l0, l1) = (p0.norm(), p1.norm());
     let g = (p0.dot(p1) / (l0 * l1)).clamp(-1.0, 1.0).acos();
@@ -332,4 +302,9 @@ fn bad_wrap_geoms_are_errors() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("between two sites"), "{e}");
+    // a spring on a wrapping tendon needs its rest length given (the reader does not wrap)
+    let spring = |attrs: &str| xml("sphere", ok).replace("<spatial>", &format!("<spatial stiffness=\"10\" {attrs}>"));
+    let e = mbd::mjcf::load_str(&spring("")).unwrap_err().to_string();
+    assert!(e.contains("springlength"), "{e}");
+    assert!(mbd::mjcf::load_str(&spring(r#"springlength="1.5""#)).is_ok());
 }
