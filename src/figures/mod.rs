@@ -25,6 +25,7 @@ pub mod solver;
 pub mod sparse;
 pub mod spook;
 pub mod spook_sparse;
+pub mod tendon_wrap;
 
 use crate::error::Result;
 use std::path::{Path, PathBuf};
@@ -51,5 +52,6 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(forward::run(dir)?);
     out.extend(perf::run(dir)?);
     out.extend(comparison::run(dir)?);
+    out.extend(tendon_wrap::run(dir)?);
     Ok(out)
 }
