@@ -279,19 +279,20 @@ pub struct Wrapped {
 }
 
 // ANCHOR: wrap
-/// MuJoCo's `mju_wrap`: the shortest path from `x0` to `x1` (world points) around a sphere or a
-/// cylinder of radius `radius`, centre `c` and world orientation `r` (its columns are the
-/// geom's axes), or `None` ("no wrap", MuJoCo's -1) when the straight segment already misses
-/// the geom on the allowed side.
+/// MuJoCo's `mju_wrap`: the path from `x0` to `x1` (world points) around a sphere or a cylinder
+/// of radius `radius`, centre `c` and world orientation `r` (its columns are the geom's axes),
+/// the shortest one or the one a side site asks for, or `None` ("no wrap", MuJoCo's -1) when
+/// the straight segment misses the geom and no side site pulls it round.
 ///
 /// 1. Local coordinates `p_k = R^T (x_k - c)`.
 /// 2. A plane through the centre: for a sphere the plane of `0, p_0, p_1` with axes
 ///    `a_0 = p_0/|p_0|`, `a_1 = n x a_0`, `n = p_0 x p_1 / |p_0 x p_1|`; for a cylinder the
 ///    plane `z = 0` (axes x, y). In it the ends are 2-D points `d_k` and the geom a circle of
 ///    radius `rho` ([`wrap_circle`]).
-/// 3. A side site `s` (optional) chooses the side: projected into the plane and scaled to the
-///    circle, `sd = rho s_2d / |s_2d|`. If `s` is inside the geom, the tendon is pulled through
-///    the geom's inside instead ([`wrap_inside`]: one point on the circle, zero arc).
+/// 3. A side site `s` (optional) is projected into the plane and scaled onto the circle,
+///    `sd = rho s_2d / |s_2d|`, and may choose the side ([`wrap_circle`] says when). If `s` is
+///    inside the geom (`|s| < rho` in geom coordinates), the tendon is pulled through the
+///    geom's inside instead ([`wrap_inside`]: one point on the circle, zero arc).
 /// 4. Back to 3-D: `t_k = a_0 q_k,x + a_1 q_k,y`. For a cylinder the heights follow the
 ///    unrolled (developed) surface, on which the helix is straight: with the planar straight
 ///    lengths `L_0 = |d_0 - q_0|`, `L_1 = |d_1 - q_1|` and arc `phi rho`,
@@ -299,7 +300,6 @@ pub struct Wrapped {
 ///    `z(t_1) = z_0 + (z_1 - z_0) (L_0 + phi rho) / (L_0 + phi rho + L_1)`, and the helix
 ///    length is `sqrt((phi rho)^2 + (z(t_1) - z(t_0))^2)`.
 /// 5. World coordinates `x = c + R t`.
-#[allow(clippy::too_many_arguments)]
 pub fn wrap(
     shape: WrapShape,
     x0: &Vec3,
