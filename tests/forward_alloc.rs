@@ -35,6 +35,8 @@ fn a_second_call_allocates_nothing() {
         "manipulator",
         "finger",
         "ball_in_cup",
+        "fish",
+        "swimmer",
     ] {
         let fx: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).unwrap(),

@@ -30,7 +30,7 @@ use super::constraint::{Efc, EfcState};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{
-    actuation_with, passive_forces_with, tendon_kinematics_into, transmission, Actuation, TendonState,
+    actuation_with, passive_forces_into, tendon_kinematics_into, transmission, Actuation, FluidScratch, TendonState,
 };
 use crate::error::{check_vector, Error, Result};
 use crate::model::{DynType, Model};
@@ -204,6 +204,7 @@ impl<'m> Forward<'m> {
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
                 tendon: TendonState::new(model),
+                fluid: FluidScratch::default(),
                 actuation: Actuation::new(model),
                 pgs: stages::PgsScratch::without_cost(),
                 cones: Vec::new(),
@@ -294,7 +295,9 @@ impl<'m> Forward<'m> {
         let model = self.model;
         let d = &mut self.d;
         com::mj_com_vel(model, &mut d.data, qvel);
-        passive_forces_with(model, qpos, qvel, &mut d.qfrc_passive)?;
+        // the tendons of the position stage, at the same qpos
+        let ten = (!model.tendons.is_empty()).then_some(&self.scratch.tendon);
+        passive_forces_into(model, qpos, qvel, ten, &mut self.scratch.fluid, &mut d.qfrc_passive);
         stages::rows(
             model,
             &d.data,
@@ -447,6 +450,8 @@ struct Scratch {
     rows: stages::RowScratch,
     /// `ten_length`, `ten_J` of the position stage
     tendon: TendonState,
+    /// the fluid model's per-body storage
+    fluid: FluidScratch,
     /// `actuator_length`, `actuator_moment`, `actuator_force`, ...
     actuation: Actuation,
     pgs: stages::PgsScratch,

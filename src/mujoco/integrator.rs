@@ -29,8 +29,8 @@ use super::implicit::{
     m_minus_hd, qderiv_tree, rne_vel_of, solve_small, standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
-    aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_with, potential_energy,
-    rnea_with, tendon_kinematics_into, transmission, Actuation, TendonState, Workspace,
+    aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_into, potential_energy,
+    rnea_with, tendon_kinematics_into, transmission, Actuation, FluidScratch, TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
@@ -111,6 +111,8 @@ pub struct Forward {
     pub ten: Option<TendonState>,
     /// Empty tendon storage, the transmission's input on a model without tendons.
     no_tendons: TendonState,
+    /// The fluid model's per-body storage.
+    fluid: FluidScratch,
     /// Recursive-algorithm scratch.
     pub ws: Workspace,
     /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
@@ -157,6 +159,7 @@ impl Forward {
             actuation: Actuation::new(model),
             ten: (!model.tendons.is_empty()).then(|| TendonState::new(model)),
             no_tendons: TendonState::new(model),
+            fluid: FluidScratch::default(),
             ws: Workspace::new(model),
             tau: z(),
             zeros: z(),
@@ -209,7 +212,7 @@ pub fn forward_pass(
         transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
     }
     // velocity stage: passive and bias forces
-    passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
+    passive_forces_into(model, q, v, out.ten.as_ref(), &mut out.fluid, &mut out.qfrc_passive);
     match out.route {
         Route::Full => rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias),
         Route::Aba => out.qfrc_bias.fill(f64::NAN),
