@@ -5,18 +5,26 @@
 //! sites with a reference site: a translational gear, a rotational gear, both, the reference on
 //! another branch, on the same chain and on the world body) at twelve seeded states, against
 //! MuJoCo 4.0.0 (`tests/fixtures/make_transmission_fixtures.py`), to 1e-12 relative to the size of
-//! each actuator's row (measured 1.4e-15); and the moment rows of the transmissions whose moment is
+//! each actuator's row (measured 8.9e-16); the moment rows of the transmissions whose moment is
 //! the length's derivative (hinge and slide joints, tendons, the slider-crank) against central
-//! differences of the length along every dof (an independent route, 1e-6).
+//! differences of the length along every dof (an independent route, 1e-6); and the kept-storage
+//! route (`transmission_with`, and whole simulator steps) allocating nothing. The counting
+//! allocator counts per thread, so the tests may run in parallel.
 
-use mbd::dynamics::{tendon_kinematics, transmission};
+use mbd::dynamics::{tendon_kinematics, tendon_kinematics_into, transmission, transmission_with};
+use mbd::kinematics::WorldAxes;
 use mbd::mjcf;
+use mbd::model::Integrator;
+use mbd::mujoco::integrator::{Simulator, State};
 use nalgebra::DMatrix;
 use serde::Deserialize;
 use std::path::PathBuf;
 
+#[path = "common/counting.rs"]
+mod counting;
+
 #[derive(Deserialize)]
-struct State {
+struct Sample {
     qpos: Vec<f64>,
     actuator_length: Vec<f64>,
     actuator_moment: Vec<Vec<f64>>,
@@ -26,7 +34,7 @@ struct State {
 struct Fixture {
     mujoco: String,
     model: String,
-    states: Vec<State>,
+    states: Vec<Sample>,
 }
 
 fn fixture() -> Fixture {
@@ -103,5 +111,53 @@ fn moments_are_the_derivatives_of_the_lengths() {
                 );
             }
         }
+    }
+}
+
+/// The kept-storage route allocates nothing once sized, gives the allocating route's numbers
+/// bit for bit, and a step of the simulator with every transmission allocates nothing.
+#[test]
+fn a_second_call_allocates_nothing() {
+    let fx = fixture();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let m = mjcf::load(root.join(&fx.model)).unwrap().model;
+    let mut ten = tendon_kinematics(&m, &fx.states[0].qpos).unwrap();
+    let mut axes = WorldAxes::default();
+    let (mut length, mut moment) = (vec![0.0; m.actuators.len()], DMatrix::zeros(m.actuators.len(), m.nv));
+    for s in &fx.states {
+        transmission_with(&m, &s.qpos, &ten, &mut axes, &mut length, &mut moment).unwrap();
+        let n = counting::count(|| {
+            tendon_kinematics_into(&m, &s.qpos, &mut ten).unwrap();
+            transmission_with(&m, &s.qpos, &ten, &mut axes, &mut length, &mut moment).unwrap();
+        });
+        assert_eq!(n, 0, "transmission_with allocated {n} times");
+        let (l, mo) = lengths_and_moments(&m, &s.qpos);
+        assert_eq!(
+            (l, mo),
+            (length.clone(), moment.clone()),
+            "the allocating route's numbers"
+        );
+    }
+    let mut s0 = State::reference(&m);
+    s0.ctrl
+        .iter_mut()
+        .enumerate()
+        .for_each(|(k, c)| *c = 0.2 * (k as f64).sin());
+    for integ in [
+        Integrator::Euler,
+        Integrator::Implicit,
+        Integrator::ImplicitFast,
+        Integrator::Rk4,
+    ] {
+        let mut sim = Simulator::new(&m, s0.clone(), integ).unwrap();
+        for _ in 0..5 {
+            sim.step().unwrap();
+        }
+        let n = counting::count(|| {
+            for _ in 0..50 {
+                sim.step().unwrap();
+            }
+        });
+        assert_eq!(n, 0, "{integ}: {n} allocations in 50 steps");
     }
 }

@@ -30,9 +30,11 @@ use super::constraint::{Efc, EfcState};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{
-    actuation_with, passive_forces_into, tendon_kinematics_into, transmission, Actuation, FluidScratch, TendonState,
+    actuation_with, passive_forces_into, tendon_kinematics_into, transmission_with, Actuation, FluidScratch,
+    TendonState,
 };
 use crate::error::{check_vector, Error, Result};
+use crate::kinematics::WorldAxes;
 use crate::model::{DynType, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 
@@ -205,6 +207,7 @@ impl<'m> Forward<'m> {
                 rows: stages::RowScratch::new(model),
                 tendon: TendonState::new(model),
                 fluid: FluidScratch::default(),
+                axes: WorldAxes::default(),
                 actuation: Actuation::new(model),
                 pgs: stages::PgsScratch::without_cost(),
                 cones: Vec::new(),
@@ -326,8 +329,12 @@ impl<'m> Forward<'m> {
             d.qfrc_actuator.fill(0.0);
         } else {
             // mj_transmission (at the position stage's tendons) and mj_fwdActuation
-            let (ten, out) = (&self.scratch.tendon, &mut self.scratch.actuation);
-            transmission(model, qpos, ten, &mut out.length, &mut out.moment)?;
+            let (ten, out, axes) = (
+                &self.scratch.tendon,
+                &mut self.scratch.actuation,
+                &mut self.scratch.axes,
+            );
+            transmission_with(model, qpos, ten, axes, &mut out.length, &mut out.moment)?;
             actuation_with(model, qvel, &self.ctrl, &self.act, out)?;
             crate::error::check_output("qfrc_actuator", &out.qfrc)?;
             d.qfrc_actuator.copy_from_slice(&out.qfrc);
@@ -452,6 +459,8 @@ struct Scratch {
     tendon: TendonState,
     /// the fluid model's per-body storage
     fluid: FluidScratch,
+    /// the body poses and world dof axes of the site and slider-crank transmissions
+    axes: WorldAxes,
     /// `actuator_length`, `actuator_moment`, `actuator_force`, ...
     actuation: Actuation,
     pgs: stages::PgsScratch,

@@ -30,10 +30,11 @@ use super::implicit::{
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_into, potential_energy,
-    rnea_with, tendon_kinematics_into, transmission, Actuation, FluidScratch, TendonState, Workspace,
+    rnea_with, tendon_kinematics_into, transmission_with, Actuation, FluidScratch, TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
+use crate::kinematics::WorldAxes;
 use crate::model::{DynType, Equality, Integrator, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use crate::spatial::Vec3;
@@ -113,6 +114,8 @@ pub struct Forward {
     no_tendons: TendonState,
     /// The fluid model's per-body storage.
     fluid: FluidScratch,
+    /// The body poses and world dof axes of the site and slider-crank transmissions.
+    axes: WorldAxes,
     /// Recursive-algorithm scratch.
     pub ws: Workspace,
     /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
@@ -160,6 +163,7 @@ impl Forward {
             ten: (!model.tendons.is_empty()).then(|| TendonState::new(model)),
             no_tendons: TendonState::new(model),
             fluid: FluidScratch::default(),
+            axes: WorldAxes::default(),
             ws: Workspace::new(model),
             tau: z(),
             zeros: z(),
@@ -209,7 +213,8 @@ pub fn forward_pass(
     }
     if !model.actuators.is_empty() {
         let ten = out.ten.as_ref().unwrap_or(&out.no_tendons);
-        transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
+        let act = &mut out.actuation;
+        transmission_with(model, q, ten, &mut out.axes, &mut act.length, &mut act.moment)?;
     }
     // velocity stage: passive and bias forces
     passive_forces_into(model, q, v, out.ten.as_ref(), &mut out.fluid, &mut out.qfrc_passive);
