@@ -31,6 +31,66 @@ impl Kinematics {
     }
 }
 
+/// Every body's `i_X_0` and every dof's motion subspace column in world coordinates about the
+/// world origin, `S0_c = 0_X_i S_c = [w_c; v_c]`, kept between calls (no allocation once sized):
+/// the world velocity of a point at `x` moved by a unit rate of dof `c` alone is `w_c x x + v_c`,
+/// its angular velocity `w_c`, so a column of a point or rotation Jacobian is one cross product,
+/// nonzero only at the dofs of the point's body and its ancestors ([`WorldAxes::chain`]).
+#[derive(Clone, Debug, Default)]
+pub struct WorldAxes {
+    x_0: Vec<Xform>,
+    s0: Vec<Motion>,
+    jc: crate::model::JointCalc,
+}
+
+impl WorldAxes {
+    /// Forward kinematics at `q` (`i_X_0 = X_J(q_i) X_tree(i) lambda(i)_X_0`) and the world dof
+    /// axes. `q` is assumed valid (length `nq`).
+    pub fn update(&mut self, model: &Model, q: &[f64]) {
+        self.x_0.clear();
+        self.x_0.resize(model.nb + 1, Xform::identity());
+        self.s0.clear();
+        self.s0.resize(model.nv, Motion::zero());
+        let zeros = [0.0; 6];
+        for i in 1..=model.nb {
+            let j = &model.joints[i];
+            crate::model::jcalc_into(j, &q[model.qs(i)], &zeros[..j.jtype.nv()], &mut self.jc);
+            self.x_0[i] = self
+                .jc
+                .x_j
+                .compose(&model.x_tree[i])
+                .compose(&self.x_0[model.lambda[i]]);
+            for (k, dof) in model.dofs(i).enumerate() {
+                self.s0[dof] = self.x_0[i].inv_apply_motion(&self.jc.s.cols[k]);
+            }
+        }
+    }
+
+    /// World position of the point `p` of body `i` (`p` in body coordinates).
+    pub fn point(&self, i: usize, p: &Vec3) -> Vec3 {
+        self.x_0[i].r + self.x_0[i].e.tr_mul(p)
+    }
+
+    /// World orientation of body `i` (columns: the body axes in world coordinates).
+    pub fn rotation(&self, i: usize) -> Mat3 {
+        self.x_0[i].e.transpose()
+    }
+
+    /// The world axis `[w_c; v_c]` of dof `c`.
+    pub fn axis(&self, c: usize) -> &Motion {
+        &self.s0[c]
+    }
+
+    /// The dofs that move body `i`: its own and its ancestors', from `i` to the root.
+    pub fn chain<'m>(&self, model: &'m Model, i: usize) -> impl Iterator<Item = usize> + 'm {
+        std::iter::successors((i != 0).then_some(i), move |&k| {
+            let p = model.lambda[k];
+            (p != 0).then_some(p)
+        })
+        .flat_map(move |k| model.dofs(k))
+    }
+}
+
 // ANCHOR: fk
 /// Forward kinematics: `i_X_lambda(i) = X_J(q_i) X_tree(i)`, `i_X_0 = i_X_lambda(i) lambda(i)_X_0`.
 pub fn forward_kinematics(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<Kinematics> {

@@ -35,6 +35,9 @@ fn a_second_call_allocates_nothing() {
         "manipulator",
         "finger",
         "ball_in_cup",
+        "fish",
+        "swimmer",
+        "limits_friction",
     ] {
         let fx: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(format!("tests/fixtures/forward/{scene}.json"))).unwrap(),

@@ -20,7 +20,7 @@
 
 use super::tendon::TendonState;
 use crate::error::{check_vector, Error, Result};
-use crate::kinematics::{body_jacobian, forward_kinematics, point_jacobian, Kinematics};
+use crate::kinematics::WorldAxes;
 use crate::model::constants::mjMINVAL;
 use crate::model::{Actuator, BiasType, DynType, GainType, JointType, Model, Transmission};
 use crate::spatial::{quat_difference, quat_mul, quat_to_mat, quat_to_rotvec, Mat3, Vec3};
@@ -239,53 +239,54 @@ pub fn muscle_dynamics(ctrl: f64, act: f64, prm: &[f64; 10]) -> f64 {
 }
 // ANCHOR_END: muscle
 
-/// World position and orientation (columns = site axes) of a site.
-fn site_frame(model: &Model, kin: &Kinematics, s: usize) -> (Vec3, Mat3) {
+/// A site's world position and orientation (`site_xpos`, `site_xmat`).
+fn site_frame(model: &Model, axes: &WorldAxes, s: usize) -> (Vec3, Mat3) {
     let site = &model.sites[s];
     (
-        kin.point(site.body, &site.pos),
-        kin.rotation(site.body) * quat_to_mat(&site.quat),
+        axes.point(site.body, &site.pos),
+        axes.rotation(site.body) * quat_to_mat(&site.quat),
     )
 }
 
 /// The world orientation of a site as a quaternion (`site_quat` composed with the body's).
-fn site_quat(model: &Model, kin: &Kinematics, s: usize) -> [f64; 4] {
+fn site_quat(model: &Model, axes: &WorldAxes, s: usize) -> [f64; 4] {
     let site = &model.sites[s];
-    let body = crate::spatial::mat_to_quat_with(&kin.rotation(site.body));
+    let body = crate::spatial::mat_to_quat_with(&axes.rotation(site.body));
     quat_mul(&body, &site.quat)
 }
 
-/// Translational (3 x nv) and rotational (3 x nv) world Jacobians of a site (`mj_jacSite`).
-fn site_jacobians(model: &Model, q: &[f64], s: usize, kin: &Kinematics) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
-    let site = &model.sites[s];
-    let jp = point_jacobian(model, q, site.body, &site.pos)?;
-    let jb = body_jacobian(model, q, site.body)?;
-    let r = kin.rotation(site.body);
-    let mut jr = DMatrix::zeros(3, model.nv);
-    for c in 0..model.nv {
-        let w = r * Vec3::new(jb[(0, c)], jb[(1, c)], jb[(2, c)]);
-        jr.column_mut(c).copy_from(&w);
+/// Whether body `k` is body `b` or one of its ancestors (so that its dofs move `b`).
+fn moves(model: &Model, k: usize, mut b: usize) -> bool {
+    while b != 0 {
+        if b == k {
+            return true;
+        }
+        b = model.lambda[b];
     }
-    Ok((jp, jr))
+    false
 }
 
-/// Zeroes the columns of the dofs that move both bodies (the common ancestors), as
-/// `mj_transmission` does for a site with a reference site: motion of a shared ancestor moves
-/// both sites together and must not count.
-fn clear_common_ancestors(model: &Model, a: usize, b: usize, jac: &mut DMatrix<f64>) {
-    let chain = |mut i: usize| {
-        let mut out = Vec::new();
-        while i != 0 {
-            out.push(i);
-            i = model.lambda[i];
+/// Adds to row `i` of `moment`, with the sign `sign`, the site `s` at world point `x` seen
+/// through the force direction `wf` and torque direction `wt`: `J_p^T wf + J_r^T wt` at the dofs
+/// that move the site, leaving out those that also move body `other` (`mj_transmission` clears
+/// the common ancestors of a site and its reference site: their motion moves both together).
+#[allow(clippy::too_many_arguments)]
+fn add_site_moment(
+    model: &Model,
+    axes: &WorldAxes,
+    (s, x): (usize, &Vec3),
+    other: Option<usize>,
+    (wf, wt): (&Vec3, &Vec3),
+    sign: f64,
+    moment: &mut DMatrix<f64>,
+    i: usize,
+) {
+    for c in axes.chain(model, model.sites[s].body) {
+        if other.is_some_and(|o| moves(model, model.dof_body[c], o)) {
+            continue;
         }
-        out
-    };
-    let (ca, cb) = (chain(a), chain(b));
-    for i in ca.iter().filter(|i| cb.contains(i)) {
-        for dof in model.dofs(*i) {
-            jac.column_mut(dof).fill(0.0);
-        }
+        let a = axes.axis(c);
+        moment[(i, c)] += sign * ((a.w.cross(x) + a.v).dot(wf) + a.w.dot(wt));
     }
 }
 
@@ -311,8 +312,27 @@ pub fn transmission(
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
 ) -> Result<()> {
+    transmission_with(model, q, ten, &mut WorldAxes::default(), length, moment)
+}
+
+/// [`transmission`] with the body poses and world dof axes that the site and slider-crank
+/// transmissions read kept in `axes` (no allocation once sized).
+pub fn transmission_with(
+    model: &Model,
+    q: &[f64],
+    ten: &TendonState,
+    axes: &mut WorldAxes,
+    length: &mut [f64],
+    moment: &mut DMatrix<f64>,
+) -> Result<()> {
     moment.as_mut_slice().fill(0.0);
-    let mut kin: Option<Kinematics> = None;
+    if model
+        .actuators
+        .iter()
+        .any(|a| matches!(a.trn, Transmission::SliderCrank { .. } | Transmission::Site { .. }))
+    {
+        axes.update(model, q);
+    }
     for (i, a) in model.actuators.iter().enumerate() {
         let gear = &a.gear;
         match a.trn {
@@ -361,9 +381,8 @@ pub fn transmission(
                 }
             }
             Transmission::SliderCrank { crank, slider } => {
-                let kin = kin.get_or_insert(forward_kinematics(model, q)?);
-                let (xs, rs) = site_frame(model, kin, slider);
-                let (xc, _) = site_frame(model, kin, crank);
+                let (xs, rs) = site_frame(model, axes, slider);
+                let (xc, _) = site_frame(model, axes, crank);
                 let axis: Vec3 = rs.column(2).into();
                 let v = xc - xs;
                 let rod = a.cranklength;
@@ -381,59 +400,44 @@ pub fn transmission(
                     dldv = axis * (1.0 - av / sdet) + v / sdet;
                     dlda = v * (1.0 - av / sdet);
                 }
-                let (js, jrs) = site_jacobians(model, q, slider, kin)?;
-                let (jc, _) = site_jacobians(model, q, crank, kin)?;
+                // d v / dq_c = J_crank,c - J_slider,c; d axis / dq_c = w_c x axis at the dofs that
+                // turn the slider
+                let none = Vec3::zeros();
+                add_site_moment(model, axes, (crank, &xc), None, (&dldv, &none), 1.0, moment, i);
+                add_site_moment(model, axes, (slider, &xs), None, (&dldv, &none), -1.0, moment, i);
+                for c in axes.chain(model, model.sites[slider].body) {
+                    moment[(i, c)] += dlda.dot(&axes.axis(c).w.cross(&axis));
+                }
                 for c in 0..model.nv {
-                    // d axis / dq_c = w_c x axis; d v / dq_c = J_crank - J_slider
-                    let w = Vec3::new(jrs[(0, c)], jrs[(1, c)], jrs[(2, c)]);
-                    let da = w.cross(&axis);
-                    let dv = Vec3::new(
-                        jc[(0, c)] - js[(0, c)],
-                        jc[(1, c)] - js[(1, c)],
-                        jc[(2, c)] - js[(2, c)],
-                    );
-                    moment[(i, c)] = gear[0] * (dlda.dot(&da) + dldv.dot(&dv));
+                    moment[(i, c)] *= gear[0];
                 }
                 length[i] *= gear[0];
             }
             Transmission::Site { site, refsite } => {
-                let kin = kin.get_or_insert(forward_kinematics(model, q)?);
-                let (jp, jr) = site_jacobians(model, q, site, kin)?;
-                let (xs, rs) = site_frame(model, kin, site);
+                let (xs, rs) = site_frame(model, axes, site);
                 let gf = Vec3::new(gear[0], gear[1], gear[2]);
                 let gt = Vec3::new(gear[3], gear[4], gear[5]);
                 length[i] = 0.0;
                 match refsite {
                     None => {
                         let (wf, wt) = (rs * gf, rs * gt);
-                        for c in 0..model.nv {
-                            moment[(i, c)] = (0..3).map(|k| jp[(k, c)] * wf[k] + jr[(k, c)] * wt[k]).sum();
-                        }
+                        add_site_moment(model, axes, (site, &xs), None, (&wf, &wt), 1.0, moment, i);
                     }
                     Some(r) => {
-                        let (jpr, jrr) = site_jacobians(model, q, r, kin)?;
-                        let (xr, rr) = site_frame(model, kin, r);
+                        // relative to the reference site, in its frame: the site's position and
+                        // rotation vector, and the difference of the two Jacobians
+                        let (xr, rr) = site_frame(model, axes, r);
                         let (bs, br) = (model.sites[site].body, model.sites[r].body);
                         if gf != Vec3::zeros() {
-                            let vec = rr.transpose() * (xs - xr);
-                            length[i] += vec.dot(&gf);
-                            let mut j = &jp - &jpr;
-                            clear_common_ancestors(model, bs, br, &mut j);
-                            let w = rr * gf;
-                            for c in 0..model.nv {
-                                moment[(i, c)] += (0..3).map(|k| j[(k, c)] * w[k]).sum::<f64>();
-                            }
+                            length[i] += (rr.transpose() * (xs - xr)).dot(&gf);
                         }
                         if gt != Vec3::zeros() {
-                            let vec = quat_difference(&site_quat(model, kin, r), &site_quat(model, kin, site));
+                            let vec = quat_difference(&site_quat(model, axes, r), &site_quat(model, axes, site));
                             length[i] += vec.dot(&gt);
-                            let mut j = &jr - &jrr;
-                            clear_common_ancestors(model, bs, br, &mut j);
-                            let w = rr * gt;
-                            for c in 0..model.nv {
-                                moment[(i, c)] += (0..3).map(|k| j[(k, c)] * w[k]).sum::<f64>();
-                            }
                         }
+                        let (wf, wt) = (rr * gf, rr * gt);
+                        add_site_moment(model, axes, (site, &xs), Some(br), (&wf, &wt), 1.0, moment, i);
+                        add_site_moment(model, axes, (r, &xr), Some(bs), (&wf, &wt), -1.0, moment, i);
                     }
                 }
             }

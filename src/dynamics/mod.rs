@@ -21,11 +21,11 @@ pub use aba::{aba, aba_with};
 pub use actuation::{
     actuation, actuation_with, actuator_acc0, actuator_forces, actuator_na, check_controls, clamped_ctrl, muscle_bias,
     muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel, muscle_gain_velocity, muscle_timescale,
-    next_activation, sigmoid, transmission, Actuation,
+    next_activation, sigmoid, transmission, transmission_with, Actuation,
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};
-pub use passive::{fluid_forces, tendon_passive};
+pub use passive::{fluid_forces, fluid_forces_with, tendon_passive, FluidScratch};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
     tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
@@ -184,12 +184,33 @@ pub fn passive_forces(
     Ok(out)
 }
 
-// ANCHOR: passive
 /// [`passive_forces`] into `out` (length nv); inputs are assumed valid. The joint terms neither
 /// check nor allocate; tendon springs and dampers need the tendon lengths
 /// ([`tendon_kinematics`], which allocates and fails with [`Error::Unsupported`] on a wrapping
-/// tendon), and the fluid forces allocate their per-body scratch.
+/// tendon), and the fluid forces allocate their per-body scratch: [`passive_forces_into`] is
+/// the same with both kept by the caller.
 pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) -> Result<()> {
+    let ten = if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
+        Some(tendon_kinematics(model, q)?)
+    } else {
+        None
+    };
+    passive_forces_into(model, q, qd, ten.as_ref(), &mut FluidScratch::default(), out);
+    Ok(())
+}
+
+// ANCHOR: passive
+/// [`passive_forces_with`] with the tendon lengths and moments `ten` at `q` computed by the
+/// caller (the position stage's; `None` for a model without tendons) and the fluid model's
+/// storage kept by it: no allocation.
+pub fn passive_forces_into(
+    model: &Model,
+    q: &[f64],
+    qd: &[f64],
+    ten: Option<&TendonState>,
+    fluid: &mut FluidScratch,
+    out: &mut [f64],
+) {
     out.fill(0.0);
     for i in 1..=model.nb {
         let j = &model.joints[i];
@@ -215,12 +236,10 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
             }
         }
     }
-    if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
-        let ten = tendon_kinematics(model, q)?;
-        tendon_passive(model, &ten, qd, out);
+    if let Some(ten) = ten {
+        tendon_passive(model, ten, qd, out);
     }
-    fluid_forces(model, q, qd, out);
-    Ok(())
+    fluid_forces_with(model, q, qd, fluid, out);
 }
 // ANCHOR_END: passive
 

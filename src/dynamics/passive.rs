@@ -3,8 +3,20 @@
 
 use super::tendon::TendonState;
 use crate::model::constants::mjMINVAL;
-use crate::model::{jcalc, Model};
+use crate::model::{jcalc_into, JointCalc, Model};
 use crate::spatial::{quat_to_mat, Force, Motion, Vec3, Xform};
+
+/// The fluid model's per-body storage ([`fluid_forces_with`]): the bodies' transforms,
+/// velocities, joint quantities and forces, kept between calls so that a repeated call
+/// allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct FluidScratch {
+    x_up: Vec<Xform>,
+    x_0: Vec<Xform>,
+    v: Vec<Motion>,
+    jcs: Vec<JointCalc>,
+    f: Vec<Force>,
+}
 
 /// Tendon springs and dampers (`mj_passive`): a tendon of length `L` and velocity `Ldot` pulls
 /// with `f = -stiffness (L - nearest end of springlength) - damping Ldot` (no spring force
@@ -47,24 +59,34 @@ pub fn tendon_passive(model: &Model, ten: &TendonState, qd: &[f64], qfrc: &mut [
 /// applied at the centre of mass. The generalized forces are added to `qfrc` (the transpose of
 /// the body Jacobian, as `mj_applyFT`), computed here by one backward pass over the tree.
 pub fn fluid_forces(model: &Model, q: &[f64], qd: &[f64], qfrc: &mut [f64]) {
+    fluid_forces_with(model, q, qd, &mut FluidScratch::default(), qfrc);
+}
+
+/// [`fluid_forces`] with the per-body storage in `s` (no allocation once it has the model's size).
+pub fn fluid_forces_with(model: &Model, q: &[f64], qd: &[f64], s: &mut FluidScratch, qfrc: &mut [f64]) {
     let (rho, mu) = (model.opt.density, model.opt.viscosity);
     if rho == 0.0 && mu == 0.0 {
         return;
     }
     let n = model.nb + 1;
-    let mut x_up = vec![Xform::identity(); n];
-    let mut x_0 = vec![Xform::identity(); n];
-    let mut v = vec![Motion::zero(); n];
-    let mut jcs = Vec::with_capacity(n);
-    jcs.push(jcalc(&model.joints[0], &[], &[]));
+    let FluidScratch { x_up, x_0, v, jcs, f } = s;
+    for (buf, zero) in [(&mut *x_up, Xform::identity()), (&mut *x_0, Xform::identity())] {
+        buf.clear();
+        buf.resize(n, zero);
+    }
+    v.clear();
+    v.resize(n, Motion::zero());
+    jcs.clear();
+    jcs.resize(n, JointCalc::default());
+    f.clear();
+    f.resize(n, Force::zero());
     for i in 1..=model.nb {
-        let jc = jcalc(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)]);
+        jcalc_into(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)], &mut jcs[i]);
+        let jc = &jcs[i];
         x_up[i] = jc.x_j.compose(&model.x_tree[i]);
         x_0[i] = x_up[i].compose(&x_0[model.lambda[i]]);
         v[i] = x_up[i].apply_motion(&v[model.lambda[i]]) + jc.v_j;
-        jcs.push(jc);
     }
-    let mut f = vec![Force::zero(); n];
     for i in 1..=model.nb {
         let si = &model.inertia[i];
         let mass = si.m;

@@ -696,7 +696,7 @@ pub const STEP_STAGES: [(&str, [StepBox; 4]); 3] = [
         "velocity",
         [
             ("com velocity", "mj_com_vel", "src/mujoco/com.rs"),
-            ("passive forces", "passive_forces_with", "src/dynamics/mod.rs"),
+            ("passive forces", "passive_forces_into", "src/dynamics/mod.rs"),
             ("constraint rows", "make_constraint", "src/mujoco/constraint/mod.rs"),
             ("bias c(q, v)", "mj_rne", "src/mujoco/com.rs"),
         ],
@@ -757,8 +757,8 @@ pub const STEP_UPDATES: [(&str, [StepBox; 2]); 4] = [
 /// defining files; `next_activation` is `mj_advance`'s update of `act` after every integrator.
 pub const STEP_SHORT_PATH: [(&str, &str); 7] = [
     ("tendon_kinematics_into", "src/dynamics/tendon.rs"),
-    ("transmission", "src/dynamics/actuation.rs"),
-    ("passive_forces_with", "src/dynamics/mod.rs"),
+    ("transmission_with", "src/dynamics/actuation.rs"),
+    ("passive_forces_into", "src/dynamics/mod.rs"),
     ("rnea_with", "src/dynamics/rnea.rs"),
     ("actuation_with", "src/dynamics/actuation.rs"),
     ("aba_with", "src/dynamics/aba.rs"),

@@ -30,9 +30,11 @@ use super::constraint::{Efc, EfcState};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{
-    actuation_with, passive_forces_with, tendon_kinematics_into, transmission, Actuation, TendonState,
+    actuation_with, passive_forces_into, tendon_kinematics_into, transmission_with, Actuation, FluidScratch,
+    TendonState,
 };
 use crate::error::{check_vector, Error, Result};
+use crate::kinematics::WorldAxes;
 use crate::model::{DynType, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 
@@ -204,6 +206,8 @@ impl<'m> Forward<'m> {
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
                 tendon: TendonState::new(model),
+                fluid: FluidScratch::default(),
+                axes: WorldAxes::default(),
                 actuation: Actuation::new(model),
                 pgs: stages::PgsScratch::without_cost(),
                 cones: Vec::new(),
@@ -294,7 +298,9 @@ impl<'m> Forward<'m> {
         let model = self.model;
         let d = &mut self.d;
         com::mj_com_vel(model, &mut d.data, qvel);
-        passive_forces_with(model, qpos, qvel, &mut d.qfrc_passive)?;
+        // the tendons of the position stage, at the same qpos
+        let ten = (!model.tendons.is_empty()).then_some(&self.scratch.tendon);
+        passive_forces_into(model, qpos, qvel, ten, &mut self.scratch.fluid, &mut d.qfrc_passive);
         stages::rows(
             model,
             &d.data,
@@ -323,8 +329,12 @@ impl<'m> Forward<'m> {
             d.qfrc_actuator.fill(0.0);
         } else {
             // mj_transmission (at the position stage's tendons) and mj_fwdActuation
-            let (ten, out) = (&self.scratch.tendon, &mut self.scratch.actuation);
-            transmission(model, qpos, ten, &mut out.length, &mut out.moment)?;
+            let (ten, out, axes) = (
+                &self.scratch.tendon,
+                &mut self.scratch.actuation,
+                &mut self.scratch.axes,
+            );
+            transmission_with(model, qpos, ten, axes, &mut out.length, &mut out.moment)?;
             actuation_with(model, qvel, &self.ctrl, &self.act, out)?;
             crate::error::check_output("qfrc_actuator", &out.qfrc)?;
             d.qfrc_actuator.copy_from_slice(&out.qfrc);
@@ -447,6 +457,10 @@ struct Scratch {
     rows: stages::RowScratch,
     /// `ten_length`, `ten_J` of the position stage
     tendon: TendonState,
+    /// the fluid model's per-body storage
+    fluid: FluidScratch,
+    /// the body poses and world dof axes of the site and slider-crank transmissions
+    axes: WorldAxes,
     /// `actuator_length`, `actuator_moment`, `actuator_force`, ...
     actuation: Actuation,
     pgs: stages::PgsScratch,

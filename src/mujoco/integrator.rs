@@ -29,11 +29,12 @@ use super::implicit::{
     m_minus_hd, qderiv_tree, rne_vel_of, solve_small, standalone_free_joints, RneVel, TreeMatrix, TreeSink,
 };
 use crate::dynamics::{
-    aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_with, potential_energy,
-    rnea_with, tendon_kinematics_into, transmission, Actuation, TendonState, Workspace,
+    aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_into, potential_energy,
+    rnea_with, tendon_kinematics_into, transmission_with, Actuation, FluidScratch, TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
+use crate::kinematics::WorldAxes;
 use crate::model::{DynType, Equality, Integrator, Model};
 use crate::sparse::{factor_i_in_place, solve_ld, NoCount, PivotPolicy};
 use crate::spatial::Vec3;
@@ -111,6 +112,10 @@ pub struct Forward {
     pub ten: Option<TendonState>,
     /// Empty tendon storage, the transmission's input on a model without tendons.
     no_tendons: TendonState,
+    /// The fluid model's per-body storage.
+    fluid: FluidScratch,
+    /// The body poses and world dof axes of the site and slider-crank transmissions.
+    axes: WorldAxes,
     /// Recursive-algorithm scratch.
     pub ws: Workspace,
     /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
@@ -157,6 +162,8 @@ impl Forward {
             actuation: Actuation::new(model),
             ten: (!model.tendons.is_empty()).then(|| TendonState::new(model)),
             no_tendons: TendonState::new(model),
+            fluid: FluidScratch::default(),
+            axes: WorldAxes::default(),
             ws: Workspace::new(model),
             tau: z(),
             zeros: z(),
@@ -206,10 +213,11 @@ pub fn forward_pass(
     }
     if !model.actuators.is_empty() {
         let ten = out.ten.as_ref().unwrap_or(&out.no_tendons);
-        transmission(model, q, ten, &mut out.actuation.length, &mut out.actuation.moment)?;
+        let act = &mut out.actuation;
+        transmission_with(model, q, ten, &mut out.axes, &mut act.length, &mut act.moment)?;
     }
     // velocity stage: passive and bias forces
-    passive_forces_with(model, q, v, &mut out.qfrc_passive)?;
+    passive_forces_into(model, q, v, out.ten.as_ref(), &mut out.fluid, &mut out.qfrc_passive);
     match out.route {
         Route::Full => rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias),
         Route::Aba => out.qfrc_bias.fill(f64::NAN),

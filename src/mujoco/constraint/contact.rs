@@ -14,6 +14,7 @@ use crate::model::{Cone, Model};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::Data;
 use crate::spatial::{Mat3, Vec3};
+use std::fmt::Write;
 
 /// Checks one contact at the door: geoms of the model, `dim` in {1, 3, 4, 6}, friction
 /// non-negative and finite, position, frame, distance and parameters finite.
@@ -114,7 +115,9 @@ pub(crate) fn contact_rows(model: &Model, d: &Data, inv: &Invweight, s: &mut Scr
             },
             model.opt.timestep,
             refsafe(model),
-            || format!("contact {k}"),
+            |s: &mut String| {
+                let _ = write!(s, "contact {k}");
+            },
         );
         let m = c.includemargin();
         rows.efc.contacts[k].efc_address = Some(rows.efc.nefc());

@@ -61,17 +61,25 @@ pub fn weld_rotation(q1: &[f64; 4], q2: &[f64; 4], r0: &[f64; 4], ts: f64, jr: &
 
 /// A named equality (for errors and warnings).
 fn eq_name(k: usize, eq: &Equality) -> String {
+    let mut s = String::new();
+    write_eq_name(&mut s, k, eq);
+    s
+}
+
+/// [`eq_name`] written into `s`.
+fn write_eq_name(s: &mut String, k: usize, eq: &Equality) {
+    use std::fmt::Write;
     let name = match eq {
         Equality::Connect { name, .. }
         | Equality::Weld { name, .. }
         | Equality::Joint { name, .. }
         | Equality::Tendon { name, .. } => name,
     };
-    if name.is_empty() {
-        format!("equality {k}")
+    let _ = if name.is_empty() {
+        write!(s, "equality {k}")
     } else {
-        format!("equality {k} ('{name}')")
-    }
+        write!(s, "equality {k} ('{name}')")
+    };
 }
 
 // ANCHOR: equality_rows
@@ -98,7 +106,7 @@ pub(crate) fn equality_rows(
     let iw = |b: usize| inv.body[model.mj_body[b]];
     for (k, eq) in model.equality.iter().enumerate() {
         let params = model.eq_params.get(k).copied().unwrap_or_default();
-        let what = || eq_name(k, eq);
+        let what = |s: &mut String| write_eq_name(s, k, eq);
         let params = rows.sanitize(
             SolParams {
                 solref: params.solref,
@@ -204,7 +212,7 @@ pub(crate) fn equality_rows(
             ) => {
                 let ten = ten.ok_or_else(|| Error::Unknown {
                     kind: "tendon state of".into(),
-                    name: what(),
+                    name: eq_name(k, eq),
                 })?;
                 let (t1, y) = (*tendon1, ten.length[*tendon1] - ref1);
                 let (pos, diag, second) = match *tendon2 {
@@ -230,7 +238,7 @@ pub(crate) fn equality_rows(
                     what: "invweight".into(),
                     why: format!(
                         "its data of {} does not match the model (made for another model?)",
-                        what()
+                        eq_name(k, eq)
                     ),
                 })
             }

@@ -8,6 +8,7 @@ use super::rows::{OneRow, Rows, Scratch};
 use super::EfcType;
 use crate::dynamics::TendonState;
 use crate::model::{Model, SolverParams};
+use std::fmt::Write;
 
 // ANCHOR: friction_rows
 /// Appends one row per dof whose joint has `frictionloss > 0` (each dof of a ball or free joint
@@ -32,9 +33,11 @@ pub(crate) fn friction_rows(
             solreffriction: [0.0; 2],
             solimp: p.solimp,
         };
-        let params = rows.sanitize(params, model.opt.timestep, refsafe(model), || match efc_type {
-            EfcType::FrictionDof => format!("friction loss of dof {id}"),
-            _ => format!("friction loss of tendon {id}"),
+        let params = rows.sanitize(params, model.opt.timestep, refsafe(model), |s: &mut String| {
+            let _ = match efc_type {
+                EfcType::FrictionDof => write!(s, "friction loss of dof {id}"),
+                _ => write!(s, "friction loss of tendon {id}"),
+            };
         });
         let r = OneRow {
             efc_type,

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::constants::mjMINVAL;
 use crate::model::{JointType, Model};
 use crate::spatial::Vec3;
+use std::fmt::Write;
 
 // ANCHOR: ball_angle
 /// The rotation of a ball joint's quaternion as MuJoCo's limit sees it (`mju_quat2Vel` of the
@@ -60,7 +61,9 @@ pub(crate) fn limit_rows(
             solreffriction: [0.0; 2],
             solimp: j.limit_params.solimp,
         };
-        let what = || format!("limit of joint '{}' (body {i})", j.name);
+        let what = |s: &mut String| {
+            let _ = write!(s, "limit of joint '{}' (body {i})", j.name);
+        };
         let at = |dist| OneRow {
             efc_type: EfcType::LimitJoint,
             id: i,
@@ -115,8 +118,8 @@ pub(crate) fn limit_rows(
             let bound = if side < 0.0 { tendon.range[0] } else { tendon.range[1] };
             let dist = side * (bound - value);
             if dist < tendon.margin {
-                let params = rows.sanitize(params, model.opt.timestep, refsafe(model), || {
-                    format!("limit of tendon {t}")
+                let params = rows.sanitize(params, model.opt.timestep, refsafe(model), |s: &mut String| {
+                    let _ = write!(s, "limit of tendon {t}");
                 });
                 let limit = OneRow {
                     efc_type: EfcType::LimitTendon,

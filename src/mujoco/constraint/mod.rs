@@ -313,6 +313,8 @@ pub fn make_constraint_with(
     efc: &mut Efc,
     scratch: &mut RowScratch,
 ) -> Result<()> {
+    // the warning strings of the last call, which `Rows` writes again in place
+    let warnings = std::mem::take(&mut efc.warnings);
     efc.clear(model.nv);
     let sizes = [
         ("d.cdof", d.cdof.len(), model.nv),
@@ -350,6 +352,7 @@ pub fn make_constraint_with(
     }
     let quats = &scratch.quats[..];
     let s = &mut scratch.s;
+    efc.warnings = warnings;
     let mut rows = Rows::reuse(model.nv, std::mem::replace(efc, Efc::placeholder()), contacts, s);
     let made = (|| {
         equality::equality_rows(model, d, invweight, qpos, ten, quats, s, &mut rows)?;

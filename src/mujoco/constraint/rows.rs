@@ -75,6 +75,10 @@ pub(crate) struct Rows {
     pub groups: Vec<Group>,
     /// `A-hat` of every row, before `mj_makeImpedance` adjusts it.
     pub diag: Vec<f64>,
+    /// How many of `efc.warnings` this call has written: the strings after them are the last
+    /// call's, kept to be written again (no allocation when the same rows warn again) and
+    /// dropped by [`Rows::finish`] if no row needs them.
+    nwarn: usize,
 }
 
 /// One row with its own impedance (see [`Rows::add_one`]).
@@ -107,20 +111,31 @@ impl Rows {
     /// Rows to be written into `efc`'s storage (emptied, its capacity kept) for the contacts
     /// `contacts`, with the group storage of `s`; [`Rows::finish`] gives both back.
     pub fn reuse(nv: usize, mut efc: Efc, contacts: Vec<MjContact>, s: &mut Scratch) -> Self {
+        // the last call's warning strings are kept to be written again
+        let warnings = std::mem::take(&mut efc.warnings);
         efc.clear(nv);
+        efc.warnings = warnings;
         efc.contacts = contacts;
         let mut groups = std::mem::take(&mut s.groups);
         groups.clear();
         let mut diag = std::mem::take(&mut s.diag);
         diag.clear();
-        Rows { nv, efc, groups, diag }
+        Rows {
+            nv,
+            efc,
+            groups,
+            diag,
+            nwarn: 0,
+        }
     }
 
     /// The finished rows; the group storage goes back to `s`.
     pub fn finish(self, s: &mut Scratch) -> Efc {
         s.groups = self.groups;
         s.diag = self.diag;
-        self.efc
+        let mut efc = self.efc;
+        efc.warnings.truncate(self.nwarn);
+        efc
     }
 
     // ANCHOR: add_constraint
@@ -217,10 +232,20 @@ impl Rows {
 
     /// Sanitizes a group's parameters, recording MuJoCo's warnings with `what()` (the element's
     /// name, made only when there is something to report: no allocation per row otherwise).
-    pub fn sanitize(&mut self, p: SolParams, timestep: f64, refsafe: bool, what: impl Fn() -> String) -> SolParams {
-        let warnings = &mut self.efc.warnings;
+    pub fn sanitize(&mut self, p: SolParams, timestep: f64, refsafe: bool, what: impl Fn(&mut String)) -> SolParams {
+        let (warnings, nwarn) = (&mut self.efc.warnings, &mut self.nwarn);
         sanitize(p, timestep, refsafe, |w: SolrefWarning| {
-            warnings.push(format!("{}: {w}", what()))
+            use std::fmt::Write;
+            // the last call's string in this place, emptied (no allocation if it is long
+            // enough), or a new one
+            if *nwarn == warnings.len() {
+                warnings.push(String::new());
+            }
+            let text = &mut warnings[*nwarn];
+            text.clear();
+            what(text);
+            let _ = write!(text, ": {w}");
+            *nwarn += 1;
         })
     }
 
