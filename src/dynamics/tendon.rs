@@ -16,10 +16,11 @@
 //!   [`tendon_kinematics`] with [`Error::BadGeom`].
 
 use crate::error::{Error, Result};
+use crate::kinematics::WorldAxes;
 use crate::model::constants::mjMINVAL;
 use crate::model::GeomType;
-use crate::model::{JointCalc, Model, TendonKind, TendonWrap};
-use crate::spatial::{quat_to_mat, Mat3, Motion, Vec3, Xform};
+use crate::model::{Model, TendonKind, TendonWrap};
+use crate::spatial::{quat_to_mat, Mat3, Vec3};
 use nalgebra::{DMatrix, Vector2};
 
 /// Tendon lengths and moment arms at one configuration.
@@ -32,71 +33,27 @@ pub struct TendonState {
     /// How many geoms each tendon is wrapped around at this configuration (MuJoCo lists each
     /// wrap as two extra path points: `ten_wrapnum` = sites + pulleys + 2 x this).
     pub wraps: Vec<usize>,
-    /// The body poses and dof axes spatial tendons read, kept between calls.
-    pub(crate) bodies: BodyAxes,
+    /// The body poses and world dof axes spatial tendons read, kept between calls.
+    pub(crate) bodies: WorldAxes,
 }
 
-/// Every body's `i_X_0` and every dof's motion subspace column in world coordinates about the
-/// world origin, `S0_c = 0_X_i S_c` (`[w; v]`: the velocity of the world point `x` moved by a
-/// unit rate of dof `c` alone is `w x x + v`), so that a site's point-Jacobian column is one
-/// cross product. Kept by [`TendonState`] so that a repeated call allocates nothing.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct BodyAxes {
-    x_0: Vec<Xform>,
-    s0: Vec<Motion>,
-    jc: JointCalc,
-}
-
-impl BodyAxes {
-    /// Forward kinematics at `q` (Featherstone's `i_X_0 = X_J(q_i) X_T(i) lambda(i)_X_0`) and the
-    /// world dof axes.
-    fn update(&mut self, model: &Model, q: &[f64]) {
-        self.x_0.clear();
-        self.x_0.resize(model.nb + 1, Xform::identity());
-        self.s0.clear();
-        self.s0.resize(model.nv, Motion::zero());
-        let zeros = [0.0; 6];
-        for i in 1..=model.nb {
-            let j = &model.joints[i];
-            crate::model::jcalc_into(j, &q[model.qs(i)], &zeros[..j.jtype.nv()], &mut self.jc);
-            self.x_0[i] = self
-                .jc
-                .x_j
-                .compose(&model.x_tree[i])
-                .compose(&self.x_0[model.lambda[i]]);
-            for (k, dof) in model.dofs(i).enumerate() {
-                self.s0[dof] = self.x_0[i].inv_apply_motion(&self.jc.s.cols[k]);
-            }
-        }
-    }
-
-    /// World position of the point `p` of body `i` (`p` in body coordinates).
-    fn point(&self, i: usize, p: &Vec3) -> Vec3 {
-        self.x_0[i].r + self.x_0[i].e.tr_mul(p)
-    }
-
-    /// Row `t` of `moment` plus `sign u . J(x) / divisor`: the point Jacobian at the world point
-    /// `x` of body `i`, whose columns are nonzero at the dofs of `i` and its ancestors, projected
-    /// on `u`.
-    #[allow(clippy::too_many_arguments)]
-    fn add_projected(
-        &self,
-        model: &Model,
-        (i, x): (usize, &Vec3),
-        u: &Vec3,
-        sign: f64,
-        divisor: f64,
-        moment: &mut DMatrix<f64>,
-        t: usize,
-    ) {
-        let mut k = i;
-        while k != 0 {
-            for dof in model.dofs(k) {
-                let s = &self.s0[dof];
-                moment[(t, dof)] += sign * u.dot(&(s.w.cross(x) + s.v)) / divisor;
-            }
-            k = model.lambda[k];
-        }
+/// Row `t` of `moment` plus `sign u . J(x) / divisor`: the point Jacobian at the world point `x`
+/// of body `i` (its columns, one cross product each from the world dof axes of `bodies`, are
+/// nonzero at the dofs of `i` and its ancestors), projected on `u`.
+#[allow(clippy::too_many_arguments)]
+fn add_projected(
+    bodies: &WorldAxes,
+    model: &Model,
+    (i, x): (usize, &Vec3),
+    u: &Vec3,
+    sign: f64,
+    divisor: f64,
+    moment: &mut DMatrix<f64>,
+    t: usize,
+) {
+    for dof in bodies.chain(model, i) {
+        let s = bodies.axis(dof);
+        moment[(t, dof)] += sign * u.dot(&(s.w.cross(x) + s.v)) / divisor;
     }
 }
 
@@ -115,7 +72,7 @@ impl TendonState {
             length: vec![0.0; model.tendons.len()],
             moment: DMatrix::zeros(model.tendons.len(), model.nv),
             wraps: vec![0; model.tendons.len()],
-            bodies: BodyAxes::default(),
+            bodies: WorldAxes::default(),
         }
     }
 }
@@ -168,7 +125,7 @@ fn spatial_tendon(
     model: &Model,
     t: usize,
     path: &[TendonWrap],
-    bodies: &BodyAxes,
+    bodies: &WorldAxes,
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
 ) -> Result<usize> {
@@ -217,7 +174,7 @@ fn spatial_tendon(
                 }
             };
             let c = bodies.point(g.body, &g.pos);
-            let r = bodies.x_0[g.body].e.tr_mul(&quat_to_mat(&g.quat));
+            let r = bodies.rotation(g.body) * quat_to_mat(&g.quat);
             let side = sidesite.map(|s| site(s).1);
             wrapped = wrap(shape, &xa, &xb, &c, &r, g.size[0], side.as_ref()).map(|w| (g.body, w));
             j += 2;
@@ -229,8 +186,8 @@ fn spatial_tendon(
             let l = d.norm();
             if b0 != b1 && l > crate::model::constants::mjMINVAL {
                 let u = d / l;
-                bodies.add_projected(model, (b1, x1), &u, 1.0, divisor, moment, t);
-                bodies.add_projected(model, (b0, x0), &u, -1.0, divisor, moment, t);
+                add_projected(bodies, model, (b1, x1), &u, 1.0, divisor, moment, t);
+                add_projected(bodies, model, (b0, x0), &u, -1.0, divisor, moment, t);
             }
             l
         };
