@@ -161,3 +161,20 @@ fn a_second_call_allocates_nothing() {
         assert_eq!(n, 0, "{integ}: {n} allocations in 50 steps");
     }
 }
+
+/// Wrong sizes are an error, not a panic (the site transmissions index `q` body by body).
+#[test]
+fn wrong_sizes_are_errors() {
+    let fx = fixture();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let m = mjcf::load(root.join(&fx.model)).unwrap().model;
+    let q = &fx.states[0].qpos;
+    let ten = tendon_kinematics(&m, q).unwrap();
+    let (nu, nv) = (m.actuators.len(), m.nv);
+    let short_q = &q[..q.len() - 1];
+    for (q, len, rows) in [(short_q, nu, nu), (&q[..], nu - 1, nu), (&q[..], nu, nu + 1)] {
+        let (mut length, mut moment) = (vec![0.0; len], DMatrix::zeros(rows, nv));
+        let r = transmission(&m, q, &ten, &mut length, &mut moment);
+        assert!(matches!(r, Err(mbd::Error::BadLength { .. })), "{r:?}");
+    }
+}

@@ -305,6 +305,9 @@ fn add_site_moment(
 ///   with a reference site, `l` is the site's position and rotation vector relative to it,
 ///   projected on `gear` in the reference frame, and the Jacobians are relative (common
 ///   ancestors removed).
+///
+/// The sizes of `q` (nq), `ten` (ntendon x nv), `length` (nu) and `moment` (nu x nv) are
+/// checked first: a wrong one is an [`Error::BadLength`].
 pub fn transmission(
     model: &Model,
     q: &[f64],
@@ -312,11 +315,30 @@ pub fn transmission(
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
 ) -> Result<()> {
+    let (nu, nt) = (model.actuators.len(), model.tendons.len());
+    check_vector("qpos", q, model.nq)?;
+    for (what, got, expected) in [
+        ("actuator_length", length.len(), nu),
+        ("actuator_moment rows", moment.nrows(), nu),
+        ("actuator_moment columns", moment.ncols(), model.nv),
+        ("ten_length", ten.length.len(), nt),
+        ("ten_J rows", ten.moment.nrows(), nt),
+        ("ten_J columns", ten.moment.ncols(), model.nv),
+    ] {
+        if got != expected {
+            return Err(Error::BadLength {
+                what: what.into(),
+                got,
+                expected,
+            });
+        }
+    }
     transmission_with(model, q, ten, &mut WorldAxes::default(), length, moment)
 }
 
 /// [`transmission`] with the body poses and world dof axes that the site and slider-crank
-/// transmissions read kept in `axes` (no allocation once sized).
+/// transmissions read kept in `axes` (no allocation once sized). Kernel: the sizes are assumed
+/// valid (see [`transmission`]).
 pub fn transmission_with(
     model: &Model,
     q: &[f64],
