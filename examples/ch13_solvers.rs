@@ -1,13 +1,15 @@
 //! Chapter "Solvers": MuJoCo's PGS, CG and Newton on MuJoCo's own solver inputs for the settled
 //! box stack (the committed fixture), their statistics side by side, the inverse dynamics check,
-//! and the chapter's figures.
+//! the noslip pass after Newton, and the chapter's figures.
 //!
 //! ```text
 //! cargo run --release --example ch13_solvers
 //! ```
 
-use mbd::figures::solver::{fixture_problem, run_three, BOX_STACK_JSON};
+use mbd::figures::solver::{figure_options, fixture_problem, run_three, BOX_STACK_JSON};
+use mbd::model::Solver;
 use mbd::mujoco::solver::inverse::compare_fwd_inv;
+use mbd::mujoco::solver::solve;
 use std::path::Path;
 
 fn main() -> mbd::Result<()> {
@@ -65,6 +67,30 @@ fn main() -> mbd::Result<()> {
     println!(
         "forward then inverse (solver_fwdinv): |dqfrc_constraint| = {:.1e}, |qfrc_applied - qfrc_inverse| = {:.1e}",
         fi[0], fi[1]
+    );
+
+    // the noslip pass after Newton: friction forces re-solved without the regularizer R
+    let mut o = figure_options(Solver::Newton);
+    o.noslip_iterations = 10;
+    o.noslip_tolerance = 0.0;
+    let ns = solve(&p.smooth(), &p.efc, &o)?;
+    let pass = &ns.stats[runs[2].iterations..];
+    let moved = gap(&ns.efc_force, &runs[2].efc_force);
+    println!(
+        "noslip pass after Newton: {} sweeps, improvements {}; friction forces moved by up to {moved:.2e} N",
+        pass.len(),
+        pass.iter()
+            .take(4)
+            .map(|s| format!("{:.1e}", s.improvement))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + ", ..."
+    );
+    let normal = |f: &[f64]| -> f64 { f.iter().sum() }; // a pyramid's edges sum to its normal force
+    println!(
+        "    the pyramids' normal forces are kept: total {:.6} N before, {:.6} N after",
+        normal(&runs[2].efc_force),
+        normal(&ns.efc_force)
     );
 
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/figures");

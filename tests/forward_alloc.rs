@@ -51,10 +51,15 @@ fn a_second_call_allocates_nothing() {
             model.opt.cone = cone;
             model.opt.solver = Solver::Pgs;
             let zeros = vec![0.0; model.nv];
-            // the whole pipeline, each solver; PGS last, its result is compared below
-            for solver in [Solver::Newton, Solver::Cg, Solver::Pgs] {
+            // the whole pipeline, each solver with and without the noslip pass; PGS last, its
+            // result is compared below
+            for (solver, noslip) in [Solver::Newton, Solver::Cg, Solver::Pgs]
+                .into_iter()
+                .flat_map(|s| [(s, 5), (s, 0)])
+            {
                 let mut m = model.clone();
                 m.opt.solver = solver;
+                m.opt.noslip_iterations = noslip;
                 let mut fw = Forward::new(&m).unwrap();
                 fw.ctrl
                     .iter_mut()
@@ -63,14 +68,17 @@ fn a_second_call_allocates_nothing() {
                 fw.forward(&q, &v, &zeros).unwrap();
                 let first = fw.d.clone();
                 let whole = count(|| fw.forward_with(&q, &v, &zeros).unwrap());
-                assert_eq!(fw.d.qacc, first.qacc, "{scene} {cone:?} {solver:?}: the same qacc");
+                assert_eq!(
+                    fw.d.qacc, first.qacc,
+                    "{scene} {cone:?} {solver:?} noslip {noslip}: the same qacc"
+                );
                 assert_eq!(
                     fw.d.efc_force, first.efc_force,
-                    "{scene} {cone:?} {solver:?}: the same forces"
+                    "{scene} {cone:?} {solver:?} noslip {noslip}: the same forces"
                 );
                 assert_eq!(
                     whole, 0,
-                    "{scene} {cone:?} {solver:?}: Forward::forward_with allocated {whole} times"
+                    "{scene} {cone:?} {solver:?} noslip {noslip}: Forward::forward_with allocated {whole} times"
                 );
             }
             let mut fw = Forward::new(&model).unwrap();

@@ -10,11 +10,14 @@
 //! - `solver_cones.svg`: level sets of the constraint cost `s(x)` of one condim-3 contact in the
 //!   plane `x_t2 = 0` for the pyramidal and the elliptic cone at several friction coefficients:
 //!   both are zero on the same cone, and grow differently outside it.
+//! - `solver_noslip.svg`: the box on the 20 degree incline, stepped for 2 s from rest with
+//!   either cone, with and without the noslip pass: how far it creeps down the slope.
 
 use crate::error::Result;
-use crate::model::Solver;
+use crate::model::{Cone, Solver};
 use crate::mujoco::collision::MjContact;
 use crate::mujoco::constraint::{Efc, EfcState, EfcType, SparseRows};
+use crate::mujoco::integrator::{Simulator, State};
 use crate::mujoco::solver::cost::{cones, update};
 use crate::mujoco::solver::pgs::{solve_pgs_with, PgsVariant};
 use crate::mujoco::solver::primal::primal_cost;
@@ -278,5 +281,101 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let path = dir.join("solver_cones.svg");
     chart.save_svg(&path)?;
     out.push(path);
+
+    // the noslip pass on the incline
+    let mut chart = Chart::new(
+        "Box on a 20 degree incline (friction 0.5): creep down the slope",
+        "time (s)",
+        "distance down the slope (mm)",
+    );
+    for cone in [Cone::Pyramidal, Cone::Elliptic] {
+        for noslip in [0, NOSLIP_SWEEPS] {
+            let path = creep(cone, noslip, 1000)?;
+            let last = path.last().map_or(0.0, |p| p.1);
+            println!("    creep on the incline, {cone:?} cone, {noslip:>2} noslip sweeps: {last:.4} mm in 2 s",);
+            let label = format!(
+                "{cone:?}, {}",
+                if noslip > 0 {
+                    "with the noslip pass"
+                } else {
+                    "soft friction"
+                }
+            );
+            chart = chart.with(if noslip > 0 {
+                Series::dashed(&label, path)
+            } else {
+                Series::line(&label, path)
+            });
+        }
+    }
+    let edges = pyramid_edges(200)?;
+    println!(
+        "    pyramidal, after 200 steps with the pass: edge forces (pair along t1, pair along t2) of each contact: {}",
+        edges
+            .iter()
+            .map(|e| format!("({:.3}, {:.3} | {:.3}, {:.3})", e[0], e[1], e[2], e[3]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let path = dir.join("solver_noslip.svg");
+    chart.save_svg(&path)?;
+    out.push(path);
     Ok(out)
+}
+
+/// The noslip sweeps per step of [`creep`]'s figure.
+pub const NOSLIP_SWEEPS: usize = 10;
+
+// ANCHOR: creep
+/// The box on the 20 degree incline (`tests/fixtures/models/box_incline.xml`: friction 0.5,
+/// above `tan 20 deg = 0.36`, so a rigid contact would hold it) stepped `steps` times from rest
+/// with MuJoCo's semi-implicit Euler, the given cone and `noslip` sweeps of the noslip pass per
+/// step: `(time, distance travelled down the slope in mm)` every 10 steps.
+pub fn creep(cone: Cone, noslip: usize, steps: usize) -> Result<Vec<(f64, f64)>> {
+    let mut model = crate::mjcf::load_str(crate::figures::constraint::BOX_INCLINE_XML)?.model;
+    model.opt.cone = cone;
+    model.opt.noslip_iterations = noslip;
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator)?;
+    let q0 = sim.state.qpos.clone();
+    let downhill = [20f64.to_radians().cos(), 0.0, -20f64.to_radians().sin()];
+    let mut out = vec![(0.0, 0.0)];
+    for k in 1..=steps {
+        sim.step()?;
+        if k % 10 == 0 {
+            let q = &sim.state.qpos;
+            let along: f64 = (0..3).map(|j| (q[j] - q0[j]) * downhill[j]).sum();
+            out.push((sim.state.time, 1e3 * along));
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: creep
+
+/// The four edge forces of each pyramidal contact of the box on the incline after `steps` steps
+/// with the noslip pass ([`NOSLIP_SWEEPS`] sweeps), as the last evaluation left them.
+pub fn pyramid_edges(steps: usize) -> Result<Vec<[f64; 4]>> {
+    let mut model = crate::mjcf::load_str(crate::figures::constraint::BOX_INCLINE_XML)?.model;
+    model.opt.noslip_iterations = NOSLIP_SWEEPS;
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator)?;
+    for _ in 0..steps {
+        sim.step()?;
+    }
+    sim.forward()?;
+    let d = sim.forward_data().ok_or_else(|| crate::error::Error::InvalidArgument {
+        what: "box_incline".into(),
+        why: "the simulator made no constraint rows".into(),
+    })?;
+    Ok(d.efc
+        .contacts
+        .iter()
+        .filter_map(|c| c.efc_address)
+        .map(|a| {
+            [
+                d.efc_force[a],
+                d.efc_force[a + 1],
+                d.efc_force[a + 2],
+                d.efc_force[a + 3],
+            ]
+        })
+        .collect())
 }

@@ -185,6 +185,10 @@ impl<'d> Reader<'d> {
                 "cone",
                 "iterations",
                 "tolerance",
+                "ls_iterations",
+                "ls_tolerance",
+                "noslip_iterations",
+                "noslip_tolerance",
                 "impratio",
                 "density",
                 "viscosity",
@@ -219,6 +223,28 @@ impl<'d> Reader<'d> {
         }
         if let Some(t) = a.real("tolerance")? {
             self.opt.tolerance = t;
+        }
+        for (key, slot) in [
+            ("ls_iterations", &mut self.opt.ls_iterations),
+            ("noslip_iterations", &mut self.opt.noslip_iterations),
+        ] {
+            if let Some(n) = a.int(key)? {
+                if n < 0 {
+                    return Err(a.err_attr(key, a.last(key).unwrap(), "must be >= 0"));
+                }
+                *slot = n as usize;
+            }
+        }
+        for (key, slot) in [
+            ("ls_tolerance", &mut self.opt.ls_tolerance),
+            ("noslip_tolerance", &mut self.opt.noslip_tolerance),
+        ] {
+            if let Some(t) = a.real(key)? {
+                if !(t >= 0.0) {
+                    return Err(a.err_attr(key, a.last(key).unwrap(), "must be >= 0"));
+                }
+                *slot = t;
+            }
         }
         if let Some(r) = a.real("impratio")? {
             self.opt.impratio = r;

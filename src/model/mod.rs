@@ -136,6 +136,14 @@ pub struct Options {
     pub iterations: usize,
     /// Solver tolerance.
     pub tolerance: f64,
+    /// Maximum line-search evaluations per CG or Newton iteration (`ls_iterations`, default 50).
+    pub ls_iterations: usize,
+    /// Line-search tolerance, relative to the gradient (`ls_tolerance`, default 0.01).
+    pub ls_tolerance: f64,
+    /// Sweeps of the noslip pass after the solver (`noslip_iterations`, default 0: none).
+    pub noslip_iterations: usize,
+    /// Tolerance of the noslip pass's scaled improvement (`noslip_tolerance`, default 1e-6).
+    pub noslip_tolerance: f64,
     /// Ratio of frictional to normal constraint impedance.
     pub impratio: f64,
     /// Density of the surrounding medium (MuJoCo's fluid model, `mj_fluid`).
@@ -232,6 +240,10 @@ impl Default for Options {
             cone: Cone::Pyramidal,
             iterations: 100,
             tolerance: 1e-8,
+            ls_iterations: 50,
+            ls_tolerance: 0.01,
+            noslip_iterations: 0,
+            noslip_tolerance: 1e-6,
             impratio: 1.0,
             density: 0.0,
             viscosity: 0.0,

@@ -160,14 +160,18 @@ pub struct InverseData {
     pub qfrc_inverse: Vec<f64>,
 }
 
-/// The solver settings of a model's `<option>` (`solver`, `iterations`, `tolerance`; the line
-/// search keeps MuJoCo's defaults, which the model does not set), cold start.
+/// The solver settings of a model's `<option>` (`solver`, `iterations`, `tolerance`,
+/// `ls_iterations`, `ls_tolerance`, `noslip_iterations`, `noslip_tolerance`), cold start.
 pub fn solver_options(model: &Model) -> SolverOptions {
     SolverOptions {
         solver: model.opt.solver,
         iterations: model.opt.iterations,
         tolerance: model.opt.tolerance,
-        ..SolverOptions::default()
+        ls_iterations: model.opt.ls_iterations,
+        ls_tolerance: model.opt.ls_tolerance,
+        noslip_iterations: model.opt.noslip_iterations,
+        noslip_tolerance: model.opt.noslip_tolerance,
+        warmstart: None,
     }
 }
 
@@ -406,8 +410,12 @@ impl<'m> Forward<'m> {
             let r = &mut self.scratch.result;
             let (pgs, cones) = (&mut self.scratch.pgs, &mut self.scratch.cones);
             stages::solve_pgs(&smooth, &d.efc, &self.options, pgs, cones, r)?;
+            if self.options.noslip_iterations > 0 {
+                stages::noslip(&smooth, &d.efc, &self.options, pgs, cones, r)?;
+            }
             r
         } else {
+            // CG and Newton, then the noslip pass when the options ask for it
             stages::solve(&smooth, &d.efc, &self.options, &mut self.solver)?;
             &mut self.solver.result
         };
@@ -564,6 +572,20 @@ mod stages {
         cost::cones_into(efc, cones)?;
         let storage = JacStorage::mujoco(s.layout.nv);
         pgs::solve_pgs_into(s, efc, cones, o, pgs::PgsVariant::Accelerated, storage, scratch, out)
+    }
+
+    /// `mj_fwdConstraint`'s noslip pass after PGS, whose `AR` and `b` are still in `scratch`.
+    pub fn noslip(
+        s: &Smooth<'_>,
+        efc: &Efc,
+        o: &SolverOptions,
+        scratch: &mut PgsScratch,
+        cones: &[super::super::solver::cost::Cone],
+        out: &mut SolverResult,
+    ) -> Result<()> {
+        use super::super::solver::{pgs, JacStorage};
+        let storage = JacStorage::mujoco(s.layout.nv);
+        pgs::noslip::noslip_into(s, efc, cones, o, storage, true, scratch, out)
     }
 
     /// `mj_invConstraint`: force and state of each row at `qacc`.

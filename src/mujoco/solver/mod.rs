@@ -13,6 +13,7 @@
 //! | row blocks of `efc_J` | `efc_J_rowsuper` | [`primal::RowBlocks`] |
 //! | exact line search | `PrimalPrepare`, `PrimalEval`, `PrimalSearch` | [`linesearch::LineSearch`] |
 //! | warm start | `warmstart` (engine_forward.c) | the start of [`primal::solve_primal_in`], [`pgs::initial_force`] |
+//! | the noslip pass | `mj_solNoSlip` | [`pgs::noslip::noslip_into`], run by [`solve_in`] |
 //! | inverse dynamics | `mj_invConstraint`, `mj_compareFwdInv` | [`inverse`] |
 //!
 //! [`solve`] checks its inputs and dispatches on [`SolverOptions::solver`].
@@ -94,6 +95,12 @@ pub struct SolverOptions {
     /// Warm start: an initial `qacc` (primal solvers) tried against `qacc_smooth`, as MuJoCo's
     /// `qacc_warmstart`; `None` starts cold.
     pub warmstart: Option<Vec<f64>>,
+    /// Sweeps of the noslip pass after the solver ([`pgs::noslip::noslip_into`]; MuJoCo's
+    /// `noslip_iterations`, default 0: no pass).
+    pub noslip_iterations: usize,
+    /// The noslip pass stops when a sweep's scaled improvement is below this (MuJoCo's
+    /// `noslip_tolerance`, default 1e-6).
+    pub noslip_tolerance: f64,
 }
 
 impl Default for SolverOptions {
@@ -105,6 +112,8 @@ impl Default for SolverOptions {
             ls_iterations: 50,
             ls_tolerance: 0.01,
             warmstart: None,
+            noslip_iterations: 0,
+            noslip_tolerance: 1e-6,
         }
     }
 }
@@ -155,15 +164,9 @@ pub struct SolverResult {
 /// `qacc_smooth` (`efc_force = 0`) or from `opts.warmstart` when it is cheaper. Checks every
 /// input at the door ([`check_inputs`]); every loop is bounded by `opts`.
 pub fn solve(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result<SolverResult> {
-    let cones = check_inputs(smooth, efc, opts)?;
-    match opts.solver {
-        Solver::Pgs => {
-            let storage = JacStorage::mujoco(smooth.layout.nv);
-            pgs::solve_pgs_storage(smooth, efc, &cones, opts, pgs::PgsVariant::Accelerated, storage)
-        }
-        Solver::Cg => primal::solve_primal(smooth, efc, &cones, opts, false),
-        Solver::Newton => primal::solve_primal(smooth, efc, &cones, opts, true),
-    }
+    let mut ws = Workspace::default();
+    solve_in(smooth, efc, opts, &mut ws)?;
+    Ok(ws.result)
 }
 // ANCHOR_END: solve
 
@@ -181,7 +184,11 @@ pub fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result
     let nv = smooth.layout.nv;
     check_smooth(smooth)?;
     check_efc(efc, nv)?;
-    for (what, value) in [("tolerance", opts.tolerance), ("ls_tolerance", opts.ls_tolerance)] {
+    for (what, value) in [
+        ("tolerance", opts.tolerance),
+        ("ls_tolerance", opts.ls_tolerance),
+        ("noslip_tolerance", opts.noslip_tolerance),
+    ] {
         if !(value >= 0.0 && value.is_finite()) {
             return Err(Error::BadOption {
                 option: what.into(),
@@ -200,28 +207,38 @@ pub fn check_problem(smooth: &Smooth, efc: &Efc, opts: &SolverOptions) -> Result
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
     primal: primal::PrimalWorkspace,
+    /// PGS's storage, and the noslip pass's after any solver.
+    dual: pgs::PgsScratch,
     cones: Vec<cost::Cone>,
     /// The result of the last [`solve_in`].
     pub result: SolverResult,
 }
 
-/// [`solve`] with its storage in `ws` and the result in `ws.result`: CG and Newton allocate
-/// nothing once `ws` has seen a problem of the same size (cold start); PGS builds its `AR` as
-/// [`solve`] does. Checks every input at the door.
+/// [`solve`] with its storage in `ws` and the result in `ws.result`: nothing is allocated once
+/// `ws` has seen a problem of the same size. Then, when `opts.noslip_iterations > 0`, MuJoCo's
+/// noslip pass ([`pgs::noslip::noslip_into`]) on the solver's forces, as `mj_fwdConstraint`
+/// runs it. Checks every input at the door.
 pub fn solve_in(smooth: &Smooth, efc: &Efc, opts: &SolverOptions, ws: &mut Workspace) -> Result<()> {
     check_problem(smooth, efc, opts)?;
     cost::cones_into(efc, &mut ws.cones)?;
     let (cones, out) = (&ws.cones, &mut ws.result);
-    let dir = match opts.solver {
-        Solver::Pgs => {
-            let storage = JacStorage::mujoco(smooth.layout.nv);
-            *out = pgs::solve_pgs_storage(smooth, efc, cones, opts, pgs::PgsVariant::Accelerated, storage)?;
-            return Ok(());
+    let storage = JacStorage::mujoco(smooth.layout.nv);
+    let variant = pgs::PgsVariant::Accelerated;
+    match opts.solver {
+        Solver::Pgs => pgs::solve_pgs_into(smooth, efc, cones, opts, variant, storage, &mut ws.dual, out)?,
+        Solver::Cg | Solver::Newton => {
+            let dir = match opts.solver {
+                Solver::Cg => primal::Direction::CgHagerZhang,
+                _ => primal::Direction::Newton,
+            };
+            primal::solve_primal_in(smooth, efc, cones, opts, dir, JacStorage::Sparse, &mut ws.primal, out)?
         }
-        Solver::Cg => primal::Direction::CgHagerZhang,
-        Solver::Newton => primal::Direction::Newton,
-    };
-    primal::solve_primal_in(smooth, efc, cones, opts, dir, JacStorage::Sparse, &mut ws.primal, out)
+    }
+    if opts.noslip_iterations > 0 && efc.nefc() > 0 {
+        let prepared = opts.solver == Solver::Pgs;
+        pgs::noslip::noslip_into(smooth, efc, cones, opts, storage, prepared, &mut ws.dual, out)?;
+    }
+    Ok(())
 }
 
 /// The smooth part of [`check_inputs`].

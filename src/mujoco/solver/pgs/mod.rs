@@ -18,6 +18,7 @@ use crate::error::Result;
 use crate::model::constants::mjMINVAL;
 
 mod dual;
+pub mod noslip;
 pub use dual::{dual_cost, make_ar, make_ar_blocks, make_dual, make_dual_storage, make_y, Dual};
 use dual::{Neighbour, YBlock};
 
@@ -439,20 +440,7 @@ fn solve_pgs_into_body(
     let (ne, nf) = (efc.ne, efc.nf);
     let accelerated = variant == PgsVariant::Accelerated;
     let dense = storage == JacStorage::Dense;
-    let jac = efc.sparse_rows();
-    make_y(smooth, jac, s)?;
-    make_ar_blocks(&efc.r, storage, s);
-    if !dense {
-        s.find_runs();
-    }
-    s.b.clear();
-    s.b.resize(n, 0.0);
-    jac.mul(smooth.qacc_smooth, &mut s.b);
-    for (bi, a) in s.b.iter_mut().zip(&efc.aref) {
-        *bi -= a;
-    }
-    s.ardiag.clear();
-    s.ardiag.extend(s.arinv.iter().map(|a| 1.0 / a));
+    prepare(smooth, efc, storage, s)?;
     // the blocks: (first row, rows, cone index or usize::MAX), and AR's block of each cone
     s.blocks.clear();
     s.ablock.clear();
@@ -593,20 +581,49 @@ fn solve_pgs_into_body(
             break;
         }
     }
-    // mj_dualFinish
     out.iterations = stats.len();
+    dual_finish(smooth, efc, out, "qacc (PGS)")
+}
+// ANCHOR_END: solve_pgs
+
+/// MuJoCo's `mj_dualFinish`: from the forces of a dual solve, `qfrc_constraint = J^T f` and
+/// `qacc = qacc_smooth + M^-1 qfrc_constraint`; `what` names the output in the error of a
+/// non-finite `qacc`.
+pub(crate) fn dual_finish(smooth: &Smooth, efc: &Efc, out: &mut SolverResult, what: &str) -> Result<()> {
+    let nv = smooth.layout.nv;
     out.qfrc_constraint.clear();
     out.qfrc_constraint.resize(nv, 0.0);
-    jac.mul_t(f, &mut out.qfrc_constraint);
+    efc.sparse_rows().mul_t(&out.efc_force, &mut out.qfrc_constraint);
     out.qacc.clear();
     out.qacc.extend_from_slice(&out.qfrc_constraint);
     solve_m(smooth, &mut out.qacc)?;
     for (a, s) in out.qacc.iter_mut().zip(smooth.qacc_smooth) {
         *a += s;
     }
-    crate::error::check_output("qacc (PGS)", &out.qacc)
+    crate::error::check_output(what, &out.qacc)
 }
-// ANCHOR_END: solve_pgs
+
+/// What a dual sweep reads, made once per solve into `s`: `Y = J M^-1/2` ([`make_y`]), `AR`
+/// with the reciprocals of its diagonal ([`make_ar_blocks`], by dense rows or by their
+/// nonzeros), and `b = J qacc_smooth - aref` (MuJoCo's `mj_projectConstraint` and the start of
+/// `mj_fwdConstraint`). PGS and the noslip pass ([`noslip::noslip_into`]) share it.
+pub(crate) fn prepare(smooth: &Smooth, efc: &Efc, storage: JacStorage, s: &mut PgsScratch) -> Result<()> {
+    let jac = efc.sparse_rows();
+    make_y(smooth, jac, s)?;
+    make_ar_blocks(&efc.r, storage, s);
+    if storage == JacStorage::Sparse {
+        s.find_runs();
+    }
+    s.b.clear();
+    s.b.resize(efc.nefc(), 0.0);
+    jac.mul(smooth.qacc_smooth, &mut s.b);
+    for (bi, a) in s.b.iter_mut().zip(&efc.aref) {
+        *bi -= a;
+    }
+    s.ardiag.clear();
+    s.ardiag.extend(s.arinv.iter().map(|a| 1.0 / a));
+    Ok(())
+}
 
 /// The storage of a PGS solve ([`solve_pgs_into`]), kept between calls: `Y`, `AR` and its
 /// diagonal's reciprocals, `b`, the blocks and their order, the momentum's copies of the forces.
@@ -665,6 +682,8 @@ pub struct PgsScratch {
     warm_jar: Vec<f64>,
     warm_state: Vec<EfcState>,
     warm_u: Vec<f64>,
+    /// The noslip pass's `1 / (AR_ii - R_i)` ([`noslip::noslip_into`]).
+    ainv: Vec<f64>,
 }
 
 impl PgsScratch {
@@ -877,22 +896,34 @@ fn elliptic_block_body(ab: &[f64; 36], dim: usize, mu: &[f64; 5], res: &[f64; 6]
             bc[a] -= ac[a * m + b] * old[b + 1];
         }
     }
-    if f[0] < mjMINVAL {
-        f[1..dim].fill(0.0);
-    } else {
-        let mut x = [0.0; 5];
-        let active = if m == 2 || m == 3 {
-            qcqp_adjugate_body(&ac, &bc, mu, f[0], m, &mut x)
-        } else {
-            qcqp(&ac, &bc, mu, f[0], m, &mut x)
-        };
-        if active {
-            project_ellipse(&mut x[..m], f[0], &mu[..m]);
-        }
-        f[1..dim].copy_from_slice(&x[..m]);
-    }
+    let (normal, friction) = f[..dim].split_at_mut(1);
+    friction_qcqp(&ac, &bc, mu, normal[0], m, friction);
 }
 // ANCHOR_END: elliptic_block
+
+// ANCHOR: friction_qcqp
+/// The friction forces of an elliptic block with its normal force fixed (MuJoCo's `solveQCQP`
+/// and its guard): zero when the normal force is below `mjMINVAL`, else the minimizer of
+/// `1/2 x^T A_c x + b_c^T x` inside the ellipse of radius `normal` ([`qcqp`]), put exactly on
+/// the ellipse when the constraint is active (the QCQP's Newton iteration stops short of it).
+#[inline(always)]
+fn friction_qcqp(ac: &[f64; 25], bc: &[f64; 5], mu: &[f64; 5], normal: f64, m: usize, friction: &mut [f64]) {
+    if normal < mjMINVAL {
+        friction[..m].fill(0.0);
+        return;
+    }
+    let mut x = [0.0; 5];
+    let active = if m == 2 || m == 3 {
+        qcqp_adjugate_body(ac, bc, mu, normal, m, &mut x)
+    } else {
+        qcqp(ac, bc, mu, normal, m, &mut x)
+    };
+    if active {
+        project_ellipse(&mut x[..m], normal, &mu[..m]);
+    }
+    friction[..m].copy_from_slice(&x[..m]);
+}
+// ANCHOR_END: friction_qcqp
 
 /// [`elliptic_block`] then [`cost_change`] (returned), with the condims 3, 4 and 6 given as
 /// constants, so that each is compiled with its loops unrolled: the same numbers bit for bit.
