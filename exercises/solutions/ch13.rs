@@ -86,3 +86,27 @@ pub fn exercise_4(p: &Problem, a: &[f64], dir: &[f64], alpha: f64, h: f64) -> f6
     };
     (cost(alpha + h) - cost(alpha - h)) / (2.0 * h)
 }
+
+/// Keep the sum: `g = (m + y, m - y)` with `m = (f_0 + f_1) / 2`. Along that line the cost is the
+/// parabola `1/2 K1 y^2 + K0 y + const`, with `K1 = a00 + a11 - a01 - a10 = (e0 - e1)^T a (e0 -
+/// e1)` (never negative, `a` being semidefinite) and `K0 = m (a00 - a11) + c0 - c1`, and both
+/// edges push when `y` lies in `[-m, m]`. With `K1 > 0` the minimum is the vertex `-K0 / K1`
+/// clamped to that interval; with `K1 = 0` (the pair's difference moves nothing) the cost is
+/// linear in `y` and the minimum is the end its slope `K0` points away from. (`noslip::edge_pair`
+/// instead moves a pair whose `K1` is below `mjMINVAL` to its midpoint: where the difference
+/// moves nothing, the choice changes no acceleration.)
+pub fn exercise_5(a: &[[f64; 2]; 2], c: &[f64; 2], f: &[f64; 2]) -> [f64; 2] {
+    let m = 0.5 * (f[0] + f[1]);
+    let k1 = a[0][0] + a[1][1] - a[0][1] - a[1][0];
+    let k0 = m * (a[0][0] - a[1][1]) + c[0] - c[1];
+    let y = if k1 > 0.0 {
+        (-k0 / k1).clamp(-m, m)
+    } else if k0 > 0.0 {
+        -m
+    } else if k0 < 0.0 {
+        m
+    } else {
+        0.0
+    };
+    [m + y, m - y]
+}

@@ -37,3 +37,13 @@ pub fn exercise_3(ar: &DMatrix<f64>, b: &[f64], sweeps: usize) -> Vec<f64> {
 pub fn exercise_4(p: &Problem, a: &[f64], dir: &[f64], alpha: f64, h: f64) -> f64 {
     todo!()
 }
+
+/// Exercise 5, the noslip edge pair: one step of the noslip pass on a pair of opposite pyramid
+/// edges. `a` is the pair's `2 x 2` block of `A = AR - diag(R)` (symmetric, positive
+/// semidefinite, possibly singular), `c` the pair's linear term with every other row fixed (so
+/// that edge forces `g` cost `1/2 g^T a g + c^T g`) and `f` the edges' current forces (both
+/// `>= 0`). Return the `g` that minimizes that cost subject to `g_0 + g_1 = f_0 + f_1` and
+/// `g_0, g_1 >= 0` (where the cost is linear along that segment, its cheaper end).
+pub fn exercise_5(a: &[[f64; 2]; 2], c: &[f64; 2], f: &[f64; 2]) -> [f64; 2] {
+    todo!()
+}

@@ -5,10 +5,12 @@
 
 use exercises::ch13;
 use exercises::grade::{close, ensure, run, Check, Exercise, Rng};
+use mbd::model::constants::MJ_MINVAL;
 use mbd::model::{canned, Model, Solver};
 use mbd::mujoco::constraint::{Efc, EfcState, EfcType, SparseRows};
 use mbd::mujoco::solver::cost::{cones, update, zone, Zone};
 use mbd::mujoco::solver::linesearch::LineSearch;
+use mbd::mujoco::solver::pgs::noslip::edge_pair;
 use mbd::mujoco::solver::pgs::{make_dual, solve_pgs_with, PgsVariant};
 use mbd::mujoco::solver::problem::{blank_contact, Problem, RowCounts};
 use mbd::mujoco::solver::{mul_j, mul_m, solve, SolverOptions};
@@ -227,6 +229,134 @@ fn line_search_check(rng: &mut Rng) -> Check {
     line_search_with(rng, ch13::exercise_4)
 }
 
+/// The kinds of pair the edge-pair check draws, in turn (named in its messages).
+const PAIR_KINDS: [&str; 7] = [
+    "a generic pair",
+    "a pair whose minimum has edge 0 at zero",
+    "a pair whose minimum has edge 1 at zero",
+    "a pair with K1 near 0",
+    "a pair with K1 = 0",
+    "a pair without force",
+    "a pair with one edge at zero",
+];
+
+/// A random pair of opposite edges of kind `PAIR_KINDS[kind]`: the block `a` (symmetric,
+/// positive semidefinite), the linear term `c` and the current forces `f` (both >= 0).
+fn random_pair(kind: usize, rng: &mut Rng) -> ([[f64; 2]; 2], [f64; 2], [f64; 2]) {
+    let mut f = [rng.uniform(0.1, 2.0), rng.uniform(0.1, 2.0)];
+    let mut c = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+    let a = if kind == 3 || kind == 4 {
+        // a = u u^T with u along (1, 1) up to delta: K1 = (u0 - u1)^2 = s^2 delta^2, exactly 0
+        // for delta = 0 (the pair's difference moves nothing)
+        let s = rng.uniform(0.3, 1.5);
+        let delta = if kind == 4 {
+            0.0
+        } else {
+            [1e-9, 1e-6, 1e-4][rng.int(0, 2)]
+        };
+        let u = [s, s * (1.0 + delta)];
+        [[u[0] * u[0], u[0] * u[1]], [u[1] * u[0], u[1] * u[1]]]
+    } else {
+        // a = L L^T with K1 = (l00 - l10)^2 + l11^2 >= 0.04, a well-conditioned vertex
+        let (l00, l10, l11) = (rng.uniform(0.2, 1.5), rng.uniform(-1.0, 1.0), rng.uniform(0.2, 1.5));
+        [[l00 * l00, l00 * l10], [l00 * l10, l10 * l10 + l11 * l11]]
+    };
+    // the slope K0 = m (a00 - a11) + c0 - c1 chosen through c0: the vertex -K0 / K1 beyond -m
+    // (edge 0 at zero) or beyond m (edge 1 at zero), or a clear slope where K1 is (near) 0
+    let (k1, m) = (a[0][0] + a[1][1] - a[0][1] - a[1][0], 0.5 * (f[0] + f[1]));
+    let k0 = match kind {
+        1 => Some(k1 * m + rng.uniform(0.05, 1.0)),
+        2 => Some(-(k1 * m + rng.uniform(0.05, 1.0))),
+        3 | 4 => Some(rng.uniform(0.1, 1.0) * if rng.int(0, 1) == 0 { 1.0 } else { -1.0 }),
+        _ => None,
+    };
+    if let Some(k0) = k0 {
+        c[0] = k0 - m * (a[0][0] - a[1][1]) + c[1];
+    }
+    if kind == 5 {
+        f = [0.0, 0.0];
+    } else if kind == 6 {
+        f[rng.int(0, 1)] = 0.0;
+    }
+    (a, c, f)
+}
+
+/// `1/2 g^T a g + c^T g`.
+fn pair_cost(a: &[[f64; 2]; 2], c: &[f64; 2], g: &[f64; 2]) -> f64 {
+    let mut cost = 0.0;
+    for p in 0..2 {
+        cost += c[p] * g[p];
+        for q in 0..2 {
+            cost += 0.5 * g[p] * a[p][q] * g[q];
+        }
+    }
+    cost
+}
+
+/// An answer to exercise 5: the block, the linear term and the forces to the new forces.
+type EdgePair = fn(&[[f64; 2]; 2], &[f64; 2], &[f64; 2]) -> [f64; 2];
+
+fn edge_pair_with(rng: &mut Rng, f: EdgePair) -> Check {
+    for k in 0..42 {
+        let kind = k % PAIR_KINDS.len();
+        let (a, c, old) = random_pair(kind, rng);
+        let what = format!("pair {k} ({})", PAIR_KINDS[kind]);
+        let g = f(&a, &c, &old);
+        let s = old[0] + old[1];
+        // on the segment: the sum kept, both edges pushing
+        close(
+            g[0] + g[1],
+            s,
+            1e-12 * (1.0 + s),
+            format_args!("{what}: the sum of the two edge forces"),
+        )?;
+        for (i, gi) in g.iter().enumerate() {
+            ensure(
+                *gi >= 0.0,
+                format_args!("{what}: edge {i}'s force is negative (both edges must push)"),
+            )?;
+        }
+        // no feasible point cheaper: 200 inside the segment and its two ends
+        let anorm: f64 = a.iter().flatten().map(|x| x.abs()).sum();
+        let scale = (0.5 * anorm * s + c[0].abs() + c[1].abs()) * (1.0 + s);
+        let ours = pair_cost(&a, &c, &g);
+        for i in 0..=201 {
+            let t = if i == 201 { s } else { s * i as f64 / 201.0 };
+            ensure(
+                ours <= pair_cost(&a, &c, &[t, s - t]) + 1e-12 * scale,
+                format_args!("{what}: a point of the segment costs less than your forces (tolerance 1e-12 relative)"),
+            )?;
+        }
+        // the library's step, where it is the minimizer: below mjMINVAL it puts the pair at its
+        // midpoint. Its guard (a rise of the cost above 1e-10 restores `old`) cannot fire here:
+        // its step is the minimizer, and rounding on these scales is far below 1e-10.
+        let k1 = a[0][0] + a[1][1] - a[0][1] - a[1][0];
+        if k1 >= MJ_MINVAL {
+            let mut ab = [0.0; 36];
+            ab[..4].copy_from_slice(&[a[0][0], a[0][1], a[1][0], a[1][1]]);
+            let res = [
+                c[0] + a[0][0] * old[0] + a[0][1] * old[1],
+                c[1] + a[1][0] * old[0] + a[1][1] * old[1],
+            ];
+            let mut theirs = old;
+            edge_pair(&ab, &res, &old, &mut theirs);
+            for i in 0..2 {
+                close(
+                    g[i],
+                    theirs[i],
+                    1e-12 * (1.0 + s),
+                    format_args!("{what}: edge {i}'s force against noslip::edge_pair"),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn edge_pair_check(rng: &mut Rng) -> Check {
+    edge_pair_with(rng, ch13::exercise_5)
+}
+
 #[allow(dead_code)]
 fn main() {
     run(
@@ -258,6 +388,12 @@ fn main() {
                 hint: "(C(a + (alpha + h) dir) - C(a + (alpha - h) dir)) / 2h, with primal_cost",
                 check: line_search_check,
             },
+            Exercise {
+                number: 5,
+                title: "The noslip edge pair",
+                hint: "with g = (m + y, m - y), m = (f0 + f1) / 2, the cost is 1/2 K1 y^2 + K0 y + const: take its vertex clamped to [-m, m], or the cheaper end where K1 = 0",
+                check: edge_pair_check,
+            },
         ],
     )
 }
@@ -268,7 +404,7 @@ fn main() {
 #[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
 mod wrong_answers {
     use super::*;
-    use exercises::grade::fails_on;
+    use exercises::grade::{fails_naming, fails_on};
     use nalgebra::DVector;
 
     #[test]
@@ -326,5 +462,44 @@ mod wrong_answers {
             };
             (cost(alpha + h) - cost(alpha - h)) / h // should be 2h
         })));
+    }
+
+    #[test]
+    fn forgetting_the_clamp_fails() {
+        assert!(fails_naming(0..3, "negative", |rng| edge_pair_with(rng, |a, c, f| {
+            let m = 0.5 * (f[0] + f[1]);
+            let k1 = a[0][0] + a[1][1] - a[0][1] - a[1][0];
+            let k0 = m * (a[0][0] - a[1][1]) + c[0] - c[1];
+            let y = -k0 / k1; // not clamped to [-m, m]
+            [m + y, m - y]
+        })));
+    }
+
+    #[test]
+    fn each_edge_on_its_own_fails() {
+        // one projected Gauss-Seidel sweep over the two rows: the pair's sum moves
+        assert!(fails_naming(0..3, "sum", |rng| edge_pair_with(rng, |a, c, f| {
+            let g0 = (-(c[0] + a[0][1] * f[1]) / a[0][0]).max(0.0);
+            let g1 = (-(c[1] + a[1][0] * g0) / a[1][1]).max(0.0);
+            [g0, g1]
+        })));
+    }
+
+    #[test]
+    fn the_midpoint_where_k1_vanishes_fails() {
+        // MuJoCo's choice below mjMINVAL: harmless there, but not the minimizer the task asks for
+        assert!(fails_naming(0..3, "costs less", |rng| edge_pair_with(
+            rng,
+            |a, c, f| {
+                let m = 0.5 * (f[0] + f[1]);
+                let k1 = a[0][0] + a[1][1] - a[0][1] - a[1][0];
+                let k0 = m * (a[0][0] - a[1][1]) + c[0] - c[1];
+                if k1 < MJ_MINVAL {
+                    return [m, m];
+                }
+                let y = (-k0 / k1).clamp(-m, m);
+                [m + y, m - y]
+            }
+        )));
     }
 }
