@@ -15,6 +15,7 @@
 //! | link to a missing `#heading` | nothing | a link to a missing fragment |
 //! | malformed TeX | logs a warning, keeps the source | the event |
 //! | a `$` without its partner | (KaTeX) leaves the rest of the chapter unrendered, silently | the `$` and where it is |
+//! | a tab or other control character in math (`\text` whose `\t` became a tab) | renders it as nothing, silently | the formula |
 //! | `*`, `_` or a vertical bar inside rendered math | (Markdown) reads them as emphasis or table cells | prevented: written as character references |
 //! | image of a figure nobody generates | copies whatever is in `src/figures` | a reference to an unknown figure |
 //! | a generated figure no chapter shows | nothing | an unreferenced figure |
@@ -265,6 +266,21 @@ impl mdbook_preprocessor::Preprocessor for OfflineMath {
                         chapter_path.map(|p| p.display().to_string()).unwrap_or_else(|| chapter.name.clone()),
                         near.replace('\n', " ")
                     );
+                }
+            }
+            for task in &tasks {
+                if let Render::InlineTask(tex) | Render::DisplayTask(tex) = task {
+                    // a tab or another control character renders as nothing and eats the letter
+                    // after a backslash: `\text`, `\times` or `\to` written through a string
+                    // that turned `\t` into a tab
+                    if tex.chars().any(|c| c.is_control() && c != '\n' && c != '\r') {
+                        let chapter_path = chapter.source_path.as_ref().or(chapter.path.as_ref());
+                        tracing::warn!(
+                            "{}: a control character (a tab?) in the math `{}`: `\\text`, `\\times` or `\\to` whose `\\t` became a tab?",
+                            chapter_path.map(|p| p.display().to_string()).unwrap_or_else(|| chapter.name.clone()),
+                            tex.escape_debug()
+                        );
+                    }
                 }
             }
             for task in tasks {

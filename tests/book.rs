@@ -156,6 +156,16 @@ fn bad_tex_is_reported() {
 }
 
 #[test]
+fn a_tab_in_math_is_reported() {
+    let e = build_error(
+        "tab_in_math",
+        "# Chapter\n\nA formula $n_{\\text{efc}}$ and a broken one $n_{\text{efc}}$.\n\n![f](figures/f.svg)\n",
+    );
+    assert!(e.contains("chapter.md: a control character (a tab?) in the math `n_{\\text{efc}}`"), "{e}");
+    assert_eq!(e.matches("control character").count(), 1, "only the broken formula: {e}");
+}
+
+#[test]
 fn an_unmatched_dollar_is_reported() {
     let e = build_error(
         "unmatched_dollar",

@@ -518,14 +518,24 @@ fn moment_columns(model: &Model, a: &Actuator) -> std::ops::Range<usize> {
 ///   (`gainprm[0]`), affine (`gainprm[0] + gainprm[1] l + gainprm[2] ldot`) or muscle
 ///   ([`muscle_gain`]), `bias` none, affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`) or
 ///   muscle ([`muscle_bias`]), clamped to `forcerange`;
-/// - `qfrc_actuator = moment^T p`.
+/// - `qfrc_actuator = moment^T p`;
+/// - then, joint by joint ([`joint_actuator_forces`]), the gravity compensation of joints with
+///   `actuatorgravcomp` (`gravcomp`, MuJoCo's `qfrc_gravcomp` of the velocity stage; empty for
+///   none) added, and `qfrc_actuator` clamped to the joint's `actuatorfrcrange`.
 ///
 /// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
 /// `actrange` when used. A muscle whose `actuator_acc0` could not be computed (`out.acc0`
 /// NaN) is an [`Error::Singular`]; one without a length range (`lengthrange[0] >=
 /// lengthrange[1]`, left for `mbd::mujoco::lengthrange::set_length_range`) an
 /// [`Error::LengthRangeMissing`]. Kernel: lengths are assumed valid (see [`actuation`]).
-pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out: &mut Actuation) -> Result<()> {
+pub fn actuation_with(
+    model: &Model,
+    qd: &[f64],
+    ctrl: &[f64],
+    act: &[f64],
+    gravcomp: &[f64],
+    out: &mut Actuation,
+) -> Result<()> {
     out.qfrc.fill(0.0);
     let mut ia = 0;
     for (k, a) in model.actuators.iter().enumerate() {
@@ -593,9 +603,32 @@ pub fn actuation_with(model: &Model, qd: &[f64], ctrl: &[f64], act: &[f64], out:
             out.qfrc[c] += row[c] * force;
         }
     }
+    joint_actuator_forces(model, gravcomp, &mut out.qfrc);
     Ok(())
 }
 // ANCHOR_END: fwd_actuation
+
+// ANCHOR: joint_actuator_forces
+/// The joint-level end of MuJoCo's `mj_fwdActuation`, for each joint: a joint with
+/// `actuatorgravcomp` takes its dofs' share of `qfrc_gravcomp` (`gravcomp`, empty for none) into
+/// `qfrc_actuator` instead of `qfrc_passive` (so that the actuators' limit applies to it), and a
+/// joint with an `actuatorfrcrange` has `qfrc_actuator` at its dof clamped to that range (a
+/// motor's torque limit, whatever the actuators and the compensation ask).
+pub fn joint_actuator_forces(model: &Model, gravcomp: &[f64], qfrc: &mut [f64]) {
+    for i in 1..=model.nb {
+        let j = &model.joints[i];
+        if j.actgravcomp && !gravcomp.is_empty() {
+            for dof in model.dofs(i) {
+                qfrc[dof] += gravcomp[dof];
+            }
+        }
+        if let Some([lo, hi]) = j.actfrcrange {
+            let dof = model.v_adr[i];
+            qfrc[dof] = qfrc[dof].clamp(lo, hi);
+        }
+    }
+}
+// ANCHOR_END: joint_actuator_forces
 
 /// Checks `ctrl` (nu) and `act` (na) against `model`: lengths and finiteness.
 pub fn check_controls(model: &Model, ctrl: &[f64], act: &[f64]) -> Result<()> {
@@ -604,7 +637,8 @@ pub fn check_controls(model: &Model, ctrl: &[f64], act: &[f64]) -> Result<()> {
 }
 
 /// [`transmission`] and [`actuation_with`] at `(q, qd, ctrl, act)` after checking them:
-/// every actuator quantity of MuJoCo's `mj_fwdActuation`.
+/// every actuator quantity of MuJoCo's `mj_fwdActuation` (with the gravity compensation of
+/// joints with `actuatorgravcomp`, [`super::gravcomp_into`]).
 pub fn actuation(
     model: &Model,
     ten: &TendonState,
@@ -617,7 +651,11 @@ pub fn actuation(
     check_controls(model, ctrl, act)?;
     let mut out = Actuation::new(model);
     transmission(model, q, ten, &mut out.length, &mut out.moment)?;
-    actuation_with(model, qd, ctrl, act, &mut out)?;
+    let mut passive = super::PassiveScratch::default();
+    if model.joints.iter().any(|j| j.actgravcomp) {
+        super::gravcomp_into(model, q, &mut passive);
+    }
+    actuation_with(model, qd, ctrl, act, &passive.gravcomp, &mut out)?;
     crate::error::check_output("qfrc_actuator", &out.qfrc)?;
     Ok(out)
 }

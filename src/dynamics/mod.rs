@@ -19,13 +19,13 @@ mod tendon;
 
 pub use aba::{aba, aba_with};
 pub use actuation::{
-    actuation, actuation_with, actuator_acc0, actuator_forces, actuator_na, check_controls, clamped_ctrl, muscle_bias,
-    muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel, muscle_gain_velocity, muscle_timescale,
-    next_activation, sigmoid, transmission, transmission_with, Actuation,
+    actuation, actuation_with, actuator_acc0, actuator_forces, actuator_na, check_controls, clamped_ctrl,
+    joint_actuator_forces, muscle_bias, muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel,
+    muscle_gain_velocity, muscle_timescale, next_activation, sigmoid, transmission, transmission_with, Actuation,
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};
-pub use passive::{fluid_forces, fluid_forces_with, tendon_passive, FluidScratch};
+pub use passive::{fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, PassiveScratch};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
     tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
@@ -168,8 +168,10 @@ pub(crate) fn check_fext(model: &Model, f_ext: Option<&[Force]>) -> Result<()> {
 
 /// MuJoCo's passive forces `qfrc_passive` (`mj_passive`): joint damping `-damping * qdot` on
 /// every dof, joint springs `-stiffness * (q - springref)` on hinge and slide joints, tendon
-/// springs and dampers ([`tendon_passive`]) and the inertia-box fluid forces
-/// ([`fluid_forces`], `mj_fluid`) when the model sets `density` or `viscosity`.
+/// springs and dampers ([`tendon_passive`]), the inertia-box fluid forces
+/// ([`fluid_forces`], `mj_fluid`) when the model sets `density` or `viscosity`, and gravity
+/// compensation ([`gravcomp_into`], `mj_gravcomp`) at the dofs of joints without
+/// `actuatorgravcomp` when a body sets `gravcomp`.
 pub fn passive_forces(
     model: &Model,
     q: &(impl AsVector + ?Sized),
@@ -195,20 +197,22 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
     } else {
         None
     };
-    passive_forces_into(model, q, qd, ten.as_ref(), &mut FluidScratch::default(), out);
+    passive_forces_into(model, q, qd, ten.as_ref(), &mut PassiveScratch::default(), out);
     Ok(())
 }
 
 // ANCHOR: passive
 /// [`passive_forces_with`] with the tendon lengths and moments `ten` at `q` computed by the
-/// caller (the position stage's; `None` for a model without tendons) and the fluid model's
-/// storage kept by it: no allocation.
+/// caller (the position stage's; `None` for a model without tendons) and the per-body storage of
+/// the fluid model and the gravity compensation kept by it: no allocation. One pass of
+/// kinematics serves both; `scratch.gravcomp` keeps `qfrc_gravcomp` (all of it, the share of
+/// `actuatorgravcomp` joints included, which [`actuation_with`] adds to `qfrc_actuator`).
 pub fn passive_forces_into(
     model: &Model,
     q: &[f64],
     qd: &[f64],
     ten: Option<&TendonState>,
-    fluid: &mut FluidScratch,
+    scratch: &mut PassiveScratch,
     out: &mut [f64],
 ) {
     out.fill(0.0);
@@ -239,7 +243,26 @@ pub fn passive_forces_into(
     if let Some(ten) = ten {
         tendon_passive(model, ten, qd, out);
     }
-    fluid_forces_with(model, q, qd, fluid, out);
+    let (with_fluid, with_gravcomp) = (passive::has_fluid(model), has_gravcomp(model));
+    if with_fluid || with_gravcomp {
+        scratch.poses(model, q, Some(qd));
+    }
+    if with_fluid {
+        passive::fluid_from_poses(model, scratch, out);
+    }
+    scratch.gravcomp.clear();
+    scratch.gravcomp.resize(model.nv, 0.0);
+    if with_gravcomp {
+        passive::gravcomp_from_poses(model, scratch);
+        // the compensation of joints with actuatorgravcomp goes to qfrc_actuator instead
+        for i in 1..=model.nb {
+            if !model.joints[i].actgravcomp {
+                for dof in model.dofs(i) {
+                    out[dof] += scratch.gravcomp[dof];
+                }
+            }
+        }
+    }
 }
 // ANCHOR_END: passive
 

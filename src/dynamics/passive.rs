@@ -1,22 +1,115 @@
 //! MuJoCo's passive forces beyond joint springs and dampers (`mj_passive`): tendon springs and
-//! dampers, and the inertia-box fluid model (`mj_inertiaBoxFluidModel`, called by `mj_fluid`).
+//! dampers, the inertia-box fluid model (`mj_inertiaBoxFluidModel`, called by `mj_fluid`) and
+//! gravity compensation (`mj_gravcomp`).
 
 use super::tendon::TendonState;
 use crate::model::constants::mjMINVAL;
 use crate::model::{jcalc_into, JointCalc, Model};
 use crate::spatial::{quat_to_mat, Force, Motion, Vec3, Xform};
 
-/// The fluid model's per-body storage ([`fluid_forces_with`]): the bodies' transforms,
-/// velocities, joint quantities and forces, kept between calls so that a repeated call
-/// allocates nothing.
+/// The per-body storage of the fluid model ([`fluid_forces_with`]) and of gravity compensation
+/// ([`gravcomp_into`]): the bodies' transforms, velocities, joint quantities and forces, kept
+/// between calls so that a repeated call allocates nothing, and the last `qfrc_gravcomp`.
 #[derive(Clone, Debug, Default)]
-pub struct FluidScratch {
+pub struct PassiveScratch {
     x_up: Vec<Xform>,
     x_0: Vec<Xform>,
     v: Vec<Motion>,
     jcs: Vec<JointCalc>,
     f: Vec<Force>,
+    /// MuJoCo's `qfrc_gravcomp` (nv) of the last [`gravcomp_into`] (or of
+    /// [`super::passive_forces_into`]); all zeros when the model has no gravity compensation.
+    pub gravcomp: Vec<f64>,
 }
+
+impl PassiveScratch {
+    /// The bodies' transforms `x_up` (parent to body), `x_0` (world to body), joint quantities
+    /// and velocities at `(q, qd)` (`qd = None`: at rest): the forward pass of kinematics both
+    /// passive models need.
+    pub(crate) fn poses(&mut self, model: &Model, q: &[f64], qd: Option<&[f64]>) {
+        let n = model.nb + 1;
+        let PassiveScratch { x_up, x_0, v, jcs, .. } = self;
+        for (buf, zero) in [(&mut *x_up, Xform::identity()), (&mut *x_0, Xform::identity())] {
+            buf.clear();
+            buf.resize(n, zero);
+        }
+        v.clear();
+        v.resize(n, Motion::zero());
+        jcs.clear();
+        jcs.resize(n, JointCalc::default());
+        let rest = [0.0; 6];
+        for i in 1..=model.nb {
+            let dofs = model.dofs(i);
+            let qd_i = match qd {
+                Some(qd) => &qd[dofs],
+                None => &rest[..dofs.len()],
+            };
+            jcalc_into(&model.joints[i], &q[model.qs(i)], qd_i, &mut jcs[i]);
+            let jc = &jcs[i];
+            x_up[i] = jc.x_j.compose(&model.x_tree[i]);
+            x_0[i] = x_up[i].compose(&x_0[model.lambda[i]]);
+            v[i] = x_up[i].apply_motion(&v[model.lambda[i]]) + jc.v_j;
+        }
+    }
+
+    /// `qfrc += S^T f` for the body forces `self.f`, accumulated from the leaves (RNEA's
+    /// backward pass; MuJoCo's `mj_applyFT` for each body).
+    fn project(&mut self, model: &Model, qfrc: &mut [f64]) {
+        let PassiveScratch { x_up, jcs, f, .. } = self;
+        for i in (1..=model.nb).rev() {
+            for (k, dof) in model.dofs(i).enumerate() {
+                qfrc[dof] += jcs[i].s.cols[k].dot(&f[i]);
+            }
+            let p = model.lambda[i];
+            if p != 0 {
+                let fp = x_up[i].inv_apply_force(&f[i]);
+                f[p] += fp;
+            }
+        }
+    }
+}
+
+/// Whether gravity compensation acts (MuJoCo's `flg_gravcomp` and a non-zero gravity): some body
+/// has a non-zero `gravcomp` and gravity is not zero (a disabled gravity flag sets it to zero).
+pub fn has_gravcomp(model: &Model) -> bool {
+    model.opt.gravity.norm() != 0.0 && model.body_gravcomp.iter().any(|&g| g != 0.0)
+}
+
+// ANCHOR: gravcomp
+/// MuJoCo's `mj_gravcomp`: the joint forces `qfrc_gravcomp` that hold a fraction `gravcomp_i` of
+/// each body's weight, the force `-gravcomp_i m_i g` at its centre of mass mapped through the
+/// body's Jacobian (`mj_applyFT`). In Featherstone's terms this is the gravity part of RNEA,
+/// `tau = S^T sum_descendants I_j a_j` with the base accelerating upwards at `-g` and nothing
+/// moving, with each body's inertia scaled by its `gravcomp`: with `gravcomp = 1` on every body
+/// it is exactly the gravity term of the bias force `c(q, 0)`, so that gravity is cancelled.
+/// Into `s.gravcomp` (nv); zeros when [`has_gravcomp`] is false. `q` is assumed valid.
+pub fn gravcomp_into(model: &Model, q: &[f64], s: &mut PassiveScratch) {
+    s.gravcomp.clear();
+    s.gravcomp.resize(model.nv, 0.0);
+    if !has_gravcomp(model) {
+        return;
+    }
+    s.poses(model, q, None);
+    gravcomp_from_poses(model, s);
+}
+
+/// [`gravcomp_into`] once `s` holds the bodies' poses ([`PassiveScratch::poses`]).
+pub(crate) fn gravcomp_from_poses(model: &Model, s: &mut PassiveScratch) {
+    let a0 = super::base_acceleration(model); // (0, -g): upwards, in world coordinates
+    s.f.clear();
+    s.f.resize(model.nb + 1, Force::zero());
+    for i in 1..=model.nb {
+        let gc = model.body_gravcomp[i];
+        if gc != 0.0 {
+            let a = s.x_0[i].apply_motion(&a0);
+            s.f[i] = model.inertia[i].mul_motion(&a) * gc;
+        }
+    }
+    let mut g = std::mem::take(&mut s.gravcomp);
+    s.project(model, &mut g);
+    s.gravcomp = g;
+}
+// ANCHOR_END: gravcomp
 
 /// Tendon springs and dampers (`mj_passive`): a tendon of length `L` and velocity `Ldot` pulls
 /// with `f = -stiffness (L - nearest end of springlength) - damping Ldot` (no spring force
@@ -59,34 +152,28 @@ pub fn tendon_passive(model: &Model, ten: &TendonState, qd: &[f64], qfrc: &mut [
 /// applied at the centre of mass. The generalized forces are added to `qfrc` (the transpose of
 /// the body Jacobian, as `mj_applyFT`), computed here by one backward pass over the tree.
 pub fn fluid_forces(model: &Model, q: &[f64], qd: &[f64], qfrc: &mut [f64]) {
-    fluid_forces_with(model, q, qd, &mut FluidScratch::default(), qfrc);
+    fluid_forces_with(model, q, qd, &mut PassiveScratch::default(), qfrc);
 }
 
 /// [`fluid_forces`] with the per-body storage in `s` (no allocation once it has the model's size).
-pub fn fluid_forces_with(model: &Model, q: &[f64], qd: &[f64], s: &mut FluidScratch, qfrc: &mut [f64]) {
+pub fn fluid_forces_with(model: &Model, q: &[f64], qd: &[f64], s: &mut PassiveScratch, qfrc: &mut [f64]) {
+    if has_fluid(model) {
+        s.poses(model, q, Some(qd));
+        fluid_from_poses(model, s, qfrc);
+    }
+}
+
+/// Whether the fluid model acts (a medium with density or viscosity).
+pub fn has_fluid(model: &Model) -> bool {
+    model.opt.density != 0.0 || model.opt.viscosity != 0.0
+}
+
+/// [`fluid_forces_with`] once `s` holds the bodies' poses and velocities.
+pub(crate) fn fluid_from_poses(model: &Model, s: &mut PassiveScratch, qfrc: &mut [f64]) {
     let (rho, mu) = (model.opt.density, model.opt.viscosity);
-    if rho == 0.0 && mu == 0.0 {
-        return;
-    }
-    let n = model.nb + 1;
-    let FluidScratch { x_up, x_0, v, jcs, f } = s;
-    for (buf, zero) in [(&mut *x_up, Xform::identity()), (&mut *x_0, Xform::identity())] {
-        buf.clear();
-        buf.resize(n, zero);
-    }
-    v.clear();
-    v.resize(n, Motion::zero());
-    jcs.clear();
-    jcs.resize(n, JointCalc::default());
+    let PassiveScratch { x_0, v, f, .. } = s;
     f.clear();
-    f.resize(n, Force::zero());
-    for i in 1..=model.nb {
-        jcalc_into(&model.joints[i], &q[model.qs(i)], &qd[model.dofs(i)], &mut jcs[i]);
-        let jc = &jcs[i];
-        x_up[i] = jc.x_j.compose(&model.x_tree[i]);
-        x_0[i] = x_up[i].compose(&x_0[model.lambda[i]]);
-        v[i] = x_up[i].apply_motion(&v[model.lambda[i]]) + jc.v_j;
-    }
+    f.resize(model.nb + 1, Force::zero());
     for i in 1..=model.nb {
         let si = &model.inertia[i];
         let mass = si.m;
@@ -130,15 +217,6 @@ pub fn fluid_forces_with(model: &Model, q: &[f64], qd: &[f64], s: &mut FluidScra
         };
     }
     // qfrc_i = S_i^T f_i, with f accumulated from the leaves (as in RNEA's backward pass)
-    for i in (1..=model.nb).rev() {
-        for (k, dof) in model.dofs(i).enumerate() {
-            qfrc[dof] += jcs[i].s.cols[k].dot(&f[i]);
-        }
-        let p = model.lambda[i];
-        if p != 0 {
-            let fp = x_up[i].inv_apply_force(&f[i]);
-            f[p] += fp;
-        }
-    }
+    s.project(model, qfrc);
 }
 // ANCHOR_END: inertia_box_fluid

@@ -18,6 +18,9 @@
 //! - `integrators_warmstart.svg`: the constraint solver's iterations in every step of the
 //!   Gymnasium humanoid falling from its standing pose and settling, warm-started and cold, with
 //!   PGS, CG and Newton ([`warmstart_iterations`], [`warmstart_figure`]).
+//! - `integrators_gravcomp.svg`: a one-link arm released horizontal without gravity
+//!   compensation, with half of it, with all of it, and with all of it through an actuator
+//!   whose joint limits the torque ([`gravcomp_arm`], [`gravcomp_figure`]).
 
 use crate::error::{Error, Result};
 use crate::integrate::Trajectory;
@@ -480,7 +483,86 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     out.push(path);
     out.extend(contact_figures(dir)?);
     out.push(warmstart_figure(dir)?);
+    out.push(gravcomp_figure(dir)?);
     Ok(out)
+}
+
+// ANCHOR: gravcomp_arm
+/// A one-link arm (a 0.5 m capsule of 1 kg on a hinge about `y`, damping 0.3, under a motor at
+/// zero control) released horizontal: MJCF with `<body gravcomp>` set to `gravcomp` and, when
+/// `limit` is given, the compensation routed through the actuators (`actuatorgravcomp`) and
+/// clamped to `actuatorfrcrange = [-limit, limit]` N m.
+pub fn gravcomp_arm_xml(gravcomp: f64, limit: Option<f64>) -> String {
+    let joint = match limit {
+        Some(l) => format!(r#" actuatorgravcomp="true" actuatorfrcrange="-{l} {l}""#),
+        None => String::new(),
+    };
+    format!(
+        r#"<mujoco model="gravcomp arm">
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1" gravcomp="{gravcomp}">
+      <joint name="shoulder" type="hinge" axis="0 -1 0" damping="0.3"{joint}/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="shoulder" ctrlrange="-1 1"/></actuator>
+</mujoco>"#
+    )
+}
+
+/// The arm of [`gravcomp_arm_xml`] stepped for `duration` s from horizontal at rest, Euler:
+/// `(t, angle above the horizontal in degrees)` every 10 steps.
+pub fn gravcomp_arm(gravcomp: f64, limit: Option<f64>, duration: f64) -> Result<Vec<(f64, f64)>> {
+    let model = crate::mjcf::load_str(&gravcomp_arm_xml(gravcomp, limit))?.model;
+    let mut sim = Simulator::new(&model, State::reference(&model), Integrator::Euler)?;
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let mut out = vec![(0.0, 0.0)];
+    for k in 1..=steps {
+        sim.step()?;
+        if k % 10 == 0 {
+            out.push((sim.state.time, sim.state.qpos[0].to_degrees()));
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: gravcomp_arm
+
+/// The figure of [`gravcomp_arm`]: the four arms over 4 s, and the angle below which the
+/// torque-limited arm's compensation is whole again, `acos(limit / (m g l/2))`.
+pub fn gravcomp_figure(dir: &Path) -> Result<PathBuf> {
+    let duration = 4.0;
+    let limit = 2.0;
+    let mut chart = Chart::new(
+        "A 1 kg, 0.5 m arm released horizontal: gravity compensation",
+        "time (s)",
+        "angle above the horizontal (deg)",
+    )
+    .ranges(Some((0.0, duration)), Some((-125.0, 50.0)));
+    let cases: [(f64, Option<f64>, &str); 4] = [
+        (0.0, None, "gravcomp 0"),
+        (0.5, None, "gravcomp 0.5"),
+        (1.0, None, "gravcomp 1 (passive)"),
+        (1.0, Some(limit), "gravcomp 1 through the actuator, |torque| <= 2 N m"),
+    ];
+    for (g, l, name) in cases {
+        let path = gravcomp_arm(g, l, duration)?;
+        let last = path.last().map_or(0.0, |p| p.1);
+        println!("  gravcomp arm, {name}: angle after {duration} s {last:.3} deg");
+        chart = chart.with(if l.is_some() {
+            Series::dashed(name, path)
+        } else {
+            Series::line(name, path)
+        });
+    }
+    let weight_torque = 1.0 * 9.81 * 0.25;
+    println!(
+        "  the limit bites while the weight's torque {weight_torque:.4} cos(angle) exceeds {limit} N m, above {:.3} deg",
+        -(limit / weight_torque).acos().to_degrees()
+    );
+    let path = dir.join("integrators_gravcomp.svg");
+    chart.save_svg(&path)?;
+    Ok(path)
 }
 
 // ANCHOR: warmstart_iterations

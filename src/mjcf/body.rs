@@ -175,11 +175,7 @@ impl<'d> Reader<'d> {
         if a.boolean("mocap")? == Some(true) {
             return Err(a.err_key("mocap", "mocap bodies are not supported"));
         }
-        if let Some(g) = a.real("gravcomp")? {
-            if g != 0.0 {
-                return Err(a.err_key("gravcomp", "gravity compensation is not supported"));
-            }
-        }
+        let gravcomp = a.real("gravcomp")?.unwrap_or(0.0);
         // `simple="false"` keeps the body's rows of M whole (MuJoCo's `mjsBody.simple`)
         let simple = a.keyword("simple", &["false", "auto"])? != Some("false");
         let childclass = self.childclass(&a, p.childclass)?;
@@ -209,6 +205,7 @@ impl<'d> Reader<'d> {
             mass: MassProps::zero(),
             static_,
             simple,
+            gravcomp,
         });
         Ok((idx, childclass))
     }

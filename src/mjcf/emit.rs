@@ -114,6 +114,7 @@ impl<'d> Reader<'d> {
         for (k, body) in self.bodies.iter().enumerate().skip(1) {
             let i = model.mj_body_last[k];
             model.body_iquat[i] = body.mass.iquat;
+            model.body_gravcomp[i] = body.gravcomp;
             model.body_inertia[i] = crate::spatial::Vec3::from(body.mass.principal);
         }
         Ok((model, joint_fs))

@@ -9,7 +9,7 @@ use crate::model::{Joint, JointType};
 use crate::spatial::Vec3;
 
 /// Attributes a `<joint>` may have (besides `name`, `class`); also what its defaults may set.
-pub(crate) const JOINT_ATTRS: [&str; 16] = [
+pub(crate) const JOINT_ATTRS: [&str; 19] = [
     "type",
     "ref",
     "springref",
@@ -26,6 +26,9 @@ pub(crate) const JOINT_ATTRS: [&str; 16] = [
     "armature",
     "frictionloss",
     "stiffness",
+    "actuatorgravcomp",
+    "actuatorfrcrange",
+    "actuatorfrclimited",
 ];
 
 impl<'d> Reader<'d> {
@@ -104,6 +107,32 @@ impl<'d> Reader<'d> {
                 range = [range[0] * k, range[1] * k];
             }
         }
+        // joint-level actuator force range (MuJoCo's `jnt_actfrcrange`): none on ball and free
+        // joints; "auto" is limited when a range is given and autolimits is on
+        let afr = a.vec::<2>("actuatorfrcrange")?.unwrap_or([0.0, 0.0]);
+        let afr_kw = a
+            .keyword("actuatorfrclimited", &["true", "false", "auto"])?
+            .unwrap_or("auto");
+        let afr_limited = match (jt, afr_kw) {
+            ("free" | "ball", _) => false,
+            (_, "true") => true,
+            (_, "false") => false,
+            _ => {
+                if !self.compiler.autolimits && afr != [0.0, 0.0] {
+                    return Err(a.err(
+                        "joint has 'actuatorfrcrange' but not 'actuatorfrclimited': set <compiler autolimits=\"true\"/> or give actuatorfrclimited=\"true\" or \"false\"",
+                    ));
+                }
+                self.compiler.autolimits && afr != [0.0, 0.0]
+            }
+        };
+        if afr_limited && afr[0] >= afr[1] {
+            return Err(a.err_maybe(
+                "actuatorfrcrange",
+                "actuatorfrcrange[0] must be smaller than actuatorfrcrange[1]",
+            ));
+        }
+        let actgravcomp = a.boolean("actuatorgravcomp")?.unwrap_or(false);
         let unit_axis = || -> Result<Vec3> {
             let n = axis.norm();
             if n < mjEPS {
@@ -131,6 +160,8 @@ impl<'d> Reader<'d> {
             margin,
             limit_params,
             friction_params,
+            actgravcomp,
+            actfrcrange: afr_limited.then_some(afr),
         };
         Ok(JointSpec {
             joint,

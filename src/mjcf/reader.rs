@@ -89,6 +89,8 @@ pub(crate) struct BodySpec {
     pub static_: bool,
     /// False for `simple="false"`: MuJoCo's simple-body rule may not apply (`mjsBody.simple`).
     pub simple: bool,
+    /// `gravcomp` (MuJoCo's `body_gravcomp`, default 0).
+    pub gravcomp: f64,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -360,6 +362,7 @@ impl<'d> Reader<'d> {
             mass: MassProps::zero(),
             static_: true,
             simple: true,
+            gravcomp: 0.0,
         });
         self.body_index.insert("world".into(), 0);
         for child in self.sections("worldbody") {

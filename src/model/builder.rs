@@ -191,6 +191,7 @@ impl ModelBuilder {
             eq_params: Vec::new(),
             body_iquat,
             body_inertia,
+            body_gravcomp: vec![0.0; nb + 1],
             sites: Vec::new(),
             tendons: Vec::new(),
             actuators: Vec::new(),

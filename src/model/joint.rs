@@ -107,6 +107,15 @@ pub struct Joint {
     pub limit_params: SolverParams,
     /// Softness of the friction-loss constraint (`solreffriction`, `solimpfriction`).
     pub friction_params: SolverParams,
+    /// The gravity compensation of the bodies this joint carries is applied through the
+    /// actuators (MuJoCo's `jnt_actgravcomp`, `<joint actuatorgravcomp>`): added to
+    /// `qfrc_actuator` at this joint's dofs, before [`Joint::actfrcrange`] clamps it, instead of
+    /// to `qfrc_passive`.
+    pub actgravcomp: bool,
+    /// The range `qfrc_actuator` is clamped to at this joint's dof (MuJoCo's `jnt_actfrcrange`
+    /// when `jnt_actfrclimited`; `<joint actuatorfrcrange>`), `None` for no clamp. Hinge and slide
+    /// joints only: MuJoCo gives ball and free joints none.
+    pub actfrcrange: Option<[f64; 2]>,
 }
 
 impl Joint {
@@ -126,6 +135,8 @@ impl Joint {
             margin: 0.0,
             limit_params: SolverParams::default(),
             friction_params: SolverParams::default(),
+            actgravcomp: false,
+            actfrcrange: None,
         }
     }
     /// Revolute joint about `axis` (normalized here).

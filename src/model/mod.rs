@@ -427,6 +427,11 @@ pub struct Model {
     /// Orientation of each body's principal axes of inertia in its frame (MuJoCo's
     /// `body_iquat`), per Featherstone body.
     pub body_iquat: Vec<[f64; 4]>,
+    /// Gravity compensation per body (MuJoCo's `body_gravcomp`, `<body gravcomp>`): the fraction
+    /// of the body's weight that a force at its centre of mass, `-gravcomp m g`, cancels
+    /// ([`crate::dynamics::gravcomp_into`]). Indexed like [`Model::inertia`]; a MuJoCo body's
+    /// value sits on the Featherstone body that carries its inertia.
+    pub body_gravcomp: Vec<f64>,
     /// Principal moments of inertia about the centre of mass (MuJoCo's `body_inertia`), per
     /// Featherstone body, in the axes of `body_iquat`.
     pub body_inertia: Vec<Vec3>,
@@ -711,6 +716,26 @@ impl Model {
                     why: "damping, armature and frictionloss must be >= 0".into(),
                 });
             }
+            if let Some([lo, hi]) = j.actfrcrange {
+                let scalar = j.jtype.nq() == 1 && j.jtype.nv() == 1;
+                if !scalar || !(lo < hi) || big(&lo) || big(&hi) {
+                    return Err(Error::BadJoint {
+                        body: i,
+                        name,
+                        why: format!(
+                            "actuator force range [{lo}, {hi}]: needs lo < hi, within mjMAXVAL, on a hinge or slide joint"
+                        ),
+                    });
+                }
+            }
+            let g = self.body_gravcomp[i];
+            if !g.is_finite() || big(&g) {
+                return Err(Error::BadInertia {
+                    body: i,
+                    name,
+                    why: format!("gravcomp {g} must be finite and within mjMAXVAL"),
+                });
+            }
         }
         for (k, lj) in self.loops.iter().enumerate() {
             lj.validate(self.nb, k)?;
@@ -827,6 +852,7 @@ impl Model {
             ("x_tree", self.x_tree.len()),
             ("inertia", self.inertia.len()),
             ("body_name", self.body_name.len()),
+            ("body_gravcomp", self.body_gravcomp.len()),
         ] {
             if len != n1 {
                 return Err(Error::BadLength {

@@ -30,7 +30,7 @@ use super::constraint::{Efc, EfcState};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{
-    actuation_with, passive_forces_into, tendon_kinematics_into, transmission_with, Actuation, FluidScratch,
+    actuation_with, passive_forces_into, tendon_kinematics_into, transmission_with, Actuation, PassiveScratch,
     TendonState,
 };
 use crate::error::{check_vector, Error, Result};
@@ -210,7 +210,7 @@ impl<'m> Forward<'m> {
             scratch: Scratch {
                 rows: stages::RowScratch::new(model),
                 tendon: TendonState::new(model),
-                fluid: FluidScratch::default(),
+                fluid: PassiveScratch::default(),
                 axes: WorldAxes::default(),
                 actuation: Actuation::new(model),
                 pgs: stages::PgsScratch::without_cost(),
@@ -339,7 +339,8 @@ impl<'m> Forward<'m> {
                 &mut self.scratch.axes,
             );
             transmission_with(model, qpos, ten, axes, &mut out.length, &mut out.moment)?;
-            actuation_with(model, qvel, &self.ctrl, &self.act, out)?;
+            let gravcomp = &self.scratch.fluid.gravcomp;
+            actuation_with(model, qvel, &self.ctrl, &self.act, gravcomp, out)?;
             crate::error::check_output("qfrc_actuator", &out.qfrc)?;
             d.qfrc_actuator.copy_from_slice(&out.qfrc);
         }
@@ -466,7 +467,7 @@ struct Scratch {
     /// `ten_length`, `ten_J` of the position stage
     tendon: TendonState,
     /// the fluid model's per-body storage
-    fluid: FluidScratch,
+    fluid: PassiveScratch,
     /// the body poses and world dof axes of the site and slider-crank transmissions
     axes: WorldAxes,
     /// `actuator_length`, `actuator_moment`, `actuator_force`, ...

@@ -30,7 +30,7 @@ use super::implicit::{
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_into, potential_energy,
-    rnea_with, tendon_kinematics_into, transmission_with, Actuation, FluidScratch, TendonState, Workspace,
+    rnea_with, tendon_kinematics_into, transmission_with, Actuation, PassiveScratch, TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
@@ -113,7 +113,7 @@ pub struct Forward {
     /// Empty tendon storage, the transmission's input on a model without tendons.
     no_tendons: TendonState,
     /// The fluid model's per-body storage.
-    fluid: FluidScratch,
+    fluid: PassiveScratch,
     /// The body poses and world dof axes of the site and slider-crank transmissions.
     axes: WorldAxes,
     /// Recursive-algorithm scratch.
@@ -162,7 +162,7 @@ impl Forward {
             actuation: Actuation::new(model),
             ten: (!model.tendons.is_empty()).then(|| TendonState::new(model)),
             no_tendons: TendonState::new(model),
-            fluid: FluidScratch::default(),
+            fluid: PassiveScratch::default(),
             axes: WorldAxes::default(),
             ws: Workspace::new(model),
             tau: z(),
@@ -224,7 +224,7 @@ pub fn forward_pass(
         Route::Factor => {} // Simulator::qacc_by_factor
     }
     // acceleration stage: actuation, qfrc_smooth, qacc
-    actuation_with(model, v, ctrl, act, &mut out.actuation)?;
+    actuation_with(model, v, ctrl, act, &out.fluid.gravcomp, &mut out.actuation)?;
     for k in 0..model.nv {
         out.tau[k] = out.qfrc_passive[k] + out.actuation.qfrc[k] + qfrc_applied[k];
         out.qfrc_smooth[k] = out.tau[k] - out.qfrc_bias[k];
