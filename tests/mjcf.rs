@@ -602,9 +602,9 @@ fn unknown_attribute() {
     );
     // attributes MuJoCo knows but this reader does not support are errors too
     expect_error(
-        &body_model("<joint actuatorgravcomp=\"true\"/>", "<geom size=\"0.1\"/>"),
+        &body_model("<joint springdamper=\"0.1 1\"/>", "<geom size=\"0.1\"/>"),
         4,
-        &["<joint>", "'actuatorgravcomp'"],
+        &["<joint>", "'springdamper'"],
     );
     expect_error(
         &body_model("<joint/>", "<geom size=\"0.1\" fluidshape=\"ellipsoid\"/>"),
