@@ -150,6 +150,9 @@ pub struct SolverSettings {
     pub iterations: usize,
     /// Tolerance.
     pub tolerance: f64,
+    /// Sweeps of the noslip pass (`noslip_iterations`, 0 for none): with it, `fwdinv` no longer
+    /// vanishes (the pass leaves the soft model, which the inverse reads).
+    pub noslip_iterations: usize,
 }
 
 /// One contact (MuJoCo's `mjContact`), its geoms by index and name.
@@ -327,6 +330,7 @@ pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f6
             cone: model.opt.cone.name().into(),
             iterations: fw.options.iterations,
             tolerance: fw.options.tolerance,
+            noslip_iterations: fw.options.noslip_iterations,
         },
         ncon: efc.contacts.len(),
         nefc: efc.nefc(),
@@ -674,8 +678,13 @@ impl ConstraintReport {
     /// force) with type, element, position, reference acceleration and force.
     pub fn table(&self) -> String {
         let o = &self.opt;
+        let noslip = if o.noslip_iterations > 0 {
+            format!(" (noslip pass: up to {} sweeps)", o.noslip_iterations)
+        } else {
+            String::new()
+        };
         let mut out = format!(
-            "constraints ({} solver, {} cone): ncon {}, nefc {} (ne {}, nf {}, nl {}), {} iterations, fwdinv [{:.1e}, {:.1e}]\n",
+            "constraints ({} solver, {} cone): ncon {}, nefc {} (ne {}, nf {}, nl {}), {} iterations{noslip}, fwdinv [{:.1e}, {:.1e}]\n",
             o.solver, o.cone, self.ncon, self.nefc, self.ne, self.nf, self.nl, self.solver_niter, self.fwdinv[0], self.fwdinv[1]
         );
         let active: Vec<usize> = (0..self.nefc).filter(|&i| self.efc_force[i] != 0.0).collect();
