@@ -620,3 +620,23 @@ fn inspect_refuses_bad_solver_options() {
     assert_eq!(out["opt"]["cone"], "pyramidal");
     assert_eq!(out["opt"]["iterations"], 100);
 }
+
+/// The constraint table names an unnamed geom by its own index (not by the contact's), and says
+/// when the noslip pass ran, whose `fwdinv` then does not vanish.
+#[test]
+fn inspect_names_unnamed_geoms_and_reports_the_noslip_pass() {
+    let dir = scratch("inspect_noslip");
+    let path = dir.join("incline.xml");
+    fs::write(
+        &path,
+        r#"<mujoco><option noslip_iterations="5" cone="elliptic"/>
+<worldbody><geom type="plane" size="1 1 .1" quat="0.984807753012208 0 0.17364817766693033 0" friction="0.5 0.005 0.0001"/>
+<body pos="0.017 0 0.0468" quat="0.984807753012208 0 0.17364817766693033 0"><freejoint/>
+<geom type="box" size=".1 .1 .05" mass="1" friction="0.5 0.005 0.0001"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let out = stdout(&ok(mbd(&["inspect", s(&path)])));
+    assert!(out.contains("(noslip pass: up to 5 sweeps)"), "{out}");
+    assert!(out.contains("geom 0/geom 1"), "{out}");
+    assert!(!out.contains("geom 0/geom 0"), "{out}");
+}

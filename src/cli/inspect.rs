@@ -278,13 +278,14 @@ fn efc_type_from(n: i32) -> Option<EfcType> {
 /// The model element of row `i`, by name.
 pub fn efc_name(model: &Model, efc: &Efc, i: usize) -> String {
     let id = efc.efc_id[i];
-    let or_index = |s: &str, kind: &str| {
+    let or_index_of = |s: &str, kind: &str, index: usize| {
         if s.is_empty() {
-            format!("{kind} {id}")
+            format!("{kind} {index}")
         } else {
             s.to_string()
         }
     };
+    let or_index = |s: &str, kind: &str| or_index_of(s, kind, id);
     match efc.efc_type[i] {
         EfcType::Equality => match model.equality.get(id) {
             Some(
@@ -309,7 +310,7 @@ pub fn efc_name(model: &Model, efc: &Efc, i: usize) -> String {
         },
         _ => match efc.contacts.get(id) {
             Some(c) => {
-                let g = |k: usize| or_index(&model.geoms[c.geom[k]].name, "geom");
+                let g = |k: usize| or_index_of(&model.geoms[c.geom[k]].name, "geom", c.geom[k]);
                 format!("{}/{}", g(0), g(1))
             }
             None => format!("contact {id}"),
