@@ -20,7 +20,7 @@ use crate::model::constants::mjMINVAL;
 ///   pair's share of the normal force) and moves its difference, `f_j = m + y`,
 ///   `f_j+1 = m - y`, to the minimum over `y` in `[-m, m]`;
 /// - an elliptic contact: its friction forces with the normal fixed, the QCQP of
-///   [`friction_qcqp`] inside the ellipse of radius `f_0`.
+///   `friction_qcqp` inside the ellipse of radius `f_0`.
 ///
 /// Equality, limit and frictionless contact rows keep their forces. Every step minimizes
 /// `1/2 f^T A f + f^T b` with `A = AR - diag(R)` (its diagonal floored at `mjMINVAL` for a
@@ -32,7 +32,7 @@ use crate::model::constants::mjMINVAL;
 /// `out.iterations`, as MuJoCo's `solver_niter`.
 ///
 /// `prepared`: `s` already holds this problem's `AR` and `b` (the main solver was PGS, in `s`);
-/// otherwise they are made here ([`prepare`]). No allocation once `s` has seen the sizes.
+/// otherwise they are made here (`prepare`: `make_y`, `make_ar_blocks`). No allocation once `s` has seen the sizes.
 #[allow(clippy::too_many_arguments)]
 pub fn noslip_into(
     smooth: &Smooth,
