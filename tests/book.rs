@@ -161,8 +161,15 @@ fn a_tab_in_math_is_reported() {
         "tab_in_math",
         "# Chapter\n\nA formula $n_{\\text{efc}}$ and a broken one $n_{\text{efc}}$.\n\n![f](figures/f.svg)\n",
     );
-    assert!(e.contains("chapter.md: a control character (a tab?) in the math `n_{\\text{efc}}`"), "{e}");
-    assert_eq!(e.matches("control character").count(), 1, "only the broken formula: {e}");
+    assert!(
+        e.contains("chapter.md: a control character (a tab?) in the math `n_{\\text{efc}}`"),
+        "{e}"
+    );
+    assert_eq!(
+        e.matches("control character").count(),
+        1,
+        "only the broken formula: {e}"
+    );
 }
 
 #[test]

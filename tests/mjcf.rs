@@ -602,9 +602,9 @@ fn unknown_attribute() {
     );
     // attributes MuJoCo knows but this reader does not support are errors too
     expect_error(
-        &body_model("<joint actuatorgravcomp=\"true\"/>", "<geom size=\"0.1\"/>"),
+        &body_model("<joint springdamper=\"1 1\"/>", "<geom size=\"0.1\"/>"),
         4,
-        &["<joint>", "'actuatorgravcomp'"],
+        &["<joint>", "'springdamper'"],
     );
     expect_error(
         &body_model("<joint/>", "<geom size=\"0.1\" fluidshape=\"ellipsoid\"/>"),
@@ -777,9 +777,9 @@ fn classes_names_and_geometry_errors() {
         &["<joint>", "range"],
     );
     expect_error(
-        "<mujoco>\n<actuator>\n<cylinder joint=\"j\"/>\n</actuator>\n</mujoco>",
+        "<mujoco>\n<actuator>\n<adhesion body=\"world\"/>\n</actuator>\n</mujoco>",
         3,
-        &["<cylinder>", "not supported"],
+        &["<adhesion>", "not supported"],
     );
     // a muscle without lengthrange is read with (0, 0), left to the length-range simulation
     // (mbd::mujoco::load), which refuses an unlimited hinge as MuJoCo's compiler does
