@@ -777,9 +777,9 @@ fn classes_names_and_geometry_errors() {
         &["<joint>", "range"],
     );
     expect_error(
-        "<mujoco>\n<actuator>\n<cylinder joint=\"j\"/>\n</actuator>\n</mujoco>",
+        "<mujoco>\n<actuator>\n<adhesion body=\"world\"/>\n</actuator>\n</mujoco>",
         3,
-        &["<cylinder>", "not supported"],
+        &["<adhesion>", "not supported"],
     );
     // a muscle without lengthrange is read with (0, 0), left to the length-range simulation
     // (mbd::mujoco::load), which refuses an unlimited hinge as MuJoCo's compiler does

@@ -504,6 +504,7 @@ pub fn inspect_with(
                 ctrl: kf.ctrl.clone(),
                 qfrc_applied: vec![0.0; loaded.model.nv],
                 qacc_warmstart: vec![0.0; loaded.model.nv],
+                ..State::reference(&loaded.model)
             }
         }
         (None, None) => State::reference(&loaded.model),

@@ -40,10 +40,18 @@ pub struct Actuation {
     pub moment: DMatrix<f64>,
     /// `actuator_velocity = moment qvel` (nu).
     pub velocity: Vec<f64>,
-    /// `actuator_force` (nu), after `forcerange` clamping.
+    /// `actuator_force` (nu), after the tendons' `actuatorfrcrange` scaling and `forcerange`
+    /// clamping.
     pub force: Vec<f64>,
-    /// Whether each force was clamped by `forcerange` (then its velocity derivative is 0).
+    /// Whether each force is saturated, so that MuJoCo 4.0 leaves its velocity derivative out
+    /// of the implicit integrators (`mjd_actuator_vel`): clamped by its own `forcerange`, or
+    /// pulling on a tendon whose actuators' total force reaches or leaves its
+    /// `actuatorfrcrange`, or (a joint transmission) driving a joint whose `qfrc_actuator`
+    /// reaches or leaves the joint's `actuatorfrcrange`.
     pub clamped: Vec<bool>,
+    /// The summed force of the actuators on each tendon with an `actuatorfrcrange`, before it is
+    /// scaled into the range (ntendon; zero for the other tendons).
+    pub tendon_force: Vec<f64>,
     /// `act_dot` (na).
     pub act_dot: Vec<f64>,
     /// `qfrc_actuator = moment^T force` (nv).
@@ -76,6 +84,7 @@ impl Actuation {
             velocity: vec![0.0; nu],
             force: vec![0.0; nu],
             clamped: vec![false; nu],
+            tendon_force: vec![0.0; model.tendons.len()],
             act_dot: vec![0.0; actuator_na(model)],
             qfrc: vec![0.0; model.nv],
             acc0,
@@ -517,17 +526,21 @@ fn moment_columns(model: &Model, a: &Actuator) -> std::ops::Range<usize> {
 /// - force `p = gain * input + bias` with input `ctrl` (no dynamics) or `act`, `gain` fixed
 ///   (`gainprm[0]`), affine (`gainprm[0] + gainprm[1] l + gainprm[2] ldot`) or muscle
 ///   ([`muscle_gain`]), `bias` none, affine (`biasprm[0] + biasprm[1] l + biasprm[2] ldot`) or
-///   muscle ([`muscle_bias`]), clamped to `forcerange`;
+///   muscle ([`muscle_bias`]);
+/// - the forces on a tendon with an `actuatorfrcrange` scaled so that their sum stays in it
+///   ([`tendon_actuator_limits`]), then each force clamped to its `forcerange`;
 /// - `qfrc_actuator = moment^T p`;
 /// - then, joint by joint ([`joint_actuator_forces`]), the gravity compensation of joints with
 ///   `actuatorgravcomp` (`gravcomp`, MuJoCo's `qfrc_gravcomp` of the velocity stage; empty for
 ///   none) added, and `qfrc_actuator` clamped to the joint's `actuatorfrcrange`.
 ///
-/// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`), activations to
-/// `actrange` when used. A muscle whose `actuator_acc0` could not be computed (`out.acc0`
-/// NaN) is an [`Error::Singular`]; one without a length range (`lengthrange[0] >=
-/// lengthrange[1]`, left for `mbd::mujoco::lengthrange::set_length_range`) an
-/// [`Error::LengthRangeMissing`]. Kernel: lengths are assumed valid (see [`actuation`]).
+/// Controls are clamped to `ctrlrange` (unless `<flag clampctrl="disable">`); activations are
+/// used as they are (clamped to `actrange` only by [`next_activation`], as MuJoCo 4.0 does).
+/// Each actuator's saturation for the implicit integrators is left in `out.clamped`. A muscle
+/// whose `actuator_acc0` could not be computed (`out.acc0` NaN) is an [`Error::Singular`]; one
+/// without a length range (`lengthrange[0] >= lengthrange[1]`, left for
+/// `mbd::mujoco::lengthrange::set_length_range`) an [`Error::LengthRangeMissing`]. Kernel:
+/// lengths are assumed valid (see [`actuation`]).
 pub fn actuation_with(
     model: &Model,
     qd: &[f64],
@@ -541,8 +554,7 @@ pub fn actuation_with(
     for (k, a) in model.actuators.iter().enumerate() {
         let row = out.moment.row(k);
         // the columns the moment arm can use (a joint transmission: the joint's dofs)
-        let cols = moment_columns(model, a);
-        let velocity: f64 = cols.clone().map(|c| row[c] * qd[c]).sum();
+        let velocity: f64 = moment_columns(model, a).map(|c| row[c] * qd[c]).sum();
         out.velocity[k] = velocity;
         let length = out.length[k];
         let muscle = a.gaintype == GainType::Muscle || a.biastype == BiasType::Muscle;
@@ -574,11 +586,10 @@ pub fn actuation_with(
                     _ => (u - x) / a.dynprm[0].max(mjMINVAL),
                 };
                 ia += 1;
-                if a.actlimited {
-                    x.clamp(a.actrange[0], a.actrange[1])
-                } else {
-                    x
-                }
+                // the activation as it is: MuJoCo clamps it to actrange only when it advances
+                // it (mj_nextActivation), so one set outside the range (or an RK4 stage's)
+                // acts unclamped
+                x
             }
         };
         let gain = match a.gaintype {
@@ -591,22 +602,73 @@ pub fn actuation_with(
             BiasType::Affine => a.biasprm[0] + a.biasprm[1] * length + a.biasprm[2] * velocity,
             BiasType::Muscle => muscle_bias(length, &a.lengthrange, out.acc0[k], &a.biasprm),
         };
-        let mut force = gain * input + bias;
+        out.force[k] = gain * input + bias;
         out.clamped[k] = false;
+    }
+    tendon_actuator_limits(model, out);
+    for (k, a) in model.actuators.iter().enumerate() {
+        let mut force = out.force[k];
         if a.forcelimited {
             // MuJoCo's mjd_actuator_vel drops an actuator whose force sits on a bound
-            out.clamped[k] = force <= a.forcerange[0] || force >= a.forcerange[1];
+            out.clamped[k] |= force <= a.forcerange[0] || force >= a.forcerange[1];
             force = force.clamp(a.forcerange[0], a.forcerange[1]);
+            out.force[k] = force;
         }
-        out.force[k] = force;
-        for c in cols {
+        let row = out.moment.row(k);
+        for c in moment_columns(model, a) {
             out.qfrc[c] += row[c] * force;
         }
     }
     joint_actuator_forces(model, gravcomp, &mut out.qfrc);
+    // a joint transmission on a joint whose actuator force is at its limit is saturated too
+    for (k, a) in model.actuators.iter().enumerate() {
+        if let Transmission::Joint(j) | Transmission::JointInParent(j) = a.trn {
+            if let Some([lo, hi]) = model.joints[j].actfrcrange {
+                let f = out.qfrc[model.v_adr[j]];
+                out.clamped[k] |= f <= lo || f >= hi;
+            }
+        }
+    }
     Ok(())
 }
 // ANCHOR_END: fwd_actuation
+
+// ANCHOR: tendon_actuator_limits
+/// The tendon stage of MuJoCo's `mj_fwdActuation`, before each actuator's own `forcerange`:
+/// on a tendon with an `actuatorfrcrange` `[lo, hi]`, the forces of the actuators pulling on it
+/// (`out.force`, tendon transmissions) sum to `total`; when `total` leaves the range, each of
+/// them is multiplied by `lo / total` (or `hi / total`), so that their sum is the bound and
+/// their shares are kept. A tendon whose total reaches or leaves the range (`total <= lo` or
+/// `total >= hi`) marks its actuators saturated (`out.clamped`). The totals are left in
+/// `out.tendon_force`.
+pub fn tendon_actuator_limits(model: &Model, out: &mut Actuation) {
+    let on_limited_tendon = |a: &Actuator| match a.trn {
+        Transmission::Tendon(t) => model.tendons[t].actfrcrange.map(|r| (t, r)),
+        _ => None,
+    };
+    if !model.actuators.iter().any(|a| on_limited_tendon(a).is_some()) {
+        return;
+    }
+    out.tendon_force.fill(0.0);
+    for (k, a) in model.actuators.iter().enumerate() {
+        if let Some((t, _)) = on_limited_tendon(a) {
+            out.tendon_force[t] += out.force[k];
+        }
+    }
+    for (k, a) in model.actuators.iter().enumerate() {
+        let Some((t, [lo, hi])) = on_limited_tendon(a) else {
+            continue;
+        };
+        let total = out.tendon_force[t];
+        out.clamped[k] = total <= lo || total >= hi;
+        if total < lo {
+            out.force[k] *= lo / total;
+        } else if total > hi {
+            out.force[k] *= hi / total;
+        }
+    }
+}
+// ANCHOR_END: tendon_actuator_limits
 
 // ANCHOR: joint_actuator_forces
 /// The joint-level end of MuJoCo's `mj_fwdActuation`, for each joint: a joint with

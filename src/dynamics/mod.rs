@@ -21,7 +21,8 @@ pub use aba::{aba, aba_with};
 pub use actuation::{
     actuation, actuation_with, actuator_acc0, actuator_forces, actuator_na, check_controls, clamped_ctrl,
     joint_actuator_forces, muscle_bias, muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel,
-    muscle_gain_velocity, muscle_timescale, next_activation, sigmoid, transmission, transmission_with, Actuation,
+    muscle_gain_velocity, muscle_timescale, next_activation, sigmoid, tendon_actuator_limits, transmission,
+    transmission_with, Actuation,
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};

@@ -34,13 +34,19 @@ fn featherstone_body(model: &Model, b: usize, eq: &str) -> Result<usize> {
 ///   from body1). Without relpose (or with a zero quaternion) both come from `qpos0`, as MuJoCo
 ///   computes them. MuJoCo's `torquescale` only weights its rotation rows and has no
 ///   counterpart here.
-/// - `Joint` couplings are not loop joints and are skipped.
+/// - `Joint` couplings are not loop joints and are skipped, and so are constraints inactive in
+///   the reference state ([`Model::eq_active0`]): a loop joint cannot be switched off.
 pub fn loops_from_equality(model: &Model) -> Result<Vec<LoopJoint>> {
     let kin = forward_kinematics(model, model.qpos0.as_slice())?;
     // coordinates, in body b's frame, of a world point
     let local = |b: usize, p: &Vec3| -> Vec3 { kin.x_0[b].e * (p - kin.x_0[b].r) };
     let mut out = Vec::new();
-    for eq in &model.equality {
+    let active = model
+        .equality
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| model.eq_active0_of(k));
+    for (_, eq) in active {
         match eq {
             Equality::Connect {
                 name,

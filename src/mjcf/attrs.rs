@@ -247,7 +247,7 @@ pub(crate) fn check_leaf(doc: &super::xml::Doc, e: &Elem) -> Result<()> {
 }
 
 /// MuJoCo's tri-state `limited` attributes.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Limited {
     True,
     False,

@@ -2,6 +2,7 @@
 //! attribute values per element kind; an element's attributes are its class chain's values from
 //! the root `main` down, then its own.
 
+use super::actuator::Shortcut;
 use super::attrs::{check_leaf, Attrs, Src};
 use super::orientation::ORIENTATION;
 use super::reader::Reader;
@@ -9,12 +10,15 @@ use super::xml::{esc, Elem};
 use crate::error::Result;
 use std::collections::BTreeMap;
 
-/// A default class: its parent and the attributes it sets, per element kind (`joint`, `geom`).
+/// A default class: its parent and the attributes it sets, per element kind (`joint`, `geom`),
+/// and its actuator elements in order (indices into the document's elements), which
+/// `actuator.rs` turns into the class's one actuator default.
 #[derive(Clone, Debug)]
 pub(crate) struct Class {
     pub name: String,
     pub parent: Option<usize>,
     pub items: Vec<(&'static str, Vec<(String, Src)>)>,
+    pub actuators: Vec<usize>,
 }
 
 /// Attributes a `<default>` may set, per element kind: the element's own list without `name`
@@ -27,11 +31,6 @@ pub(crate) fn default_kind(tag: &str) -> Option<(&'static str, &'static [&'stati
         "tendon" => Some(("tendon", &super::tendon::TENDON_ATTRS)),
         "equality" => Some(("equality", &super::equality::EQUALITY_ATTRS)),
         "pair" => Some(("pair", &super::contact::PAIR_ATTRS)),
-        "general" => Some(("actuator:general", &super::actuator::ACTUATOR_ATTRS)),
-        "motor" => Some(("actuator:motor", &super::actuator::ACTUATOR_ATTRS)),
-        "position" => Some(("actuator:position", &super::actuator::ACTUATOR_ATTRS)),
-        "velocity" => Some(("actuator:velocity", &super::actuator::ACTUATOR_ATTRS)),
-        "muscle" => Some(("actuator:muscle", &super::actuator::ACTUATOR_ATTRS)),
         _ => None,
     }
 }
@@ -45,6 +44,7 @@ impl<'d> Reader<'d> {
             name: "main".into(),
             parent: None,
             items: vec![],
+            actuators: vec![],
         });
         self.class_index.insert("main".into(), 0);
         let doc = self.doc;
@@ -74,7 +74,7 @@ impl<'d> Reader<'d> {
                 let kids = doc.elems[node].children.clone();
                 let mut nested = Vec::new();
                 for c in kids {
-                    if let Some(n) = self.read_default_child(&doc.elems[c], class)? {
+                    if let Some(n) = self.read_default_child(c, class)? {
                         nested.push((c, n));
                     }
                 }
@@ -84,10 +84,11 @@ impl<'d> Reader<'d> {
         Ok(())
     }
 
-    /// One child of a `<default>`: a nested class (returned, to be read next) or the defaults of
-    /// one element kind.
-    fn read_default_child(&mut self, child: &'d Elem, class: usize) -> Result<Option<usize>> {
+    /// One child of a `<default>` (element `index`): a nested class (returned, to be read next)
+    /// or the defaults of one element kind.
+    fn read_default_child(&mut self, index: usize, class: usize) -> Result<Option<usize>> {
         let doc = self.doc;
+        let child = &doc.elems[index];
         let tag = child.tag.as_str();
         if tag == "default" {
             self.check_attrs(child, &["class"])?;
@@ -106,11 +107,30 @@ impl<'d> Reader<'d> {
                 name: name.into(),
                 parent: Some(class),
                 items: vec![],
+                actuators: vec![],
             });
             self.class_index.insert(name.into(), idx);
             return Ok(Some(idx));
         }
         check_leaf(doc, child)?;
+        if let Some(sc) = Shortcut::parse(tag) {
+            // one actuator default per class, built from these elements in order
+            self.check_actuator_attrs(child, sc, &[])?;
+            let no_default = ["lengthrange", "tausmooth"];
+            if let Some(a) = child.attrs.iter().find(|a| no_default.contains(&a.name.as_str())) {
+                return Err(self.err_at(
+                    child.file,
+                    a.line,
+                    format!(
+                        "{}: attribute '{}' is not allowed in a default",
+                        child.describe(),
+                        a.name
+                    ),
+                ));
+            }
+            self.classes[class].actuators.push(index);
+            return Ok(None);
+        }
         if let Some((kind, list)) = default_kind(tag) {
             self.check_attrs(child, list)?;
             let cname = self.classes[class].name.clone();
@@ -129,12 +149,7 @@ impl<'d> Reader<'d> {
                 })
                 .collect();
             let cls = &mut self.classes[class];
-            // actuator layers stay separate and ordered: each shortcut resets gains and biases
-            match cls
-                .items
-                .iter_mut()
-                .find(|(k, _)| *k == kind && !kind.starts_with("actuator:"))
-            {
+            match cls.items.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, v)) => v.extend(attrs),
                 None => cls.items.push((kind, attrs)),
             }
@@ -144,12 +159,14 @@ impl<'d> Reader<'d> {
             "camera" | "light" | "mesh" | "material" | "texture" => {
                 self.skip_element(child, "defaults for visual elements")
             }
-            "intvelocity" | "damper" | "cylinder" | "adhesion" => self.warn(
-                "default of skipped or rejected element".into(),
-                child.file,
-                child.line,
-                format!("<{tag}> default skipped: the reader rejects the actuators it would apply to"),
-            ),
+            "adhesion" => {
+                // it would become the class's actuator default, whose ctrlrange and gear every
+                // actuator of the class inherits: refused rather than skipped
+                return Err(self.err_elem(
+                    child,
+                    "an <adhesion> default is not supported (the reader rejects adhesion actuators, and the class's other actuators would inherit from it)",
+                ));
+            }
             other => {
                 return Err(self.err_elem(
                     child,

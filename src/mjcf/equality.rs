@@ -1,5 +1,6 @@
 //! The `<equality>` reader (MuJoCo's `xml_native_reader.cc`: `Equality`): `connect`, `weld`,
-//! `joint` and `tendon` constraints with their softness.
+//! `joint` and `tendon` constraints with their softness and their `active` flag (MuJoCo's
+//! `eq_active0`).
 
 use super::attrs::check_leaf;
 use super::orientation::normalized4;
@@ -14,12 +15,13 @@ use std::collections::HashMap;
 pub(crate) const EQUALITY_ATTRS: [&str; 3] = ["active", "solref", "solimp"];
 
 impl<'d> Reader<'d> {
+    /// One equality element: the constraint, its softness and whether it starts active.
     pub(crate) fn read_equality(
         &mut self,
         e: &'d Elem,
         model: &Model,
         joint_fs: &HashMap<String, usize>,
-    ) -> Result<(Equality, SolverParams)> {
+    ) -> Result<(Equality, SolverParams, bool)> {
         check_leaf(self.doc, e)?;
         let tag = e.tag.as_str();
         let list: &[&str] = match tag {
@@ -63,13 +65,8 @@ impl<'d> Reader<'d> {
                 return Err(a.err_key("torquescale", "only the default 1 is supported"));
             }
         }
-        if a.boolean("active")? == Some(false) {
-            return Err(a.err_attr(
-                "active",
-                a.last("active").unwrap(),
-                "inactive equality constraints are not supported",
-            ));
-        }
+        // MuJoCo's eq_active0: an inactive constraint makes no rows until the state switches it on
+        let active = a.boolean("active")?.unwrap_or(true);
         let name = a.string("name").unwrap_or_default();
         let body = |key: &str, required: bool| -> Result<usize> {
             match a.last(key) {
@@ -164,6 +161,6 @@ impl<'d> Reader<'d> {
                 }
             }
         };
-        Ok((eq, params))
+        Ok((eq, params, active))
     }
 }

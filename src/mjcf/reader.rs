@@ -129,6 +129,8 @@ pub(crate) struct Reader<'d> {
     pub assets: super::assets::AssetSet,
     /// `<compiler meshdir>`.
     pub meshdir: Option<String>,
+    /// The actuator default of every class (`actuator.rs`), indexed like `classes`.
+    pub act_defaults: Vec<super::actuator::ActSpec>,
 }
 
 impl<'d> Reader<'d> {
@@ -150,6 +152,7 @@ impl<'d> Reader<'d> {
             tendon_index: HashMap::new(),
             assets: Default::default(),
             meshdir: None,
+            act_defaults: Vec::new(),
         }
     }
 
@@ -346,6 +349,7 @@ impl<'d> Reader<'d> {
             self.meshdir.as_deref(),
         )?;
         self.read_defaults()?;
+        self.read_actuator_defaults()?;
         for child in self.sections("option") {
             self.read_option(child)?;
         }
@@ -381,16 +385,19 @@ impl<'d> Reader<'d> {
         }
         let mut equality = Vec::new();
         let mut eq_params = Vec::new();
+        let mut eq_active0 = Vec::new();
         for child in self.sections("equality") {
             self.check_attrs(child, &[])?;
             for &eq in &child.children {
-                let (e, p) = self.read_equality(&doc.elems[eq], &model, &joint_fs)?;
+                let (e, p, active) = self.read_equality(&doc.elems[eq], &model, &joint_fs)?;
                 equality.push(e);
                 eq_params.push(p);
+                eq_active0.push(active);
             }
         }
         model.equality = equality;
         model.eq_params = eq_params;
+        model.eq_active0 = eq_active0;
         for child in self.sections("actuator") {
             let acts = self.read_actuators(child, &model, &joint_fs)?;
             model.actuators.extend(acts);

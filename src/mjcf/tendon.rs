@@ -10,8 +10,10 @@ use crate::spatial::quat_to_mat;
 use std::collections::HashMap;
 
 /// Attributes a `<fixed>` or `<spatial>` tendon may have (besides `name`, `class`).
-pub(crate) const TENDON_ATTRS: [&str; 15] = [
+pub(crate) const TENDON_ATTRS: [&str; 17] = [
     "limited",
+    "actuatorfrcrange",
+    "actuatorfrclimited",
     "range",
     "solreflimit",
     "solimplimit",
@@ -152,6 +154,7 @@ impl<'d> Reader<'d> {
             if limited && range[0] >= range[1] {
                 return Err(a.err_maybe("range", "range[0] must be smaller than range[1] in a limited tendon"));
             }
+            let actfrcrange = self.tendon_actfrcrange(&a)?;
             let armature = a.nonneg("armature", 0.0)?;
             if armature != 0.0 {
                 return Err(a.err_key("armature", "tendon armature (it adds to M) is not implemented"));
@@ -175,6 +178,7 @@ impl<'d> Reader<'d> {
                 margin: a.real("margin")?.unwrap_or(0.0),
                 limit: solver_params(&a, "solreflimit", "solimplimit")?,
                 friction: solver_params(&a, "solreffriction", "solimpfriction")?,
+                actfrcrange,
             };
             let wraps = matches!(&tendon.kind, TendonKind::Spatial { path } if path.iter().any(|w| matches!(w, TendonWrap::Geom { .. })));
             if tendon.springlength == [-1.0, -1.0] && wraps && tendon.stiffness > 0.0 {
@@ -194,6 +198,43 @@ impl<'d> Reader<'d> {
             out.push(tendon);
         }
         Ok(out)
+    }
+
+    /// `actuatorfrcrange` with `actuatorfrclimited` (MuJoCo's `tendon_actfrcrange`,
+    /// `tendon_actfrclimited`), checked as `mjCTendon::Compile` checks them: `auto` (the
+    /// default) is limited when `range[0] < range[1]` (so an inverted range without
+    /// `actuatorfrclimited="true"` is no limit, as in MuJoCo), and an error when `autolimits` is
+    /// off and a range is given; a limited range must satisfy `lo < hi` and contain 0.
+    fn tendon_actfrcrange(&self, a: &Attrs) -> Result<Option<[f64; 2]>> {
+        let range = a.vec::<2>("actuatorfrcrange")?.unwrap_or([0.0, 0.0]);
+        let limited = match limited_kw(a, "actuatorfrclimited")?.unwrap_or(Limited::Auto) {
+            Limited::True => true,
+            Limited::False => false,
+            Limited::Auto => {
+                if !self.compiler.autolimits && range != [0.0, 0.0] {
+                    return Err(a.err(
+                        "tendon has 'actuatorfrcrange' but not 'actuatorfrclimited': set <compiler autolimits=\"true\"/> or give actuatorfrclimited=\"true\" or \"false\"",
+                    ));
+                }
+                range[0] < range[1]
+            }
+        };
+        if !limited {
+            return Ok(None);
+        }
+        if range[0] >= range[1] {
+            return Err(a.err_maybe(
+                "actuatorfrcrange",
+                "actuatorfrcrange[0] must be smaller than actuatorfrcrange[1] in a limited tendon",
+            ));
+        }
+        if range[0] > 0.0 || range[1] < 0.0 {
+            return Err(a.err_maybe(
+                "actuatorfrcrange",
+                "actuatorfrcrange must contain 0 (the actuators' total force is scaled back into it)",
+            ));
+        }
+        Ok(Some(range))
     }
 
     /// A site named by attribute `key` (index into the model's sites).

@@ -189,6 +189,7 @@ impl ModelBuilder {
             mj_body_simple: vec![true; nb + 1],
             loops: self.loops,
             eq_params: Vec::new(),
+            eq_active0: Vec::new(),
             body_iquat,
             body_inertia,
             body_gravcomp: vec![0.0; nb + 1],

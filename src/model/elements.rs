@@ -92,6 +92,11 @@ pub struct Tendon {
     pub limit: SolverParams,
     /// Friction-loss softness (`solreffriction`, `solimpfriction`).
     pub friction: SolverParams,
+    /// The range the summed force of the actuators pulling on this tendon is scaled back into
+    /// (MuJoCo's `tendon_actfrcrange` when `tendon_actfrclimited`; `<tendon actuatorfrcrange>`),
+    /// `None` for no limit. It contains 0 (`lo <= 0 <= hi`, `lo < hi`). See
+    /// `crate::dynamics::actuation_with`.
+    pub actfrcrange: Option<[f64; 2]>,
 }
 
 /// An actuator's transmission (MuJoCo's `actuator_trntype` and `actuator_trnid`): what its

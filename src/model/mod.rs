@@ -424,6 +424,13 @@ pub struct Model {
     pub loops: Vec<LoopJoint>,
     /// Softness of each equality constraint (`eq_solref`, `eq_solimp`), parallel to `equality`.
     pub eq_params: Vec<SolverParams>,
+    /// Whether each equality constraint is active in the reference state (MuJoCo's
+    /// `eq_active0`, `<equality ... active="false">`), parallel to `equality`; a missing entry
+    /// (a model built by hand) is active. The state carries the flags a simulation uses
+    /// (`eq_active`: [`crate::mujoco::Data::eq_active`], `crate::mujoco::state::State::eq_active`),
+    /// set from these by a reset, as MuJoCo's `mj_resetData` does; an inactive constraint
+    /// makes no constraint rows.
+    pub eq_active0: Vec<bool>,
     /// Orientation of each body's principal axes of inertia in its frame (MuJoCo's
     /// `body_iquat`), per Featherstone body.
     pub body_iquat: Vec<[f64; 4]>,
@@ -782,6 +789,16 @@ impl Model {
                     "stiffness and damping must be finite and >= 0".into(),
                 ));
             }
+            if let Some([lo, hi]) = t.actfrcrange {
+                if !(lo < hi && lo <= 0.0 && hi >= 0.0 && lo >= -MJ_MAXVAL && hi <= MJ_MAXVAL) {
+                    return Err(bad(
+                        "tendon",
+                        k,
+                        &t.name,
+                        format!("actuator force range [{lo}, {hi}]: needs lo < hi, lo <= 0 <= hi, within mjMAXVAL"),
+                    ));
+                }
+            }
             match &t.kind {
                 TendonKind::Fixed { joints } => {
                     if let Some(&(j, _)) = joints.iter().find(|&&(j, c)| !scalar_joint(j) || !c.is_finite()) {
@@ -837,6 +854,12 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Whether equality constraint `k` is active in the reference state ([`Model::eq_active0`],
+    /// true where the vector has no entry).
+    pub fn eq_active0_of(&self, k: usize) -> bool {
+        self.eq_active0.get(k).copied().unwrap_or(true)
     }
 
     /// The structural checks of [`Model::validate`], cheap enough (`O(nb + nv)`, no

@@ -301,7 +301,7 @@ pub struct Simulator<'m> {
     /// The model.
     pub model: &'m Model,
     /// The state, advanced by [`Simulator::step`]; set `state.ctrl` or `state.qfrc_applied` to
-    /// control it.
+    /// control it, `state.eq_active` to switch equality constraints on or off.
     pub state: State,
     /// The scheme.
     pub integrator: Integrator,
@@ -656,7 +656,8 @@ impl<'m> Simulator<'m> {
 
     // ANCHOR: warmstart
     /// One [`forward_pass`] at the current state (time, positions, velocities, activations,
-    /// controls and applied forces of [`Simulator::state`]) into [`Simulator::fwd`], the
+    /// controls, applied forces and active equality constraints of [`Simulator::state`]) into
+    /// [`Simulator::fwd`], the
     /// constraint solver warm-started from the state's `qacc_warmstart` (MuJoCo's
     /// `mj_fwdConstraint`), and on the [`Route::Factor`] route `M`, the bias forces and `qacc`
     /// by [`Simulator::qacc_by_factor`].
@@ -668,6 +669,8 @@ impl<'m> Simulator<'m> {
             // mj_advance, after the last stage)
             let warm = !self.model.opt.disabled("warmstart");
             c.set_warmstart(warm.then_some(s.qacc_warmstart.as_slice()));
+            // which equality constraints make rows: the state's, for every stage of the step
+            c.d.data.eq_active.copy_from_slice(&s.eq_active);
         }
         forward_pass(
             self.model,

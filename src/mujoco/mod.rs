@@ -65,6 +65,13 @@ pub struct Data {
     pub subtree_mass_fb: Vec<f64>,
     /// Scratch of `mj_comPos`: one joint's `jcalc`, filled in place.
     pub jc: JointCalc,
+    /// Which equality constraints are active (MuJoCo's `eq_active`, one per
+    /// [`Model::equality`]): an input, like `qpos`, that the constraint stage reads (an
+    /// inactive constraint makes no rows). [`Data::new`] sets it to the model's
+    /// [`Model::eq_active0`], as `mj_resetData` does; switch a constraint on or off between
+    /// calls by writing it (the [`integrator::Simulator`] copies its state's
+    /// [`state::State::eq_active`] here before every forward pass).
+    pub eq_active: Vec<bool>,
 }
 
 impl Data {
@@ -92,6 +99,7 @@ impl Data {
             subtree_moment_fb: vec![Vec3::zeros(); n],
             subtree_mass_fb: vec![0.0; n],
             jc: JointCalc::default(),
+            eq_active: (0..model.equality.len()).map(|k| model.eq_active0_of(k)).collect(),
         })
     }
 

@@ -32,11 +32,17 @@ pub struct State {
     /// a reset (`mj_resetData`, `mj_resetDataKeyframe`). Ignored with
     /// `<flag warmstart="disable">` (the solver then starts cold from `qacc_smooth`).
     pub qacc_warmstart: Vec<f64>,
+    /// Which equality constraints are active, MuJoCo's `eq_active` (one per
+    /// [`Model::equality`]): the model's `eq_active0` after a reset (`mj_resetData`,
+    /// `mj_resetDataKeyframe`); set an entry to switch a constraint on or off for the
+    /// following steps (an inactive one makes no constraint rows).
+    pub eq_active: Vec<bool>,
 }
 
 impl State {
     /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control,
-    /// applied force and warm start (MuJoCo's `mj_resetData`).
+    /// applied force and warm start, the equality constraints as `eq_active0` (MuJoCo's
+    /// `mj_resetData`).
     pub fn reference(model: &Model) -> Self {
         State {
             time: 0.0,
@@ -46,11 +52,12 @@ impl State {
             ctrl: vec![0.0; model.actuators.len()],
             qfrc_applied: vec![0.0; model.nv],
             qacc_warmstart: vec![0.0; model.nv],
+            eq_active: eq_active0(model),
         }
     }
 
     /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`: zero applied force and
-    /// warm start), or [`Error::Unknown`].
+    /// warm start, the equality constraints as `eq_active0`), or [`Error::Unknown`].
     pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
         let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
             return Err(Error::Unknown {
@@ -66,16 +73,24 @@ impl State {
             ctrl: kf.ctrl.clone(),
             qfrc_applied: vec![0.0; model.nv],
             qacc_warmstart: vec![0.0; model.nv],
+            eq_active: eq_active0(model),
         };
         state.check(model)?;
         Ok(state)
     }
 
-    /// Checks lengths, finiteness, magnitudes and quaternions against `model`.
+    /// Checks lengths (`eq_active` too), finiteness, magnitudes and quaternions against `model`.
     pub fn check(&self, model: &Model) -> Result<()> {
         model.check_state(&self.qpos, &self.qvel)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
         check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
+        if self.eq_active.len() != model.equality.len() {
+            return Err(Error::BadLength {
+                what: "eq_active".into(),
+                got: self.eq_active.len(),
+                expected: model.equality.len(),
+            });
+        }
         check_controls(model, &self.ctrl, &self.act)?;
         check_finite(None, self.time, "qpos", &self.qpos)?;
         check_finite(None, self.time, "qvel", &self.qvel)?;
@@ -83,6 +98,11 @@ impl State {
         check_finite(None, self.time, "qfrc_applied", &self.qfrc_applied)?;
         check_finite(None, self.time, "qacc_warmstart", &self.qacc_warmstart)
     }
+}
+
+/// The model's `eq_active0` (every equality constraint's flag in the reference state).
+fn eq_active0(model: &Model) -> Vec<bool> {
+    (0..model.equality.len()).map(|k| model.eq_active0_of(k)).collect()
 }
 
 /// MuJoCo's `mj_checkPos`/`mj_checkVel`/`mj_checkAcc` as an error: the first entry of `x` that

@@ -240,7 +240,13 @@ impl SpookSystem {
                 tau,
             ));
         }
-        for eq in &model.equality {
+        // the equality constraints active in the reference state (eq_active0)
+        let active = model
+            .equality
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| model.eq_active0_of(k));
+        for (_, eq) in active {
             match eq {
                 Equality::Connect {
                     name,

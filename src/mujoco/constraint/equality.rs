@@ -83,7 +83,8 @@ fn write_eq_name(s: &mut String, k: usize, eq: &Equality) {
 }
 
 // ANCHOR: equality_rows
-/// Appends the rows of every equality constraint, in model order (spec 3.3):
+/// Appends the rows of every active equality constraint (`d.eq_active`, MuJoCo's `eq_active`),
+/// in model order (spec 3.3):
 /// - connect (3 rows): `r = p1 - p2`, `J = Jp(b1, p1) - Jp(b2, p2)`, `A-hat` the sum of the
 ///   two bodies' translational `invweight0`;
 /// - weld (6 rows): translation as connect, rotation by [`weld_rotation`], `A-hat`
@@ -105,6 +106,10 @@ pub(crate) fn equality_rows(
     let nv = model.nv;
     let iw = |b: usize| inv.body[model.mj_body[b]];
     for (k, eq) in model.equality.iter().enumerate() {
+        // MuJoCo's eq_active: an inactive constraint makes no rows
+        if !d.eq_active[k] {
+            continue;
+        }
         let params = model.eq_params.get(k).copied().unwrap_or_default();
         let what = |s: &mut String| write_eq_name(s, k, eq);
         let params = rows.sanitize(

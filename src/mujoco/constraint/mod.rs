@@ -222,9 +222,9 @@ impl Efc {
 ///   (`dist >= margin - gap`, [`MjContact::exclude`]).
 /// - The cone, `impratio`, time step and the `refsafe` flag are the model's options.
 ///
-/// Rows: equality (connect, weld, joint, tendon), friction loss (dofs then tendons), limits
-/// (joints then tendons, lower side first) and contacts; a non-contact group whose Jacobian is
-/// zero is skipped. Then per row `efc_diagApprox`, `efc_KBIP`, `efc_R`, `efc_D`, `efc_vel = J
+/// Rows: equality (connect, weld, joint, tendon; those active in `d.eq_active`), friction loss
+/// (dofs then tendons), limits (joints then tendons, lower side first) and contacts; a
+/// non-contact group whose Jacobian is zero is skipped. Then per row `efc_diagApprox`, `efc_KBIP`, `efc_R`, `efc_D`, `efc_vel = J
 /// qvel` and `efc_aref = -B vel - K d (pos - margin)` minus `Jdot qvel` on connect and weld rows,
 /// and the regularized friction `mu` of each contact. Sanitized parameters are recorded in
 /// [`Efc::warnings`].
@@ -319,6 +319,7 @@ pub fn make_constraint_with(
     let sizes = [
         ("d.cdof", d.cdof.len(), model.nv),
         ("d.x_0", d.x_0.len(), model.nb + 1),
+        ("d.eq_active", d.eq_active.len(), model.equality.len()),
         ("invweight.dof", invweight.dof.len(), model.nv),
         ("invweight.body", invweight.body.len(), model.mj_nbody()),
         ("invweight.eq", invweight.eq.len(), model.equality.len()),
@@ -347,7 +348,12 @@ pub fn make_constraint_with(
     };
     // the body quaternions, which only the weld rows read
     scratch.quats.clear();
-    if model.equality.iter().any(|e| matches!(e, Equality::Weld { .. })) {
+    if model
+        .equality
+        .iter()
+        .zip(&d.eq_active)
+        .any(|(e, &on)| on && matches!(e, Equality::Weld { .. }))
+    {
         jacobian::xquat_into(model, qpos, &mut scratch.quats);
     }
     let quats = &scratch.quats[..];
