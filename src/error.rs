@@ -178,6 +178,11 @@ pub enum Error {
     /// increasing and below the column count.
     #[error("{what} row {row}: {why}")]
     BadSparseRows { what: String, row: usize, why: String },
+    /// A model constant that MuJoCo's compiler computes from the model at `qpos0` or
+    /// `qpos_spring` (an actuator's `dampratio`, a wrapping tendon's rest length) is still
+    /// unset: the MJCF reader cannot compute it; `mbd::mujoco::load` does.
+    #[error("{what} is not computed yet: {how}")]
+    Unresolved { what: String, how: String },
 }
 
 impl From<std::io::Error> for Error {

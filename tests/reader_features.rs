@@ -293,8 +293,8 @@ fn the_reader_refuses_what_mujoco_refuses() {
             &["<adhesion>", "contacts"][..],
         ),
         (
-            r#"<position joint="j" dampratio="1"/>"#,
-            &["dampratio", "not implemented"][..],
+            r#"<position joint="j" dampratio="-1"/>"#,
+            &["dampratio", "cannot be negative"][..],
         ),
         (
             r#"<cylinder joint="j" timeconst="0"/>"#,

@@ -304,11 +304,23 @@ fn bad_wrap_geoms_are_errors() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("between two sites"), "{e}");
-    // a spring on a wrapping tendon needs its rest length given (the reader does not wrap)
+    // a spring on a wrapping tendon without springlength: the reader leaves MuJoCo's "not given",
+    // mbd::mujoco::load measures the length at qpos_spring, wrap included
     let spring = |attrs: &str| xml("sphere", ok).replace("<spatial>", &format!("<spatial stiffness=\"10\" {attrs}>"));
-    let e = mbd::mjcf::load_str(&spring("")).unwrap_err().to_string();
-    assert!(e.contains("springlength"), "{e}");
-    assert!(mbd::mjcf::load_str(&spring(r#"springlength="1.5""#)).is_ok());
+    let read = mbd::mjcf::load_str(&spring("")).unwrap().model;
+    assert_eq!(read.tendons[0].springlength, [-1.0, -1.0]);
+    let compiled = mbd::mujoco::load_str(&spring("")).unwrap().model;
+    let at_spring = mbd::dynamics::tendon_kinematics(&compiled, &compiled.qpos_spring()).unwrap();
+    assert_eq!(compiled.tendons[0].springlength, [at_spring.length[0]; 2]);
+    assert!(at_spring.wraps[0] > 0, "the rest length is a wrapped one");
+    assert_eq!(
+        mbd::mjcf::load_str(&spring(r#"springlength="1.5""#))
+            .unwrap()
+            .model
+            .tendons[0]
+            .springlength,
+        [1.5, 1.5]
+    );
 }
 
 /// 500 steps (1 s) of the arm with two spring-loaded wrapping tendons and three motors on

@@ -111,6 +111,49 @@ pub fn actuator_acc0(model: &Model) -> Result<Vec<f64>> {
     Ok((0..nu).map(|k| chol.solve(&moment.row(k).transpose()).norm()).collect())
 }
 
+// ANCHOR: dampratio
+/// MuJoCo 4.0's `dampratio` (`mj_setConst`): a position servo ([`Actuator::is_position_servo`]) whose
+/// `biasprm[2]` is positive holds a damping ratio `zeta`; its damping becomes
+/// `kv = zeta 2 sqrt(kp m)`, stored as `biasprm[2] = -kv`, with `m = 1 / (J M^-1 J^T)` the
+/// inertia the actuator sees at `qpos0` (`J` its moment arm, `M` the joint-space inertia with
+/// the joints' armature): a harmonic oscillator `m x'' = -kp x - kv x'` with that ratio. Returns
+/// how many actuators were set. Run by [`crate::mujoco::load`]; until then such an actuator is
+/// refused by [`actuation_with`] ([`Error::Unresolved`]).
+pub fn set_dampratio(model: &mut Model) -> Result<usize> {
+    let servos: Vec<usize> = (0..model.actuators.len())
+        .filter(|&k| model.actuators[k].is_position_servo() && model.actuators[k].biasprm[2] > 0.0)
+        .collect();
+    if servos.is_empty() {
+        return Ok(0);
+    }
+    let q0 = model.qpos0.as_slice().to_vec();
+    let ten = super::tendon_kinematics(model, &q0)?;
+    let nu = model.actuators.len();
+    let mut length = vec![0.0; nu];
+    let mut moment = DMatrix::zeros(nu, model.nv);
+    transmission(model, &q0, &ten, &mut length, &mut moment)?;
+    let m = super::crba(model, &q0)?;
+    let chol = m.cholesky().ok_or_else(|| Error::Singular {
+        what: "the inertia matrix at qpos0 (for dampratio)".into(),
+        why: "it is not positive definite".into(),
+    })?;
+    for &k in &servos {
+        let j = moment.row(k).transpose();
+        let jmj = j.dot(&chol.solve(&j));
+        let a = &mut model.actuators[k];
+        if !(jmj > 0.0) {
+            return Err(Error::Singular {
+                what: format!("the reflected inertia of actuator {k} ('{}') for its dampratio", a.name),
+                why: "its moment arm at qpos0 is zero".into(),
+            });
+        }
+        let (kp, zeta) = (a.gainprm[0], a.biasprm[2]);
+        a.biasprm[2] = -zeta * 2.0 * (kp / jmj).sqrt();
+    }
+    Ok(servos.len())
+}
+// ANCHOR_END: dampratio
+
 // ANCHOR: muscle
 /// MuJoCo's `mju_muscleGainLength`: the normalized active force-length curve `FL(L)`, two
 /// quadratic pieces on each side of the optimum `L = 1` (where `FL = 1`), meeting at the
@@ -563,6 +606,13 @@ pub fn actuation_with(
                 actuator: k,
                 name: a.name.clone(),
                 range: a.lengthrange,
+            });
+        }
+        if a.is_position_servo() && a.biasprm[2] > 0.0 {
+            return Err(Error::Unresolved {
+                what: format!("the dampratio of actuator {k} ('{}')", a.name),
+                how: "load the model with mbd::mujoco::load, which computes it (or call mbd::dynamics::set_dampratio)"
+                    .into(),
             });
         }
         if needs_acc0(a) && out.acc0[k].is_nan() {

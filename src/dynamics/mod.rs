@@ -21,15 +21,16 @@ pub use aba::{aba, aba_with};
 pub use actuation::{
     actuation, actuation_with, actuator_acc0, actuator_forces, actuator_na, check_controls, clamped_ctrl,
     joint_actuator_forces, muscle_bias, muscle_dynamics, muscle_gain, muscle_gain_length, muscle_gain_vel,
-    muscle_gain_velocity, muscle_timescale, next_activation, sigmoid, tendon_actuator_limits, transmission,
-    transmission_with, Actuation,
+    muscle_gain_velocity, muscle_timescale, next_activation, set_dampratio, sigmoid, tendon_actuator_limits,
+    transmission, transmission_with, Actuation,
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, PassiveScratch};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
-    tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
+    check_spring_lengths, set_spring_lengths, tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle,
+    wrap_inside, TendonState, WrapShape, Wrapped,
 };
 
 use crate::error::{check_vector, Error, Result};
@@ -193,6 +194,7 @@ pub fn passive_forces(
 /// tendon), and the fluid forces allocate their per-body scratch: [`passive_forces_into`] is
 /// the same with both kept by the caller.
 pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]) -> Result<()> {
+    check_spring_lengths(model)?;
     let ten = if model.tendons.iter().any(|t| t.stiffness != 0.0 || t.damping != 0.0) {
         Some(tendon_kinematics(model, q)?)
     } else {

@@ -65,6 +65,42 @@ pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
     Ok(out)
 }
 
+/// MuJoCo's `tendon_lengthspring` for the tendons whose rest length was not given (the
+/// reader's `(-1, -1)`, left for tendons that wrap around geoms): their lengths at
+/// `qpos_spring` ([`Model::qpos_spring`]), wrapping included. Returns how many were set. Run by
+/// `mbd::mujoco::load`; until then [`check_spring_lengths`] refuses such a tendon with a spring.
+pub fn set_spring_lengths(model: &mut Model) -> Result<usize> {
+    let unset: Vec<usize> = (0..model.tendons.len())
+        .filter(|&t| model.tendons[t].springlength == [-1.0, -1.0])
+        .collect();
+    if unset.is_empty() {
+        return Ok(0);
+    }
+    let ten = tendon_kinematics(model, &model.qpos_spring())?;
+    for &t in &unset {
+        let l = ten.length[t];
+        model.tendons[t].springlength = [l, l];
+    }
+    Ok(unset.len())
+}
+
+/// [`Error::Unresolved`] for a tendon with a spring whose rest length is still MuJoCo's "not
+/// given" `(-1, -1)` (a wrapping tendon read by `mbd::mjcf::load` alone).
+pub fn check_spring_lengths(model: &Model) -> Result<()> {
+    match model
+        .tendons
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.stiffness != 0.0 && t.springlength == [-1.0, -1.0])
+    {
+        Some((k, t)) => Err(Error::Unresolved {
+            what: format!("the rest length (springlength) of tendon {k} ('{}'), which wraps", t.name),
+            how: "load the model with mbd::mujoco::load, which computes it at qpos_spring (or call mbd::dynamics::set_spring_lengths)".into(),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl TendonState {
     /// Zeroed storage for `model`'s tendons.
     pub fn new(model: &Model) -> Self {

@@ -193,6 +193,9 @@ pub(crate) struct ActSpec {
     actlimited: Limited,
     /// The element it was last written with (MuJoCo's `mjsActuator.type`).
     written: Shortcut,
+    /// `inheritrange` (0: off): the control range (the activation range of an integrator) taken
+    /// from the transmission's joint or tendon range, scaled about its midpoint.
+    inheritrange: f64,
 }
 
 impl ActSpec {
@@ -223,6 +226,7 @@ impl ActSpec {
             forcelimited: Limited::Auto,
             actlimited: Limited::Auto,
             written: Shortcut::General,
+            inheritrange: 0.0,
         }
     }
 
@@ -314,7 +318,7 @@ impl<'d> Reader<'d> {
     pub(crate) fn read_actuators(
         &mut self,
         e: &'d Elem,
-        _model: &Model,
+        model: &Model,
         joint_fs: &HashMap<String, usize>,
     ) -> Result<Vec<Actuator>> {
         let doc = self.doc;
@@ -415,6 +419,9 @@ impl<'d> Reader<'d> {
                 return Err(own.err_key("slidersite", "slidersite goes with cranksite"));
             }
             spec.act.trn = trn;
+            if spec.inheritrange > 0.0 {
+                inherit_range(&own, &mut spec, model)?;
+            }
             let resolve = |l: Limited, range: [f64; 2], key: &str| -> Result<bool> {
                 let on = match l {
                     Limited::True => true,
@@ -440,6 +447,46 @@ impl<'d> Reader<'d> {
         }
         Ok(out)
     }
+}
+
+/// MuJoCo's `inheritrange`: a position servo ([`Actuator::is_position_servo`]) on a
+/// joint or tendon with a range `[lo, hi]` gets the control range (the activation range, for an
+/// `intvelocity`'s integrator) `mid -+ X (hi - lo) / 2` about the midpoint, `X` the
+/// `inheritrange`, and that range limited; the joint's range is the compiled one (radians for
+/// angles). Exclusive with the range it sets; a transmission without a range is an error. Other
+/// actuators are left as they are, as MuJoCo leaves them.
+fn inherit_range(a: &Attrs, s: &mut ActSpec, model: &Model) -> Result<()> {
+    if !s.act.is_position_servo() {
+        return Ok(());
+    }
+    let integrator = s.act.dyntype == DynType::Integrator;
+    let key = if integrator { "actrange" } else { "ctrlrange" };
+    if a.has(key) {
+        return Err(a.err_key("inheritrange", format!("inheritrange and {key} cannot both be given")));
+    }
+    let range = match s.act.trn {
+        Transmission::Joint(j) | Transmission::JointInParent(j) => {
+            let joint = &model.joints[j];
+            (joint.limited && joint.jtype.nq() == 1).then_some(joint.range)
+        }
+        Transmission::Tendon(t) => model.tendons[t].limited.then_some(model.tendons[t].range),
+        _ => None,
+    };
+    let Some([lo, hi]) = range else {
+        return Err(a.err_key(
+            "inheritrange",
+            "inheritrange needs a joint or tendon transmission whose target has a range",
+        ));
+    };
+    let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo) * s.inheritrange);
+    if integrator {
+        s.act.actrange = [mid - half, mid + half];
+        s.actlimited = Limited::True;
+    } else {
+        s.act.ctrlrange = [mid - half, mid + half];
+        s.ctrllimited = Limited::True;
+    }
+    Ok(())
 }
 
 // ANCHOR: apply_element
@@ -556,8 +603,8 @@ fn apply_element(sc: Shortcut, a: &Attrs, base: &ActSpec, ancestors: &[&ActSpec]
 // ANCHOR_END: apply_element
 
 /// The attributes every actuator element may take: the ranges and their `limited` flags,
-/// `gear`, `cranklength`, `lengthrange`; `actdim`, `actearly="true"` and `inheritrange` are
-/// errors (not implemented).
+/// `gear`, `cranklength`, `lengthrange`, `inheritrange` (resolved once the transmission is known,
+/// [`inherit_range`]); `actdim` and `actearly="true"` are errors (not implemented).
 fn apply_common(a: &Attrs, s: &mut ActSpec) -> Result<()> {
     if let Some(r) = a.vec::<2>("ctrlrange")? {
         s.act.ctrlrange = r;
@@ -590,8 +637,11 @@ fn apply_common(a: &Attrs, s: &mut ActSpec) -> Result<()> {
     if let Some(r) = a.vec::<2>("lengthrange")? {
         s.act.lengthrange = r;
     }
-    if a.real("inheritrange")?.is_some_and(|x| x != 0.0) {
-        return Err(a.err_key("inheritrange", "inheriting the joint range is not implemented"));
+    if let Some(x) = a.real("inheritrange")? {
+        if x < 0.0 {
+            return Err(a.err_key("inheritrange", "inheritrange cannot be negative"));
+        }
+        s.inheritrange = x;
     }
     Ok(())
 }
@@ -608,31 +658,23 @@ fn apply_general(a: &Attrs, act: &mut Actuator) -> Result<()> {
     Ok(())
 }
 
-/// A servo's `biasprm[2]` (`position`, `intvelocity`): `-kv` for a given `kv`, else the
-/// inherited `b2`. `kv` must not be negative; `dampratio` (and an inherited positive
-/// `biasprm[2]`, which is one) needs the reflected inertia at `qpos0` and is not implemented.
+/// A servo's `biasprm[2]` (`position`, `intvelocity`): `-kv` for a given `kv`, a given
+/// `dampratio` as it is (positive: MuJoCo's encoding of a damping ratio, which
+/// [`crate::dynamics::set_dampratio`] turns into a damping when [`crate::mujoco::load`] compiles
+/// the model), else the inherited `b2`. Neither may be negative, and not both given.
 fn servo_damping(a: &Attrs, b2: f64) -> Result<f64> {
     let kv = a.real("kv")?;
-    if kv.is_some() && a.has("dampratio") {
+    let ratio = a.real("dampratio")?;
+    if kv.is_some() && ratio.is_some() {
         return Err(a.err_key("dampratio", "kv and dampratio cannot both be given"));
     }
-    if a.has("dampratio") {
-        return Err(a.err_key(
-            "dampratio",
-            "damping as a damping ratio (from the reflected inertia at qpos0) is not implemented: give kv",
-        ));
+    match (kv, ratio) {
+        (Some(kv), _) if kv < 0.0 => Err(a.err_key("kv", "kv cannot be negative")),
+        (Some(kv), _) => Ok(-kv),
+        (_, Some(r)) if r < 0.0 => Err(a.err_key("dampratio", "dampratio cannot be negative")),
+        (_, Some(r)) => Ok(r),
+        (None, None) => Ok(b2),
     }
-    let b2 = match kv {
-        Some(kv) if kv < 0.0 => return Err(a.err_key("kv", "kv cannot be negative")),
-        Some(kv) => -kv,
-        None => b2,
-    };
-    if b2 > 0.0 {
-        return Err(a.err(
-            "the damping inherited from the default class is a damping ratio (dampratio), which is not implemented: give kv",
-        ));
-    }
-    Ok(b2)
 }
 
 /// A shortcut's table (MuJoCo's `mjs_setTo*`): every dynamics, gain and bias parameter reset,

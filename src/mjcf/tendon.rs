@@ -5,8 +5,8 @@ use super::attrs::{check_leaf, limited_kw, Attrs, Limited};
 use super::reader::{solver_params, Reader};
 use super::xml::{esc, Elem};
 use crate::error::Result;
-use crate::model::{GeomType, JointType, Model, Tendon, TendonKind, TendonWrap};
-use crate::spatial::quat_to_mat;
+use crate::model::{jcalc, GeomType, JointType, Model, Tendon, TendonKind, TendonWrap};
+use crate::spatial::Xform;
 use std::collections::HashMap;
 
 /// Attributes a `<fixed>` or `<spatial>` tendon may have (besides `name`, `class`).
@@ -181,12 +181,10 @@ impl<'d> Reader<'d> {
                 actfrcrange,
             };
             let wraps = matches!(&tendon.kind, TendonKind::Spatial { path } if path.iter().any(|w| matches!(w, TendonWrap::Geom { .. })));
-            if tendon.springlength == [-1.0, -1.0] && wraps && tendon.stiffness > 0.0 {
-                return Err(a.err(
-                    "a tendon with a spring that wraps around a geom needs 'springlength' (its length at springref, with the wrap, is not computed by the reader)",
-                ));
-            }
-            if tendon.springlength == [-1.0, -1.0] {
+            // a wrapping tendon keeps MuJoCo's "not given" (-1, -1): its length at qpos_spring
+            // needs the wrap, which `mbd::dynamics::set_spring_lengths` computes when
+            // `mbd::mujoco::load` compiles the model
+            if tendon.springlength == [-1.0, -1.0] && !wraps {
                 let l = self.tendon_length_at_spring(&tendon, model);
                 tendon.springlength = [l, l];
             } else if tendon.springlength[0] > tendon.springlength[1] {
@@ -249,26 +247,28 @@ impl<'d> Reader<'d> {
         }
     }
 
-    /// The tendon length at MuJoCo's `qpos_spring` (the joints' `springref`), which is the rest
-    /// length when `springlength` is not given: for a fixed tendon `sum coef springref`; for a
-    /// spatial one the site distances in the bodies' XML poses (where hinges and slides are at
-    /// their `ref`). A wrapping geom is passed straight through: the reader does not wrap
-    /// (`dynamics::tendon` does, on a row the reader does not use), so it refuses a wrapping
-    /// tendon with a spring and no `springlength`, and for one without a spring (stiffness 0,
-    /// where the rest length is never used) it stores this wrap-free length.
+    /// The tendon length at MuJoCo's `qpos_spring` ([`Model::qpos_spring`]: hinges and slides at
+    /// their `springref`), which is the rest length when `springlength` is not given: for a fixed
+    /// tendon `sum coef springref`; for a spatial one (without wrapping geoms) the site
+    /// distances with the bodies placed by the joints at `qpos_spring`, divided by the pulleys'
+    /// divisors.
     fn tendon_length_at_spring(&self, t: &Tendon, model: &Model) -> f64 {
         match &t.kind {
             TendonKind::Fixed { joints } => joints.iter().map(|&(j, c)| c * model.joints[j].springref).sum(),
             TendonKind::Spatial { path } => {
+                // the bodies' world transforms at qpos_spring (X_0 = X_J X_tree X_0(parent))
+                let q = model.qpos_spring();
+                let mut x0 = vec![Xform::identity(); model.nb + 1];
+                let rest = [0.0; 6];
+                for i in 1..=model.nb {
+                    let j = &model.joints[i];
+                    let jc = jcalc(j, &q[model.qs(i)], &rest[..j.jtype.nv()]);
+                    x0[i] = jc.x_j.compose(&model.x_tree[i]).compose(&x0[model.lambda[i]]);
+                }
                 let world = |s: usize| {
-                    let (b, _, pos, _) = &self.sites[s];
-                    let (mut p, mut body) = (*pos, *b);
-                    while body != 0 {
-                        let bs = &self.bodies[body];
-                        p = bs.pos + quat_to_mat(&bs.quat) * p;
-                        body = bs.parent;
-                    }
-                    p
+                    let site = &model.sites[s];
+                    let (rot, origin) = x0[site.body].pose();
+                    origin + rot * site.pos
                 };
                 let (mut len, mut div, mut prev) = (0.0, 1.0, None);
                 for w in path {

@@ -210,6 +210,16 @@ pub struct Actuator {
     pub lengthrange: [f64; 2],
 }
 
+impl Actuator {
+    /// Whether this is a position servo (MuJoCo's test in `mj_setConst`): fixed gain, affine
+    /// bias and `gainprm[0] = -biasprm[1]`, so that its force is `kp (ctrl - length) +
+    /// biasprm[2] velocity`. For such an actuator a positive `biasprm[2]` is a damping *ratio*
+    /// (`dampratio`), which `mbd::dynamics::set_dampratio` turns into the damping `-biasprm[2]`.
+    pub fn is_position_servo(&self) -> bool {
+        self.gaintype == GainType::Fixed && self.biastype == BiasType::Affine && self.gainprm[0] == -self.biasprm[1]
+    }
+}
+
 /// A named state (MuJoCo's `<keyframe><key>`): what `mj_resetDataKeyframe` loads.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keyframe {

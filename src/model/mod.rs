@@ -575,6 +575,20 @@ impl Model {
         self.v_adr[i]..self.v_adr[i] + self.joints[i].jtype.nv()
     }
 
+    /// MuJoCo's `qpos_spring`: the configuration the springs pull towards, each hinge and slide
+    /// at its `springref`, ball and free joints at `qpos0`. Tendon rest lengths not given in the
+    /// model are the tendons' lengths here.
+    pub fn qpos_spring(&self) -> Vec<f64> {
+        let mut q = self.qpos0.as_slice().to_vec();
+        for i in 1..=self.nb {
+            let j = &self.joints[i];
+            if j.jtype.nq() == 1 && j.jtype.nv() == 1 {
+                q[self.q_adr[i]] = j.springref;
+            }
+        }
+        q
+    }
+
     /// The range of position coordinates of body i.
     #[inline]
     pub fn qs(&self, i: usize) -> std::ops::Range<usize> {

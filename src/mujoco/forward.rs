@@ -202,6 +202,7 @@ impl<'m> Forward<'m> {
     /// The pipeline for `model`: checks nothing about states yet, computes the per-model
     /// constants of the constraint rows.
     pub fn new(model: &'m Model) -> Result<Self> {
+        crate::dynamics::check_spring_lengths(model)?;
         let na = model.actuators.iter().filter(|a| a.dyntype != DynType::None).count();
         Ok(Forward {
             model,

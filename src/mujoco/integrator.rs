@@ -358,6 +358,7 @@ impl<'m> Simulator<'m> {
     /// and (implicit, implicitfast) that the model has no fluid forces.
     pub fn new(model: &'m Model, state: State, integrator: Integrator) -> Result<Self> {
         check_timestep(model.opt.timestep)?;
+        crate::dynamics::check_spring_lengths(model)?;
         if matches!(integrator, Integrator::Implicit | Integrator::ImplicitFast) {
             check_implicit_supported(model)?;
         }

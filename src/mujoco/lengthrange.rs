@@ -301,16 +301,30 @@ pub fn set_length_range(model: &mut Model) -> Result<()> {
 }
 
 /// Reads an MJCF file and completes it as MuJoCo's compiler does (`mj_loadXML`):
-/// [`crate::mjcf::load`], then [`set_length_range`].
+/// [`crate::mjcf::load`], then [`compile`].
 pub fn load(path: impl AsRef<Path>) -> Result<Loaded> {
     let mut loaded = crate::mjcf::load(path)?;
-    set_length_range(&mut loaded.model)?;
+    compile(&mut loaded.model)?;
     Ok(loaded)
 }
 
-/// [`load`] for MJCF text: [`crate::mjcf::load_str`], then [`set_length_range`].
+/// [`load`] for MJCF text: [`crate::mjcf::load_str`], then [`compile`].
 pub fn load_str(xml: &str) -> Result<Loaded> {
     let mut loaded = crate::mjcf::load_str(xml)?;
-    set_length_range(&mut loaded.model)?;
+    compile(&mut loaded.model)?;
     Ok(loaded)
 }
+
+// ANCHOR: compile
+/// The model constants MuJoCo's compiler computes by running the model, which the MJCF reader
+/// (below the dynamics) cannot: the rest lengths of tendons that wrap around geoms, at
+/// `qpos_spring` ([`crate::dynamics::set_spring_lengths`]); the damping of position servos given
+/// as a damping ratio, from the inertia they see at `qpos0` ([`crate::dynamics::set_dampratio`],
+/// `mj_setConst`); then the muscles' length ranges by simulation ([`set_length_range`],
+/// `mj_setLengthRange`).
+pub fn compile(model: &mut Model) -> Result<()> {
+    crate::dynamics::set_spring_lengths(model)?;
+    crate::dynamics::set_dampratio(model)?;
+    set_length_range(model)
+}
+// ANCHOR_END: compile
