@@ -7,6 +7,7 @@
 //! - `dampratio`: a position servo's damping `zeta 2 sqrt(kp m)` with `m = 1 / (J M^-1 J^T)` at
 //!   `qpos0`; MuJoCo reads a position servo's positive `biasprm[2]` as such a ratio;
 //! - `inheritrange`: a servo's control (or activation) range from its joint's or tendon's range;
+//! - `springdamper`: a joint's stiffness and damping from a time constant and a damping ratio;
 //! - the forces and accelerations at seeded states, and 1000-step rollouts;
 //! - what `mbd::mjcf::load` alone leaves unresolved is refused, with a message naming the cure.
 
@@ -22,6 +23,8 @@ use std::path::PathBuf;
 struct Fixture {
     model: String,
     tendon_lengthspring: Vec<[f64; 2]>,
+    jnt_stiffness: Vec<f64>,
+    dof_damping: Vec<f64>,
     actuator_biasprm2: Vec<f64>,
     actuator_ctrlrange: Vec<[f64; 2]>,
     actuator_ctrllimited: Vec<bool>,
@@ -78,6 +81,20 @@ fn compiled_constants_agree_with_mujoco() {
             t.springlength
         );
     }
+    // springdamper: MuJoCo's joints are ours without the world's fixed joint
+    let stiffness: Vec<f64> = (1..=m.nb).map(|i| m.joints[i].stiffness).collect();
+    let damping: Vec<f64> = (0..m.nv).map(|d| m.joints[m.dof_body[d]].damping).collect();
+    assert!(
+        rel(&stiffness, &f.jnt_stiffness) < 1e-13,
+        "stiffness {stiffness:?} vs {:?}",
+        f.jnt_stiffness
+    );
+    assert!(
+        rel(&damping, &f.dof_damping) < 1e-13,
+        "damping {damping:?} vs {:?}",
+        f.dof_damping
+    );
+    assert!(m.joints.iter().all(|j| j.springdamper.is_none()), "compiled");
     for (k, a) in m.actuators.iter().enumerate() {
         let label = format!("actuator {k} ('{}')", a.name);
         let b2 = f.actuator_biasprm2[k];
@@ -173,9 +190,17 @@ fn the_reader_alone_leaves_what_needs_the_dynamics() {
     );
     assert_eq!(m.tendons[1].springlength, [-1.0, -1.0], "wr: MuJoCo's 'not given'");
     assert_eq!(m.actuators[0].biasprm[2], 1.0, "p1: the ratio as written");
+    assert_eq!(m.joints.iter().filter(|j| j.springdamper.is_some()).count(), 2);
     let e = Forward::new(&m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        e.contains("springdamper of joint 'c'") && e.contains("mbd::mujoco::load"),
+        "{e}"
+    );
+    let mut m1 = m.clone();
+    mbd::mujoco::set_springdamper(&mut m1).unwrap();
+    let e = Forward::new(&m1).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("tendon 1 ('wr')") && e.contains("mbd::mujoco::load"), "{e}");
-    let e = Simulator::new(&m, State::reference(&m), Integrator::Euler)
+    let e = Simulator::new(&m1, State::reference(&m1), Integrator::Euler)
         .err()
         .map(|e| e.to_string());
     assert!(
@@ -183,7 +208,7 @@ fn the_reader_alone_leaves_what_needs_the_dynamics() {
         "the simulator refuses it too"
     );
     // with the rest lengths set, the dampratio is what is left
-    let mut m2 = m.clone();
+    let mut m2 = m1.clone();
     mbd::dynamics::set_spring_lengths(&mut m2).unwrap();
     let mut fw = Forward::new(&m2).unwrap();
     let q: Vec<f64> = m2.qpos0.iter().copied().collect();
@@ -197,9 +222,9 @@ fn the_reader_alone_leaves_what_needs_the_dynamics() {
     fw.forward(&q, &vec![0.0; m2.nv], &vec![0.0; m2.nv]).unwrap();
 }
 
-/// The reader's errors for the new attributes.
+/// The reader's errors for `dampratio`, `inheritrange` and `springdamper`.
 #[test]
-fn bad_dampratio_and_inheritrange_are_errors() {
+fn bad_dampratio_inheritrange_and_springdamper_are_errors() {
     let xml = |joint: &str, act: &str| {
         format!(
             r#"<mujoco><worldbody><body><joint name="j" {joint}/><geom type="sphere" size=".1"/></body></worldbody>
@@ -227,6 +252,11 @@ fn bad_dampratio_and_inheritrange_are_errors() {
             r#"range="0 1""#,
             r#"<position joint="j" kp="1" inheritrange="-1"/>"#,
             "cannot be negative",
+        ),
+        (
+            r#"springdamper="0.1 -1""#,
+            r#"<motor joint="j"/>"#,
+            "springdamper values must be positive",
         ),
     ] {
         let Err(e) = mjcf::load_str(&xml(joint, act)) else {

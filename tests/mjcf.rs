@@ -90,9 +90,12 @@ fn load_fixture(rel: &str) -> mbd::mjcf::Loaded {
     load(fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// Compares everything the reader produces for `rel` with MuJoCo's numbers.
+/// Compares everything the reader produces for `rel`, completed by the compile step MuJoCo's
+/// compiler also runs (`mbd::mujoco::compile`: springdamper, rest lengths, dampratio, length
+/// ranges), with MuJoCo's numbers.
 fn check_model(rel: &str, r: &Value) {
-    let model = load_fixture(rel).model;
+    let mut model = load_fixture(rel).model;
+    mbd::mujoco::compile(&mut model).unwrap_or_else(|e| panic!("{rel}: compile: {e}"));
     let w = |what: &str| format!("{rel}: {what}");
     let nbody = r["nbody"].as_u64().unwrap() as usize;
     assert_eq!(model.nq, r["nq"].as_u64().unwrap() as usize, "{}", w("nq"));
@@ -602,9 +605,9 @@ fn unknown_attribute() {
     );
     // attributes MuJoCo knows but this reader does not support are errors too
     expect_error(
-        &body_model("<joint springdamper=\"0.1 1\"/>", "<geom size=\"0.1\"/>"),
-        4,
-        &["<joint>", "'springdamper'"],
+        &body_model("<joint/>", "<geom size=\"0.1\" fluidcoef=\"0.5 0.25 1.5 1 1\"/>"),
+        5,
+        &["<geom>", "'fluidcoef'"],
     );
     expect_error(
         &body_model("<joint/>", "<geom size=\"0.1\" fluidshape=\"ellipsoid\"/>"),

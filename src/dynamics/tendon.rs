@@ -85,8 +85,15 @@ pub fn set_spring_lengths(model: &mut Model) -> Result<usize> {
 }
 
 /// [`Error::Unresolved`] for a tendon with a spring whose rest length is still MuJoCo's "not
-/// given" `(-1, -1)` (a wrapping tendon read by `mbd::mjcf::load` alone).
+/// given" `(-1, -1)` (a wrapping tendon read by `mbd::mjcf::load` alone), or a joint whose
+/// `springdamper` has not been turned into a stiffness and a damping.
 pub fn check_spring_lengths(model: &Model) -> Result<()> {
+    if let Some(i) = (1..=model.nb).find(|&i| model.joints[i].springdamper.is_some()) {
+        return Err(Error::Unresolved {
+            what: format!("the springdamper of joint '{}'", model.joints[i].name),
+            how: "load the model with mbd::mujoco::load, which turns it into a stiffness and a damping (or call mbd::mujoco::set_springdamper)".into(),
+        });
+    }
     match model
         .tendons
         .iter()

@@ -9,7 +9,7 @@ use crate::model::{Joint, JointType};
 use crate::spatial::Vec3;
 
 /// Attributes a `<joint>` may have (besides `name`, `class`); also what its defaults may set.
-pub(crate) const JOINT_ATTRS: [&str; 19] = [
+pub(crate) const JOINT_ATTRS: [&str; 20] = [
     "type",
     "ref",
     "springref",
@@ -29,6 +29,7 @@ pub(crate) const JOINT_ATTRS: [&str; 19] = [
     "actuatorgravcomp",
     "actuatorfrcrange",
     "actuatorfrclimited",
+    "springdamper",
 ];
 
 impl<'d> Reader<'d> {
@@ -133,6 +134,12 @@ impl<'d> Reader<'d> {
             ));
         }
         let actgravcomp = a.boolean("actuatorgravcomp")?.unwrap_or(false);
+        // springdamper = (timeconst, dampratio): both positive, or not given (0 0)
+        let springdamper = match a.vec::<2>("springdamper")? {
+            None | Some([0.0, 0.0]) => None,
+            Some(sd) if sd[0] > 0.0 && sd[1] > 0.0 => Some(sd),
+            Some(_) => return Err(a.err_maybe("springdamper", "when given, both springdamper values must be positive")),
+        };
         let unit_axis = || -> Result<Vec3> {
             let n = axis.norm();
             if n < mjEPS {
@@ -162,6 +169,7 @@ impl<'d> Reader<'d> {
             friction_params,
             actgravcomp,
             actfrcrange: afr_limited.then_some(afr),
+            springdamper,
         };
         Ok(JointSpec {
             joint,

@@ -116,6 +116,10 @@ pub struct Joint {
     /// when `jnt_actfrclimited`; `<joint actuatorfrcrange>`), `None` for no clamp. Hinge and slide
     /// joints only: MuJoCo gives ball and free joints none.
     pub actfrcrange: Option<[f64; 2]>,
+    /// `springdamper = (timeconst, dampratio)` not yet turned into `stiffness` and `damping`
+    /// (MuJoCo's compiler does it from the joint's inertia at `qpos0`; here
+    /// `mbd::mujoco::set_springdamper`, run by `mbd::mujoco::load`, which then clears it).
+    pub springdamper: Option<[f64; 2]>,
 }
 
 impl Joint {
@@ -137,6 +141,7 @@ impl Joint {
             friction_params: SolverParams::default(),
             actgravcomp: false,
             actfrcrange: None,
+            springdamper: None,
         }
     }
     /// Revolute joint about `axis` (normalized here).

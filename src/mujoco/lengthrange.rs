@@ -323,8 +323,37 @@ pub fn load_str(xml: &str) -> Result<Loaded> {
 /// `mj_setConst`); then the muscles' length ranges by simulation ([`set_length_range`],
 /// `mj_setLengthRange`).
 pub fn compile(model: &mut Model) -> Result<()> {
+    set_springdamper(model)?;
     crate::dynamics::set_spring_lengths(model)?;
     crate::dynamics::set_dampratio(model)?;
     set_length_range(model)
 }
 // ANCHOR_END: compile
+
+// ANCHOR: springdamper
+/// MuJoCo's `springdamper = (timeconst, dampratio)` of a joint (the compiler's
+/// `AutoSpringDamper`): its stiffness and damping replaced by those of a mass-spring-damper with
+/// that time constant and damping ratio, `k = m / (timeconst^2 dampratio^2)` and
+/// `b = 2 m / timeconst` (the formula of a constraint's `solref`), where `m` is the joint's
+/// inertia at `qpos0`, the number of its dofs over the sum of their `dof_invweight0`. Clears
+/// [`crate::model::Joint::springdamper`]; returns how many joints were set.
+pub fn set_springdamper(model: &mut Model) -> Result<usize> {
+    if model.joints.iter().all(|j| j.springdamper.is_none()) {
+        return Ok(0);
+    }
+    let iw = super::constraint::Invweight::new(model)?;
+    let mut n = 0;
+    for i in 1..=model.nb {
+        let Some([timeconst, dampratio]) = model.joints[i].springdamper.take() else {
+            continue;
+        };
+        let dofs = model.dofs(i);
+        let inertia = dofs.len() as f64 / iw.dof[dofs.clone()].iter().sum::<f64>().max(mjMINVAL);
+        let j = &mut model.joints[i];
+        j.stiffness = inertia / (timeconst * timeconst * dampratio * dampratio).max(mjMINVAL);
+        j.damping = 2.0 * inertia / timeconst.max(mjMINVAL);
+        n += 1;
+    }
+    Ok(n)
+}
+// ANCHOR_END: springdamper

@@ -14,7 +14,7 @@ pub mod limits;
 pub mod solver;
 pub mod state;
 
-pub use lengthrange::{compile, load, load_str, set_length_range};
+pub use lengthrange::{compile, load, load_str, set_length_range, set_springdamper};
 
 use crate::error::Result;
 use crate::model::{JointCalc, Model};
