@@ -11,11 +11,14 @@
 //! - the forces and accelerations at seeded states, and 1000-step rollouts;
 //! - what `mbd::mjcf::load` alone leaves unresolved is refused, with a message naming the cure.
 
+#[path = "common/rollout.rs"]
+mod rollout;
 use mbd::error::Error;
 use mbd::mjcf;
 use mbd::model::Integrator;
 use mbd::mujoco::forward::Forward;
 use mbd::mujoco::integrator::{Simulator, State};
+use rollout::{check_rollout, rel};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -59,13 +62,6 @@ fn root() -> PathBuf {
 
 fn fixture() -> Fixture {
     serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/compile_step.json")).unwrap()).unwrap()
-}
-
-/// `max |a - b| / max(max |b|, 1)`.
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let scale = b.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-    a.iter().zip(b).map(|(x, y)| (x - y).abs() / scale).fold(0.0, f64::max)
 }
 
 #[test]
@@ -158,22 +154,15 @@ fn forces_accelerations_and_rollouts_agree_with_mujoco() {
         }
     }
     for r in &f.rollouts {
-        let mut m = base.clone();
-        m.opt.integrator = Integrator::parse(&r.integrator).unwrap();
-        let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator).unwrap();
-        let mut row = 0;
-        for step in 1..=r.steps {
-            let t = sim.state.time;
-            for (j, c) in sim.state.ctrl.iter_mut().enumerate() {
-                *c = (2.0 * t + j as f64).sin();
-            }
-            sim.step().unwrap();
-            if step % r.every == 0 {
-                let e = rel(&sim.state.qpos, &r.qpos[row]);
-                assert!(e < 1e-9, "{}: qpos after step {step} off by {e:.2e}", r.integrator);
-                row += 1;
-            }
-        }
+        check_rollout(
+            &base,
+            &r.integrator,
+            r.steps,
+            r.every,
+            &r.qpos,
+            |t, j| (2.0 * t + j as f64).sin(),
+            1e-9,
+        );
     }
 }
 

@@ -13,13 +13,14 @@
 
 mod common;
 
+#[path = "common/rollout.rs"]
+mod rollout;
 use common::*;
 use mbd::dynamics::{gravcomp_into, rnea, PassiveScratch};
 use mbd::mjcf;
-use mbd::model::Integrator;
 use mbd::mujoco::forward::Forward;
-use mbd::mujoco::integrator::{Simulator, State};
 use proptest::prelude::*;
+use rollout::{check_rollout, rel};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -56,13 +57,6 @@ fn root() -> PathBuf {
 fn fixture() -> Fixture {
     let p = root().join("tests/fixtures/gravcomp.json");
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-/// `max |a - b| / max(max |b|, 1)`.
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let scale = b.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-    a.iter().zip(b).map(|(x, y)| (x - y).abs() / scale).fold(0.0, f64::max)
 }
 
 #[test]
@@ -108,23 +102,10 @@ fn forces_and_accelerations_agree_with_mujoco() {
 #[test]
 fn rollouts_agree_with_mujoco() {
     let f = fixture();
+    let m = mjcf::load(root().join(&f.model)).unwrap().model;
     for r in &f.rollouts {
-        let mut m = mjcf::load(root().join(&f.model)).unwrap().model;
-        m.opt.integrator = Integrator::parse(&r.integrator).unwrap();
-        let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator).unwrap();
-        let mut row = 0;
-        for step in 1..=r.steps {
-            let t = sim.state.time;
-            for (j, c) in sim.state.ctrl.iter_mut().enumerate() {
-                *c = 2.0 * (1.3 * t + j as f64).sin();
-            }
-            sim.step().unwrap();
-            if step % r.every == 0 {
-                let e = rel(&sim.state.qpos, &r.qpos[row]);
-                assert!(e < 1e-9, "{}: qpos after step {step} off by {e:.2e}", r.integrator);
-                row += 1;
-            }
-        }
+        let law = |t: f64, j: usize| 2.0 * (1.3 * t + j as f64).sin();
+        check_rollout(&m, &r.integrator, r.steps, r.every, &r.qpos, law, 1e-9);
     }
 }
 
