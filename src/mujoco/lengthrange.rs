@@ -317,7 +317,8 @@ pub fn load_str(xml: &str) -> Result<Loaded> {
 
 // ANCHOR: compile
 /// The model constants MuJoCo's compiler computes by running the model, which the MJCF reader
-/// (below the dynamics) cannot: the rest lengths of tendons that wrap around geoms, at
+/// (below the dynamics) cannot: joint springs given as `springdamper` ([`set_springdamper`],
+/// from `dof_invweight0`); the rest lengths of tendons that wrap around geoms, at
 /// `qpos_spring` ([`crate::dynamics::set_spring_lengths`]); the damping of position servos given
 /// as a damping ratio, from the inertia they see at `qpos0` ([`crate::dynamics::set_dampratio`],
 /// `mj_setConst`); then the muscles' length ranges by simulation ([`set_length_range`],
