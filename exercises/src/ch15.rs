@@ -4,6 +4,7 @@
 // The parameters of a function still holding `todo!()` are unused until you write its body.
 #![allow(unused_variables)]
 
+use mbd::model::Model;
 use mbd::spatial::Vec3;
 
 /// Exercise 1, implicit damping by hand: one hinge with joint-space inertia `m`, damping `b`,
@@ -34,5 +35,23 @@ pub fn exercise_3(axis: Vec3, d: Vec3, rod: f64) -> f64 {
 /// `x_{k+1} = a x_k + b u_k` with cost `sum q x^2 + r u^2` (`q, r > 0`, `b != 0`), from the
 /// positive root `P` of the scalar Riccati equation. Do not call `lqr_gain`.
 pub fn exercise_4(a: f64, b: f64, q: f64, r: f64) -> f64 {
+    todo!()
+}
+
+/// Exercise 5, gravity compensation from RNEA: MuJoCo's `qfrc_gravcomp` at configuration `q`,
+/// the joint forces of a force `-gravcomp_i m_i g` at each body's centre of mass
+/// (`model.body_gravcomp`, indexed like `model.inertia`), computed with
+/// `mbd::dynamics::rnea` alone (not `gravcomp_into`): for example the gravity term
+/// `rnea(q, 0, 0)` of a copy of the model whose body inertias are scaled by their `gravcomp`.
+pub fn exercise_5(model: &Model, q: &[f64]) -> Vec<f64> {
+    todo!()
+}
+
+/// Exercise 6, a damping ratio's damping: the velocity gain `kv = 2 zeta sqrt(kp m)` that
+/// MuJoCo's compiler gives the position servo `actuator` of `model` (stiffness `kp`, damping
+/// ratio `zeta`), with `m = 1 / (J M^-1 J^T)` the inertia it sees at `model.qpos0`: `J` its row
+/// of the moment arms (`mbd::dynamics::transmission`), `M` the joint-space inertia
+/// (`mbd::dynamics::crba`). Do not call `set_dampratio`.
+pub fn exercise_6(model: &Model, actuator: usize, kp: f64, zeta: f64) -> f64 {
     todo!()
 }

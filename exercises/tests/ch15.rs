@@ -5,9 +5,9 @@
 //! `tests/wrong_answers.rs` can feed it deliberately wrong answers (the tests at the bottom).
 
 use exercises::ch15;
-use exercises::grade::{close, run, Check, Exercise, Rng};
-use mbd::dynamics::{bias_forces, crba, tendon_kinematics, transmission};
-use mbd::model::{canned, Integrator};
+use exercises::grade::{close, close_all, ensure, run, Check, Exercise, Rng};
+use mbd::dynamics::{bias_forces, crba, gravcomp_into, set_dampratio, tendon_kinematics, transmission, PassiveScratch};
+use mbd::model::{canned, Integrator, Model};
 use mbd::mujoco::derivatives::lqr_gain;
 use mbd::mujoco::integrator::{Simulator, State};
 use mbd::spatial::Vec3;
@@ -165,6 +165,154 @@ fn lqr_check(rng: &mut Rng) -> Check {
     lqr_with(rng, ch15::exercise_4)
 }
 
+/// A MuJoCo model whose bodies split into several Featherstone bodies: a free base, a body with
+/// a hinge and a slide, a ball joint.
+const GRAVCOMP_XML: &str = r#"<mujoco model="free base with arms"><compiler angle="radian"/><worldbody>
+  <body name="base" pos="0 0 1"><freejoint/><geom type="box" size=".2 .1 .05" mass="3"/>
+    <body name="arm" pos=".2 0 0"><joint type="hinge" axis="0 1 0"/><joint type="slide" axis="1 0 0"/>
+      <geom type="capsule" fromto="0 0 0 .4 .05 0" size=".03" mass="1"/>
+      <body name="bob" pos=".4 0 0"><joint type="ball"/><geom type="capsule" fromto="0 0 0 .05 0 -.3" size=".02" mass=".4"/></body>
+    </body>
+    <body name="leg" pos="-.2 0 0" euler=".3 0 .2"><joint type="hinge" axis="1 0 0"/>
+      <geom type="capsule" fromto="0 0 0 0 .1 -.35" size=".03" mass=".8"/>
+    </body>
+  </body></worldbody></mujoco>"#;
+
+fn random_q(rng: &mut Rng, model: &Model) -> Vec<f64> {
+    let mut q = model.qpos0.as_slice().to_vec();
+    let v = rng.vec(model.nv, 1.5);
+    model.integrate(&mut q, &v, 1.0).expect("valid");
+    q
+}
+
+/// The kinds of `gravcomp` the check gives the bodies, in turn from a random start (named in
+/// its messages): none, whole, a fraction, more than the weight.
+fn random_gravcomp(rng: &mut Rng, model: &mut Model) {
+    let start = rng.int(0, 3);
+    model.body_gravcomp[0] = 0.0;
+    for i in 1..=model.nb {
+        model.body_gravcomp[i] = match (i + start) % 4 {
+            0 => 0.0,
+            1 => 1.0,
+            2 => rng.uniform(0.1, 0.9),
+            _ => rng.uniform(1.2, 3.0),
+        };
+    }
+}
+
+fn gravcomp_with(rng: &mut Rng, f: fn(&Model, &[f64]) -> Vec<f64>) -> Check {
+    let mjcf = mbd::mjcf::load_str(GRAVCOMP_XML)
+        .map_err(|e| format!("grader: {e}"))?
+        .model;
+    for mut model in [
+        canned::chain(6, true),
+        canned::binary_tree(3),
+        canned::floating_base_ball_arms(),
+        mjcf,
+    ] {
+        for s in 0..3 {
+            random_gravcomp(rng, &mut model);
+            // MuJoCo's gravity first, then a tilted one
+            if s > 0 {
+                model.opt.gravity = rng.unit3() * rng.uniform(3.0, 15.0);
+            }
+            let q = random_q(rng, &model);
+            let mut scratch = PassiveScratch::default();
+            gravcomp_into(&model, &q, &mut scratch);
+            let want = &scratch.gravcomp;
+            let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            close_all(
+                &f(&model, &q),
+                want,
+                1e-10 * scale,
+                format_args!(
+                    "model '{}', sample {s} (gravcomp 0, 1, between and above 1): qfrc_gravcomp against gravcomp_into",
+                    model.name
+                ),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn gravcomp_check(rng: &mut Rng) -> Check {
+    gravcomp_with(rng, ch15::exercise_5)
+}
+
+/// What the three position servos of [`dampratio_model`] drive (named in the messages).
+const SERVOS: [&str; 3] = ["a hinge", "a slide", "a fixed tendon"];
+
+/// A random arm (hinge, slide, hinge, off `qpos0 = 0` through `ref`, with armature) with a fixed
+/// tendon over its hinges and three position servos given a damping ratio, on a hinge, the slide
+/// and the tendon, each with a random gear, `kp` and `dampratio`: as the MJCF reader leaves it,
+/// the ratios not yet turned into damping.
+fn dampratio_model(rng: &mut Rng) -> std::result::Result<Model, String> {
+    let mut u = |lo: f64, hi: f64| rng.uniform(lo, hi);
+    let (l1, l3) = (u(0.2, 0.6), u(0.2, 0.5));
+    let (m1, m2, m3) = (u(0.5, 2.0), u(0.2, 1.0), u(0.2, 1.0));
+    let (r1, r2, r3) = (u(-1.0, 1.0), u(-0.1, 0.1), u(-1.5, 1.5));
+    let (a1, a3) = (u(0.0, 0.1), u(0.0, 0.05));
+    let axis3 = [u(-1.0, 1.0), u(0.5, 1.0), u(-1.0, 1.0)];
+    let (c1, c3) = (u(0.5, 1.5), u(-1.5, 1.5));
+    let hinge = if u(0.0, 1.0) < 0.5 { "h1" } else { "h3" };
+    let mut servo = |target: &str| {
+        let gear = u(0.3, 3.0) * if u(0.0, 1.0) < 0.5 { 1.0 } else { -1.0 };
+        format!(
+            r#"<position {target} gear="{gear:?}" kp="{:?}" dampratio="{:?}"/>"#,
+            u(1.0, 200.0),
+            u(0.2, 2.0)
+        )
+    };
+    let actuators = [
+        servo(&format!(r#"joint="{hinge}""#)),
+        servo(r#"joint="s2""#),
+        servo(r#"tendon="t""#),
+    ]
+    .join("");
+    let xml = format!(
+        r#"<mujoco><compiler angle="radian"/><worldbody>
+        <body name="b1" pos="0 0 1"><joint name="h1" axis="0 1 0" ref="{r1:?}" armature="{a1:?}"/>
+          <geom type="capsule" fromto="0 0 0 {l1:?} 0 0" size=".04" mass="{m1:?}"/>
+          <body name="b2" pos="{l1:?} 0 0"><joint name="s2" type="slide" axis="1 0 .3" ref="{r2:?}"/>
+            <geom type="box" size=".05 .04 .03" mass="{m2:?}"/>
+            <body name="b3" pos=".05 0 0"><joint name="h3" axis="{:?} {:?} {:?}" ref="{r3:?}" armature="{a3:?}"/>
+              <geom type="capsule" fromto="0 0 0 {l3:?} .05 -.1" size=".03" mass="{m3:?}"/>
+            </body></body></body></worldbody>
+        <tendon><fixed name="t"><joint joint="h1" coef="{c1:?}"/><joint joint="h3" coef="{c3:?}"/></fixed></tendon>
+        <actuator>{actuators}</actuator></mujoco>"#,
+        axis3[0], axis3[1], axis3[2]
+    );
+    Ok(mbd::mjcf::load_str(&xml).map_err(|e| format!("grader: {e}"))?.model)
+}
+
+fn dampratio_with(rng: &mut Rng, f: fn(&Model, usize, f64, f64) -> f64) -> Check {
+    for s in 0..6 {
+        let model = dampratio_model(rng)?;
+        let mut compiled = model.clone();
+        set_dampratio(&mut compiled).map_err(|e| format!("grader: {e}"))?;
+        for (k, what) in SERVOS.iter().enumerate() {
+            let a = &model.actuators[k];
+            let (kp, zeta) = (a.gainprm[0], a.biasprm[2]);
+            ensure(
+                a.is_position_servo() && zeta > 0.0,
+                "grader: the servo was not read as a damping ratio",
+            )?;
+            let want = -compiled.actuators[k].biasprm[2];
+            close(
+                f(&model, k, kp, zeta),
+                want,
+                1e-10 * want.abs(),
+                format_args!("model {s}, actuator {k} (a position servo on {what}): kv against set_dampratio's"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn dampratio_check(rng: &mut Rng) -> Check {
+    dampratio_with(rng, ch15::exercise_6)
+}
+
 #[allow(dead_code)]
 fn main() {
     run(
@@ -196,6 +344,18 @@ fn main() {
                 hint: "multiply P = q + a^2 P - (a b P)^2 / (r + b^2 P) by (r + b^2 P): a quadratic in P; take its positive root",
                 check: lqr_check,
             },
+            Exercise {
+                number: 5,
+                title: "Gravity compensation from RNEA",
+                hint: "scale each body's spatial inertia (m, h and ibar) by its gravcomp in a copy of the model, then take rnea(q, 0, 0) of the copy",
+                check: gravcomp_check,
+            },
+            Exercise {
+                number: 6,
+                title: "A damping ratio's damping",
+                hint: "at qpos0: J the actuator's row of transmission's moment arms, m = 1 / (J M^-1 J^T) with M from crba, kv = 2 zeta sqrt(kp m)",
+                check: dampratio_check,
+            },
         ],
     )
 }
@@ -206,7 +366,8 @@ fn main() {
 #[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
 mod wrong_answers {
     use super::*;
-    use exercises::grade::fails_on;
+    use exercises::grade::{fails_naming, fails_on};
+    use mbd::dynamics::rnea;
 
     #[test]
     fn explicit_damping_in_both_cases_fails() {
@@ -237,5 +398,69 @@ mod wrong_answers {
             let p = (-beta - (beta * beta + 4.0 * b * b * q * r).sqrt()) / (2.0 * b * b);
             a * b * p / (r + b * b * p)
         })));
+    }
+
+    #[test]
+    fn forgetting_the_gravcomp_fails() {
+        // the whole gravity term, as if every body had gravcomp 1
+        assert!(fails_naming(0..3, "qfrc_gravcomp", |rng| gravcomp_with(
+            rng,
+            |model, q| {
+                let zero = vec![0.0; model.nv];
+                rnea(model, q, &zero, &zero, None).unwrap().as_slice().to_vec()
+            }
+        )));
+    }
+
+    #[test]
+    fn scaling_the_torques_instead_of_the_inertias_fails() {
+        // each joint's torque times its own body's gravcomp: the descendants' shares scaled wrong
+        assert!(fails_naming(0..3, "qfrc_gravcomp", |rng| gravcomp_with(
+            rng,
+            |model, q| {
+                let zero = vec![0.0; model.nv];
+                let tau = rnea(model, q, &zero, &zero, None).unwrap();
+                (0..model.nv)
+                    .map(|k| tau[k] * model.body_gravcomp[model.dof_body[k]])
+                    .collect()
+            }
+        )));
+    }
+
+    /// `J M^-1 J^T` of actuator `k` at `q`, or with `diagonal` the slip `J diag(M)^-1 J^T`.
+    fn reflected(model: &Model, k: usize, q: &[f64], diagonal: bool) -> f64 {
+        let ten = tendon_kinematics(model, q).unwrap();
+        let nu = model.actuators.len();
+        let (mut l, mut moment) = (vec![0.0; nu], DMatrix::zeros(nu, model.nv));
+        transmission(model, q, &ten, &mut l, &mut moment).unwrap();
+        let m = crba(model, q).unwrap();
+        let j = moment.row(k).transpose();
+        if diagonal {
+            (0..model.nv).map(|i| j[i] * j[i] / m[(i, i)]).sum()
+        } else {
+            j.dot(&(m.try_inverse().unwrap() * &j))
+        }
+    }
+
+    #[test]
+    fn the_diagonal_of_m_fails() {
+        assert!(fails_naming(0..3, "kv", |rng| dampratio_with(
+            rng,
+            |model, k, kp, zeta| {
+                let q0 = model.qpos0.as_slice().to_vec();
+                2.0 * zeta * (kp / reflected(model, k, &q0, true)).sqrt()
+            }
+        )));
+    }
+
+    #[test]
+    fn the_inertia_at_zero_instead_of_qpos0_fails() {
+        assert!(fails_naming(0..3, "kv", |rng| dampratio_with(
+            rng,
+            |model, k, kp, zeta| {
+                let zero = vec![0.0; model.nq];
+                2.0 * zeta * (kp / reflected(model, k, &zero, false)).sqrt()
+            }
+        )));
     }
 }
