@@ -41,12 +41,7 @@ pub fn loops_from_equality(model: &Model) -> Result<Vec<LoopJoint>> {
     // coordinates, in body b's frame, of a world point
     let local = |b: usize, p: &Vec3| -> Vec3 { kin.x_0[b].e * (p - kin.x_0[b].r) };
     let mut out = Vec::new();
-    let active = model
-        .equality
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| model.eq_active0_of(k));
-    for (_, eq) in active {
+    for eq in model.active0_equalities() {
         match eq {
             Equality::Connect {
                 name,

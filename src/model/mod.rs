@@ -876,6 +876,17 @@ impl Model {
         self.eq_active0.get(k).copied().unwrap_or(true)
     }
 
+    /// The equality constraints active in the reference state ([`Model::eq_active0_of`]), in
+    /// order: what a formulation that cannot switch constraints (Featherstone's loop joints,
+    /// SPOOK's joints) builds.
+    pub fn active0_equalities(&self) -> impl Iterator<Item = &Equality> {
+        self.equality
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| self.eq_active0_of(k))
+            .map(|(_, eq)| eq)
+    }
+
     /// The structural checks of [`Model::validate`], cheap enough (`O(nb + nv)`, no
     /// arithmetic) for every checked entry to run through [`Model::check_state`]: the per-body
     /// vectors have length nb + 1, `lambda(i) < i`, and `q_adr`, `v_adr`, `nq`, `nv`,

@@ -241,12 +241,7 @@ impl SpookSystem {
             ));
         }
         // the equality constraints active in the reference state (eq_active0)
-        let active = model
-            .equality
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| model.eq_active0_of(k));
-        for (_, eq) in active {
+        for eq in model.active0_equalities() {
             match eq {
                 Equality::Connect {
                     name,
