@@ -254,3 +254,19 @@ fn bad_dampratio_inheritrange_and_springdamper_are_errors() {
         assert!(e.to_string().contains(what), "{act}: {e}");
     }
 }
+
+/// A position servo with a negative stiffness cannot have a damping ratio (MuJoCo 4.0 writes a
+/// NaN damping): an error naming the actuator.
+#[test]
+fn a_dampratio_with_negative_kp_is_an_error() {
+    let xml = r#"<mujoco><worldbody><body><joint name="a" axis="0 1 0"/><geom type="sphere" size=".1" pos=".2 0 0"/></body></worldbody>
+        <actuator><general name="neg" joint="a" gainprm="-5" biastype="affine" biasprm="0 5 1"/></actuator></mujoco>"#;
+    let Err(e) = mbd::mujoco::load_str(xml) else {
+        panic!("a NaN damping was accepted")
+    };
+    assert!(matches!(e, Error::BadParameter { .. }), "{e}");
+    assert!(
+        e.to_string().contains("actuator 0 ('neg')") && e.to_string().contains("non-negative stiffness"),
+        "{e}"
+    );
+}

@@ -66,7 +66,7 @@ fn forces_and_accelerations_agree_with_mujoco() {
     let mut worst = [0.0f64; 4];
     for (k, s) in f.states.iter().enumerate() {
         let mut scratch = PassiveScratch::default();
-        gravcomp_into(&m, &s.qpos, &mut scratch);
+        gravcomp_into(&m, &s.qpos, &mut scratch).unwrap();
         let mut fw = Forward::new(&m).unwrap();
         fw.ctrl.copy_from_slice(&s.ctrl);
         fw.forward(&s.qpos, &s.qvel, &vec![0.0; m.nv]).unwrap();
@@ -148,7 +148,7 @@ proptest! {
         let mut scratch = PassiveScratch::default();
         model.body_gravcomp = vec![1.0; model.nb + 1];
         model.body_gravcomp[0] = 0.0;
-        gravcomp_into(&model, s.q.as_slice(), &mut scratch);
+        gravcomp_into(&model, s.q.as_slice(), &mut scratch).unwrap();
         for k in 0..model.nv {
             prop_assert!((scratch.gravcomp[k] - g_rnea[k]).abs() <= 1e-10 * scale,
                 "dof {k}: gravcomp {} vs rnea {}", scratch.gravcomp[k], g_rnea[k]);
@@ -159,7 +159,7 @@ proptest! {
             let mut one = model.clone();
             one.body_gravcomp = vec![0.0; model.nb + 1];
             one.body_gravcomp[i] = w[i % w.len()];
-            gravcomp_into(&one, s.q.as_slice(), &mut scratch);
+            gravcomp_into(&one, s.q.as_slice(), &mut scratch).unwrap();
             for k in 0..model.nv {
                 sum[k] += scratch.gravcomp[k];
             }
@@ -167,12 +167,12 @@ proptest! {
         for (i, g) in model.body_gravcomp.iter_mut().enumerate().skip(1) {
             *g = w[i % w.len()];
         }
-        gravcomp_into(&model, s.q.as_slice(), &mut scratch);
+        gravcomp_into(&model, s.q.as_slice(), &mut scratch).unwrap();
         for k in 0..model.nv {
             prop_assert!((scratch.gravcomp[k] - sum[k]).abs() <= 1e-10 * 2.0 * scale, "dof {k}: not linear");
         }
         model.opt.gravity = mbd::spatial::Vec3::zeros();
-        gravcomp_into(&model, s.q.as_slice(), &mut scratch);
+        gravcomp_into(&model, s.q.as_slice(), &mut scratch).unwrap();
         prop_assert!(scratch.gravcomp.iter().all(|&x| x == 0.0));
     }
 }
@@ -219,6 +219,10 @@ fn actuatorfrcrange_is_read_as_mujoco_reads_it() {
         let Err(e) = load(c, j) else { panic!("{j} was accepted") };
         assert!(e.to_string().contains(what), "{j}: {e}");
     }
+    // a short or non-finite configuration is an error of gravcomp_into
+    let mut scratch = PassiveScratch::default();
+    assert!(gravcomp_into(&m, &[], &mut scratch).is_err());
+    assert!(gravcomp_into(&m, &[f64::NAN], &mut scratch).is_err());
     // a non-finite gravcomp is refused by the model's checks
     let mut m = load("", r#"type="hinge""#).unwrap().model;
     m.body_gravcomp[1] = f64::NAN;

@@ -560,3 +560,27 @@ fn the_pass_breaks_forward_inverse_agreement() {
         }
     }
 }
+
+/// Rows built by hand that break a pyramid's pairs (an odd number of edge rows) are an error of
+/// the pass, not an index out of range.
+#[test]
+fn an_odd_pyramid_is_an_error() {
+    let s = fixtures()
+        .scenes
+        .into_iter()
+        .find(|s| s.name == "box_incline" && s.cone == "pyramidal" && s.solver == "Newton")
+        .unwrap();
+    let m = model(&s);
+    let fw = forward_rows(&m, &s);
+    let mut efc = fw.d.efc.clone();
+    let first = (0..efc.nefc())
+        .find(|&i| efc.efc_type[i] == EfcType::ContactPyramidal)
+        .unwrap();
+    efc.efc_type[first] = EfcType::ContactFrictionless;
+    let mut opts = fw.options.clone();
+    opts.noslip_iterations = 3;
+    let Err(e) = mbd::mujoco::solver::solve(&fw.d.smooth(&m), &efc, &opts) else {
+        panic!("an odd pyramid was accepted")
+    };
+    assert!(e.to_string().contains("even number of rows"), "{e}");
+}

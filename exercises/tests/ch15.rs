@@ -218,7 +218,7 @@ fn gravcomp_with(rng: &mut Rng, f: fn(&Model, &[f64]) -> Vec<f64>) -> Check {
             }
             let q = random_q(rng, &model);
             let mut scratch = PassiveScratch::default();
-            gravcomp_into(&model, &q, &mut scratch);
+            gravcomp_into(&model, &q, &mut scratch).map_err(|e| format!("grader: gravcomp_into: {e}"))?;
             let want = &scratch.gravcomp;
             let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
             close_all(

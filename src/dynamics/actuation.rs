@@ -148,6 +148,17 @@ pub fn set_dampratio(model: &mut Model) -> Result<usize> {
             });
         }
         let (kp, zeta) = (a.gainprm[0], a.biasprm[2]);
+        if !(kp >= 0.0) {
+            // MuJoCo 4.0 writes a NaN damping here
+            return Err(Error::BadParameter {
+                what: format!(
+                    "kp (gainprm[0]) of actuator {k} ('{}'), whose damping is a dampratio",
+                    a.name
+                ),
+                value: kp,
+                why: "a damping ratio needs a non-negative stiffness".into(),
+            });
+        }
         a.biasprm[2] = -zeta * 2.0 * (kp / jmj).sqrt();
     }
     Ok(servos.len())
@@ -765,7 +776,7 @@ pub fn actuation(
     transmission(model, q, ten, &mut out.length, &mut out.moment)?;
     let mut passive = super::PassiveScratch::default();
     if model.joints.iter().any(|j| j.actgravcomp) {
-        super::gravcomp_into(model, q, &mut passive);
+        super::gravcomp_into(model, q, &mut passive)?;
     }
     actuation_with(model, qd, ctrl, act, &passive.gravcomp, &mut out)?;
     crate::error::check_output("qfrc_actuator", &out.qfrc)?;

@@ -82,15 +82,18 @@ pub fn has_gravcomp(model: &Model) -> bool {
 /// `tau = S^T sum_descendants I_j a_j` with the base accelerating upwards at `-g` and nothing
 /// moving, with each body's inertia scaled by its `gravcomp`: with `gravcomp = 1` on every body
 /// it is exactly the gravity term of the bias force `c(q, 0)`, so that gravity is cancelled.
-/// Into `s.gravcomp` (nv); zeros when [`has_gravcomp`] is false. `q` is assumed valid.
-pub fn gravcomp_into(model: &Model, q: &[f64], s: &mut PassiveScratch) {
+/// Into `s.gravcomp` (nv); zeros when [`has_gravcomp`] is false. `q` must have `nq` finite
+/// entries (a [`crate::error::Error`] otherwise); nothing is allocated once `s` has the model's
+/// size.
+pub fn gravcomp_into(model: &Model, q: &[f64], s: &mut PassiveScratch) -> crate::error::Result<()> {
+    crate::error::check_vector("qpos", q, model.nq)?;
     s.gravcomp.clear();
     s.gravcomp.resize(model.nv, 0.0);
-    if !has_gravcomp(model) {
-        return;
+    if has_gravcomp(model) {
+        s.poses(model, q, None);
+        gravcomp_from_poses(model, s);
     }
-    s.poses(model, q, None);
-    gravcomp_from_poses(model, s);
+    Ok(())
 }
 
 /// [`gravcomp_into`] once `s` holds the bodies' poses ([`PassiveScratch::poses`]).

@@ -99,6 +99,12 @@ pub fn noslip_into(
                     {
                         end += 1;
                     }
+                    if (end - i) % 2 != 0 {
+                        return Err(crate::error::Error::InvalidArgument {
+                            what: format!("pyramidal contact {} (rows {i}..{end})", efc.efc_id[i]),
+                            why: "a pyramid has pairs of opposite edges: an even number of rows".into(),
+                        });
+                    }
                     for j in (i..end).step_by(2) {
                         let res = [residual(s, f, j), residual(s, f, j + 1)];
                         let old = [f[j], f[j + 1]];
