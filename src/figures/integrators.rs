@@ -18,6 +18,8 @@
 //! - `integrators_warmstart.svg`: the constraint solver's iterations in every step of the
 //!   Gymnasium humanoid falling from its standing pose and settling, warm-started and cold, with
 //!   PGS, CG and Newton ([`warmstart_iterations`], [`warmstart_figure`]).
+//! - `integrators_dampratio.svg`: a position servo's step response for several `dampratio`s,
+//!   damping computed by `mbd::mujoco::compile` ([`dampratio_step`]).
 //! - `integrators_gravcomp.svg`: a one-link arm released horizontal without gravity
 //!   compensation, with half of it, with all of it, and with all of it through an actuator
 //!   whose joint limits the torque ([`gravcomp_arm`], [`gravcomp_figure`]).
@@ -484,7 +486,68 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(contact_figures(dir)?);
     out.push(warmstart_figure(dir)?);
     out.push(gravcomp_figure(dir)?);
+    out.push(dampratio_figure(dir)?);
     Ok(out)
+}
+
+// ANCHOR: dampratio_step
+/// A position servo (`kp` 10 N m/rad) on a 1 kg, 0.5 m arm on a hinge, without gravity, its
+/// damping given as `dampratio = zeta` and computed by [`crate::mujoco::load_str`] (MuJoCo's
+/// compiler): `(t, angle)` every 5 steps of `duration` s of the response to a control step from
+/// 0 to 1 rad, implicitfast at h = 1 ms. For `zeta < 1` a linear oscillator overshoots by
+/// `exp(-pi zeta / sqrt(1 - zeta^2))`.
+pub fn dampratio_step(zeta: f64, duration: f64) -> Result<Vec<(f64, f64)>> {
+    let xml = format!(
+        r#"<mujoco model="servo"><option timestep="0.001" gravity="0 0 0" integrator="implicitfast"/>
+  <worldbody><body><joint name="j" axis="0 -1 0"/>
+    <geom type="capsule" fromto="0 0 0 .5 0 0" size=".03" mass="1"/></body></worldbody>
+  <actuator><position joint="j" kp="10" dampratio="{zeta}"/></actuator></mujoco>"#
+    );
+    let model = crate::mujoco::load_str(&xml)?.model;
+    let mut state = State::reference(&model);
+    state.ctrl[0] = 1.0;
+    let mut sim = Simulator::new(&model, state, model.opt.integrator)?;
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let mut out = vec![(0.0, 0.0)];
+    for k in 1..=steps {
+        sim.step()?;
+        if k % 5 == 0 {
+            out.push((sim.state.time, sim.state.qpos[0]));
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: dampratio_step
+
+/// The figure of [`dampratio_step`] for four damping ratios, with each underdamped response's
+/// overshoot beside the linear oscillator's.
+pub fn dampratio_figure(dir: &Path) -> Result<PathBuf> {
+    let mut chart = Chart::new(
+        "A position servo's step response: damping given as dampratio",
+        "time (s)",
+        "angle (rad), target 1",
+    )
+    .ranges(Some((0.0, 1.5)), Some((-0.05, 2.0)));
+    for zeta in [0.25, 0.5, 1.0, 2.0] {
+        let path = dampratio_step(zeta, 1.5)?;
+        let peak = path.iter().fold(0.0f64, |m, p| m.max(p.1));
+        let theory = if zeta < 1.0 {
+            format!(
+                "{:.3}",
+                (-std::f64::consts::PI * zeta / (1.0 - zeta * zeta).sqrt()).exp()
+            )
+        } else {
+            "none".into()
+        };
+        println!(
+            "  servo, dampratio {zeta}: overshoot {:.3} (linear oscillator: {theory})",
+            peak - 1.0
+        );
+        chart = chart.with(Series::line(&format!("dampratio {zeta}"), path));
+    }
+    let path = dir.join("integrators_dampratio.svg");
+    chart.save_svg(&path)?;
+    Ok(path)
 }
 
 // ANCHOR: gravcomp_arm
