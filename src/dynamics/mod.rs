@@ -29,8 +29,8 @@ pub use energy::{kinetic_energy, potential_energy};
 pub use passive::{fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, PassiveScratch};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
-    check_spring_lengths, set_spring_lengths, tendon_kinematics, tendon_kinematics_into, wrap, wrap_circle,
-    wrap_inside, TendonState, WrapShape, Wrapped,
+    check_spring_lengths, set_spring_lengths, tendon_kinematics, tendon_kinematics_into, tendon_segments, wrap,
+    wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
 };
 
 use crate::error::{check_vector, Error, Result};

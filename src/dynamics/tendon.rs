@@ -158,12 +158,9 @@ pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -
 }
 
 /// One spatial tendon's length and moment row (the spatial half of MuJoCo's `mj_tendon`): the
-/// path is walked pair by pair; a pulley sets the divisor for what follows; two sites add a
-/// straight segment; site, geom, site add the wrap ([`wrap`]) as two straight parts to and from
-/// the tangent points plus the arc, or the straight segment when there is no wrap. The moment
-/// row gets `u^T (J(x_b) - J(x_a)) / divisor` for each straight part whose ends are on different
-/// bodies, a tangent point counting as a point fixed in the geom's body (the arc adds nothing:
-/// its ends move with one body).
+/// path is walked by [`walk_spatial`]; the moment row gets `u^T (J(x_b) - J(x_a)) / divisor`
+/// for each straight part whose ends are on different bodies, a tangent point counting as a
+/// point fixed in the geom's body (the arc adds nothing: its ends move with one body).
 fn spatial_tendon(
     model: &Model,
     t: usize,
@@ -171,6 +168,47 @@ fn spatial_tendon(
     bodies: &WorldAxes,
     length: &mut [f64],
     moment: &mut DMatrix<f64>,
+) -> Result<usize> {
+    walk_spatial(model, t, path, bodies, |span| {
+        let mut straight = |(b0, x0): (usize, Vec3), (b1, x1): (usize, Vec3)| {
+            let d = x1 - x0;
+            let l = d.norm();
+            if b0 != b1 && l > crate::model::constants::mjMINVAL {
+                let u = d / l;
+                add_projected(bodies, model, (b1, &x1), &u, 1.0, span.divisor, moment, t);
+                add_projected(bodies, model, (b0, &x0), &u, -1.0, span.divisor, moment, t);
+            }
+            l
+        };
+        length[t] += match span.wrap {
+            None => straight(span.a, span.b),
+            Some((gb, w)) => straight(span.a, (gb, w.t0)) + w.arc + straight((gb, w.t1), span.b),
+        } / span.divisor;
+    })
+}
+
+/// One span of a spatial tendon's path between two sites, as [`walk_spatial`] finds it.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    /// The first site's body and world position.
+    a: (usize, Vec3),
+    /// The second site's.
+    b: (usize, Vec3),
+    /// The wrap around a geom between them, if the path wraps (the geom's body and the wrap).
+    wrap: Option<(usize, Wrapped)>,
+    /// The pulley divisor in force.
+    divisor: f64,
+}
+
+/// Walks a spatial tendon's path pair by pair: a pulley sets the divisor for what follows; two
+/// sites give a span; site, geom, site give a span with the wrap ([`wrap`]) when the geom is
+/// in the way. Returns how many geoms the tendon wraps around.
+fn walk_spatial(
+    model: &Model,
+    t: usize,
+    path: &[TendonWrap],
+    bodies: &WorldAxes,
+    mut span: impl FnMut(Span),
 ) -> Result<usize> {
     let mut wraps = 0;
     let site = |s: usize| {
@@ -224,25 +262,45 @@ fn spatial_tendon(
         } else {
             j += 1;
         }
-        let mut straight = |(b0, x0): (usize, &Vec3), (b1, x1): (usize, &Vec3)| {
-            let d = x1 - x0;
-            let l = d.norm();
-            if b0 != b1 && l > crate::model::constants::mjMINVAL {
-                let u = d / l;
-                add_projected(bodies, model, (b1, x1), &u, 1.0, divisor, moment, t);
-                add_projected(bodies, model, (b0, x0), &u, -1.0, divisor, moment, t);
-            }
-            l
-        };
-        length[t] += match wrapped {
-            None => straight((ba, &xa), (bb, &xb)),
-            Some((gb, w)) => {
-                wraps += 1;
-                straight((ba, &xa), (gb, &w.t0)) + w.arc + straight((gb, &w.t1), (bb, &xb))
-            }
-        } / divisor;
+        wraps += wrapped.is_some() as usize;
+        span(Span {
+            a: (ba, xa),
+            b: (bb, xb),
+            wrap: wrapped,
+            divisor,
+        });
     }
     Ok(wraps)
+}
+
+/// The straight parts of spatial tendon `t`'s path at the configuration of `ten` (the last
+/// [`tendon_kinematics_into`]): `f((body a, x_a), (body b, x_b), divisor)` for each part of
+/// nonzero length, in path order. A force `F` in the tendon pulls `x_a` towards `x_b` and back
+/// with `F / divisor` (MuJoCo 4.0's `mj_rnePostConstraint` applies it so).
+pub fn tendon_segments(
+    model: &Model,
+    t: usize,
+    ten: &TendonState,
+    mut f: impl FnMut((usize, Vec3), (usize, Vec3), f64),
+) {
+    let TendonKind::Spatial { path } = &model.tendons[t].kind else {
+        return;
+    };
+    // the path was walked without error by tendon_kinematics_into at this configuration
+    let _ = walk_spatial(model, t, path, &ten.bodies, |span| {
+        let mut straight = |a: (usize, Vec3), b: (usize, Vec3)| {
+            if (b.1 - a.1).norm() > crate::model::constants::mjMINVAL {
+                f(a, b, span.divisor);
+            }
+        };
+        match span.wrap {
+            None => straight(span.a, span.b),
+            Some((gb, w)) => {
+                straight(span.a, (gb, w.t0));
+                straight((gb, w.t1), span.b);
+            }
+        }
+    });
 }
 
 /// A `<geom>` path element that does not sit between two sites (MuJoCo's compiler requires it).

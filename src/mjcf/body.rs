@@ -109,14 +109,15 @@ impl<'d> Reader<'d> {
                 "site" => {
                     check_leaf(doc, child)?;
                     let class = self.class_of(child, cc)?;
-                    let (name, mut pos, mut quat) = self.read_site(child, class)?;
+                    let mut site = self.read_site(child, class)?;
                     if let Some(f) = frame {
-                        (pos, quat) = f.apply(&pos, &quat);
+                        (site.pos, site.quat) = f.apply(&site.pos, &site.quat);
                     }
-                    if !name.is_empty() {
-                        self.site_index.insert(name.clone(), self.sites.len());
+                    if !site.name.is_empty() {
+                        self.site_index.insert(site.name.clone(), self.sites.len());
                     }
-                    self.sites.push((me, name, pos, quat));
+                    site.body = me;
+                    self.sites.push(site);
                 }
                 "camera" | "light" => {
                     check_leaf(doc, child)?;

@@ -52,11 +52,12 @@
 //! | `<inertial>` | `pos`, `mass` (both required), `quat`, `euler`, `axisangle`, `xyaxes`, `zaxis`, `diaginertia`, `fullinertia` | |
 //! | `<geom>` | `name`, `class`, `type` (`plane`, `sphere`, `capsule`, `ellipsoid`, `cylinder`, `box`, `mesh` with `mesh`, `hfield` with `hfield`), `size`, `pos`, the orientations, `fromto` (capsule, cylinder, box, ellipsoid), `friction`, `condim`, `contype`, `conaffinity`, `margin`, `gap`, `solref`, `solimp`, `solmix`, `priority`, `mass`, `density`, `group` | a mesh geom's mass and inertia come from its mesh's volume, and its frame is composed with the mesh's principal frame; a height field only in static bodies |
 //! | `<asset>` | `<mesh name file vertex face scale refpos refquat inertia>` (file: binary or ASCII `.stl`, `.obj`, relative to the model file and `meshdir`; `inertia="shell"` puts the mass on the surface), `<hfield name nrow ncol size elevation file>` (`file`: a PNG, grey from the red sample) | textures and materials are skipped |
-//! | `<site>` | `name`, `class`, `type`, `size`, `pos`, the orientations, `fromto` | stored in [`Model::sites`](crate::model::Model::sites) |
+//! | `<site>` | `name`, `class`, `type`, `size`, `pos`, the orientations, `fromto` | stored in [`Model::sites`](crate::model::Model::sites) with their shape and size (a touch sensor's zone) |
 //! | `<tendon>` | `<fixed>` (`<joint joint coef>` on hinges and slides) and `<spatial>` (`<site>`, `<geom geom sidesite>`, `<pulley divisor>`), with `name`, `class`, `limited`, `range`, `stiffness`, `damping`, `springlength` (default: the length at `springref`), `frictionloss`, `margin`, `solreflimit`, `solimplimit`, `solreffriction`, `solimpfriction`, `armature` (0 only), `actuatorfrcrange`, `actuatorfrclimited` ([`Tendon::actfrcrange`](crate::model::Tendon::actfrcrange): the forces of the actuators on the tendon scaled into it, [`crate::dynamics::tendon_actuator_limits`]; it must contain 0) | lengths and moments in [`crate::dynamics::tendon_kinematics`], wrapping around spheres and cylinders with [`crate::dynamics::wrap`] (MuJoCo's `mju_wrap`); a wrap geom of another type, or one not between two sites, is an error; without `springlength` the rest length is the length at `qpos_spring` (the joints at `springref`), for a wrapping tendon left to [`crate::dynamics::set_spring_lengths`] (run by `mbd::mujoco::load`) |
 //! | `<actuator>` | `<general>` (`dyntype`, `gaintype`, `biastype`, `dynprm`, `gainprm`, `biasprm`, `actrange`, `actlimited`), `<motor>`, `<position>` (`kp`, `kv` or `dampratio` (computed into a damping by `mbd::mujoco::load`, [`crate::dynamics::set_dampratio`]), `timeconst`: a `filterexact` filter, `inheritrange`: the control range from the joint's or tendon's range), `<velocity>` (`kv`), `<intvelocity>` (`kp`, `kv`, `actrange`, `actlimited`: an `integrator` whose activation is a position servo's setpoint), `<damper>` (`kv`; force `-kv ctrl velocity`, `ctrlrange` required and non-negative, always limited), `<cylinder>` (`timeconst`, `area` or `diameter`, `bias`: a `filter` whose activation is the pressure), `<muscle>` (`timeconst`, `tausmooth`, `range`, `force`, `scale`, `lmin`, `lmax`, `vmax`, `fpmax`, `fvmax`; `lengthrange`, computed by `mbd::mujoco::load` when missing), each with `name`, `class`, a transmission (`joint`, `jointinparent`, `tendon`, `cranksite` with `slidersite` and `cranklength`, `site` with an optional `refsite`), `gear`, `ctrlrange`, `ctrllimited`, `forcerange`, `forcelimited` | transmissions, activation dynamics and forces in [`crate::dynamics::actuation`]; `qacc_smooth` includes them at `ctrl = 0`; `actearly`, `actdim` and the body (adhesion) transmission are errors, and so is a filter time constant `<= 0`, which MuJoCo accepts |
 //! | `<equality>` | `<connect body1 body2 anchor>`, `<weld body1 body2 relpose anchor>`, `<joint joint1 joint2 polycoef>`, `<tendon tendon1 tendon2 polycoef>`, each with `name`, `class`, `active`, `solref`, `solimp` | softness in [`Model::eq_params`](crate::model::Model::eq_params), `active` in [`Model::eq_active0`](crate::model::Model::eq_active0) (an inactive constraint makes no rows until the state switches it on) |
 //! | `<contact>` | `<pair geom1 geom2 condim friction solref solreffriction solimp margin gap>`, `<exclude body1 body2>` | stored for the collision stage |
+//! | `<sensor>` | `touch`, `accelerometer`, `velocimeter`, `gyro`, `force`, `torque`, `magnetometer`, `rangefinder` (`data="dist"`), `jointpos`, `jointvel`, `ballquat`, `ballangvel`, `jointlimitpos/vel/frc`, `jointactuatorfrc`, `tendonpos`, `tendonvel`, `tendonlimitpos/vel/frc`, `tendonactuatorfrc`, `actuatorpos/vel/frc`, `framepos`, `framequat`, `framexaxis/yaxis/zaxis`, `framelinvel`, `frameangvel` (with `reftype`/`refname`), `framelinacc`, `frameangacc`, `subtreecom`, `subtreelinvel`, `subtreeangmom`, `clock`; each with `name`, `noise` (kept, not added), `cutoff` | [`Model::sensors`](crate::model::Model::sensors), evaluated by `crate::mujoco::sensor`; camera, geometry-distance, contact, tactile, energy, user and plugin sensors and sensor history (`nsample`, `delay`, `interval`) are errors |
 //! | `<keyframe>` | `<key name time qpos qvel act ctrl>` | [`Model::keyframes`](crate::model::Model::keyframes); `mbd inspect --key NAME` |
 //!
 //! Angles (`euler`, `axisangle`, hinge `range`, `ref`, `springref`) are in degrees unless
@@ -89,7 +90,7 @@
 //!
 //! # Skipped with a warning (no effect on the dynamics computed here)
 //!
-//! `<visual>`, `<asset>`'s textures and materials, `<statistic>`, `<size>`, `<sensor>`, `<custom>`; `<camera>` and
+//! `<visual>`, `<asset>`'s textures and materials, `<statistic>`, `<size>`, `<custom>`; `<camera>` and
 //! `<light>` inside bodies; defaults for visual elements;
 //! the visual-only attributes `rgba`, `material`, `group` (on joints) and `user`; the flags
 //! that concern later stages. One warning per kind (with its first line and a count), not one
@@ -134,6 +135,7 @@ mod keyframe;
 mod options;
 mod orientation;
 mod reader;
+mod sensor;
 mod site;
 mod tendon;
 mod xml;
@@ -142,7 +144,7 @@ use crate::error::{Error, Result};
 use crate::model::Model;
 use std::path::Path;
 
-/// A model read from MJCF, with the warnings about skipped elements (visual, asset, sensor,
+/// A model read from MJCF, with the warnings about skipped elements (visual, asset,
 /// camera, light, ...), which do not affect dynamics.
 #[derive(Clone, Debug)]
 pub struct Loaded {

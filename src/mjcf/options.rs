@@ -165,7 +165,7 @@ impl<'d> Reader<'d> {
 
     pub(crate) fn read_option(&mut self, e: &'d Elem) -> Result<()> {
         let a = Attrs::direct(&self.doc.files, e);
-        for k in ["magnetic", "jacobian"] {
+        for k in ["jacobian"] {
             if a.has(k) {
                 self.warn(
                     format!("attr option.{k}"),
@@ -260,6 +260,9 @@ impl<'d> Reader<'d> {
         }
         if let Some(w) = a.vec::<3>("wind")? {
             self.opt.wind = Vec3::from(w);
+        }
+        if let Some(m) = a.vec::<3>("magnetic")? {
+            self.opt.magnetic = Vec3::from(m);
         }
         for child in e.children.iter().map(|&c| &self.doc.elems[c]) {
             match child.tag.as_str() {

@@ -122,7 +122,7 @@ pub(crate) struct Reader<'d> {
     /// `<compiler settotalmass>` (non-positive: off).
     pub settotalmass: f64,
     /// Sites as read: (MuJoCo body, name, position, orientation in the body frame).
-    pub sites: Vec<(usize, String, Vec3, [f64; 4])>,
+    pub sites: Vec<super::site::SiteSpec>,
     pub site_index: HashMap<String, usize>,
     pub tendon_index: HashMap<String, usize>,
     /// Meshes and height fields of `<asset>`.
@@ -300,7 +300,8 @@ impl<'d> Reader<'d> {
             let child = &doc.elems[c];
             match child.tag.as_str() {
                 "compiler" => self.read_compiler(child)?,
-                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
+                "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe"
+                | "sensor" => {}
                 "asset" => {
                     // meshes and height fields are read below; the rest only changes the look
                     self.check_skipped(child)?;
@@ -319,10 +320,6 @@ impl<'d> Reader<'d> {
                 "size" => {
                     check_leaf(doc, child)?;
                     self.skip_element(child, "memory sizes only")
-                }
-                "sensor" => {
-                    self.check_skipped(child)?;
-                    self.skip_element(child, "sensors do not change the dynamics")
                 }
                 "custom" => {
                     self.check_skipped(child)?;
@@ -404,6 +401,10 @@ impl<'d> Reader<'d> {
         }
         for child in self.sections("contact") {
             self.read_contact(child, &mut model)?;
+        }
+        for child in self.sections("sensor") {
+            let s = self.read_sensors(child, &model, &joint_fs)?;
+            model.sensors.extend(s);
         }
         for child in self.sections("keyframe") {
             let keys = self.read_keyframes(child, &model)?;

@@ -197,6 +197,7 @@ impl ModelBuilder {
             tendons: Vec::new(),
             actuators: Vec::new(),
             keyframes: Vec::new(),
+            sensors: Vec::new(),
             contact_pairs: Vec::new(),
             contact_excludes: Vec::new(),
             meshes: Vec::new(),

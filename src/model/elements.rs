@@ -42,6 +42,11 @@ pub struct Site {
     pub pos: Vec3,
     /// Orientation in the body frame (w, x, y, z).
     pub quat: [f64; 4],
+    /// Shape (`site_type`): sphere, capsule, ellipsoid, cylinder or box. A site has no mass and
+    /// never collides; its shape is the zone a touch sensor counts contacts in.
+    pub gtype: super::GeomType,
+    /// Size (`site_size`), with a geom's meaning for its shape.
+    pub size: [f64; 3],
 }
 
 /// One element of a spatial tendon's path (MuJoCo's `wrap_type`, `wrap_objid`, `wrap_prm`).
@@ -258,4 +263,239 @@ pub struct ContactPair {
     pub margin: f64,
     /// Gap.
     pub gap: f64,
+}
+
+/// A frame a sensor reads (MuJoCo's `sensor_objtype` for the frame sensors): a body's frame
+/// (`xbody`: `xpos`, `xmat`), its inertial frame (`body`: `xipos`, `ximat`), a geom's or a
+/// site's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensorFrame {
+    /// The frame of MuJoCo body `b` (`mjOBJ_XBODY`).
+    XBody(usize),
+    /// The principal inertial frame of MuJoCo body `b`, at its centre of mass (`mjOBJ_BODY`).
+    Body(usize),
+    /// A geom (index into [`Model::geoms`](super::Model::geoms)).
+    Geom(usize),
+    /// A site (index into [`Model::sites`](super::Model::sites)).
+    Site(usize),
+}
+
+/// What a sensor measures and where (MuJoCo's `mjtSensor` with `sensor_objid`/`sensor_refid`).
+/// Joints are named by the Featherstone body carrying them, bodies by their MuJoCo index, sites,
+/// geoms, tendons and actuators by their index in the model. Book: "The constrained pipeline",
+/// section "What the pipeline reports".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SensorKind {
+    // --- position stage
+    /// `qpos` of a hinge or slide joint.
+    JointPos(usize),
+    /// The unit quaternion of a ball joint (`qpos` normalized).
+    BallQuat(usize),
+    /// `ten_length`.
+    TendonPos(usize),
+    /// `actuator_length`.
+    ActuatorPos(usize),
+    /// A joint limit's distance minus its margin (`efc_pos - efc_margin`), 0 when no limit row.
+    JointLimitPos(usize),
+    /// A tendon limit's distance minus its margin, 0 when no limit row.
+    TendonLimitPos(usize),
+    /// A frame's origin, in the world or relative to a reference frame (in its coordinates).
+    FramePos {
+        obj: SensorFrame,
+        reference: Option<SensorFrame>,
+    },
+    /// A frame's x (k = 0), y (1) or z (2) axis, in the world or in a reference frame.
+    FrameAxis {
+        axis: usize,
+        obj: SensorFrame,
+        reference: Option<SensorFrame>,
+    },
+    /// A frame's orientation quaternion, in the world or relative to a reference frame.
+    FrameQuat {
+        obj: SensorFrame,
+        reference: Option<SensorFrame>,
+    },
+    /// `subtree_com` of a MuJoCo body.
+    SubtreeCom(usize),
+    /// The magnetic field (`<option magnetic>`) in a site's frame.
+    Magnetometer(usize),
+    /// Distance along a site's +z axis to the nearest visible geom not on the site's body, -1 if
+    /// none (`mj_ray`).
+    Rangefinder(usize),
+    /// The simulation time.
+    Clock,
+    // --- velocity stage
+    /// `qvel` of a hinge or slide joint.
+    JointVel(usize),
+    /// The angular velocity of a ball joint (its three `qvel`).
+    BallAngVel(usize),
+    /// `ten_velocity`.
+    TendonVel(usize),
+    /// `actuator_velocity`.
+    ActuatorVel(usize),
+    /// A joint limit row's velocity, 0 when no limit row.
+    JointLimitVel(usize),
+    /// A tendon limit row's velocity, 0 when no limit row.
+    TendonLimitVel(usize),
+    /// A site's linear velocity, in the site frame.
+    Velocimeter(usize),
+    /// A site's angular velocity, in the site frame.
+    Gyro(usize),
+    /// A frame's linear velocity, in the world or relative to a reference frame.
+    FrameLinVel {
+        obj: SensorFrame,
+        reference: Option<SensorFrame>,
+    },
+    /// A frame's angular velocity, in the world or relative to a reference frame.
+    FrameAngVel {
+        obj: SensorFrame,
+        reference: Option<SensorFrame>,
+    },
+    /// The velocity of a body's subtree's centre of mass (`subtree_linvel`).
+    SubtreeLinVel(usize),
+    /// A body subtree's angular momentum about its centre of mass (`subtree_angmom`).
+    SubtreeAngMom(usize),
+    // --- acceleration stage
+    /// The sum of the normal forces of the contacts of the site's body whose normal ray, cast
+    /// from the contact point, crosses the site's volume.
+    Touch(usize),
+    /// A site's proper linear acceleration (gravity's `-g` included), in the site frame.
+    Accelerometer(usize),
+    /// The force the site's body receives from its parent, in the site frame (`cfrc_int`).
+    Force(usize),
+    /// The torque the site's body receives from its parent, about the site, in its frame.
+    Torque(usize),
+    /// `actuator_force`.
+    ActuatorFrc(usize),
+    /// `qfrc_actuator` at a hinge or slide joint's dof.
+    JointActuatorFrc(usize),
+    /// The summed `actuator_force` of the actuators with this tendon as transmission.
+    TendonActuatorFrc(usize),
+    /// A joint limit row's force, 0 when no limit row.
+    JointLimitFrc(usize),
+    /// A tendon limit row's force, 0 when no limit row.
+    TendonLimitFrc(usize),
+    /// A frame's linear acceleration in the world (`mj_objectAcceleration`).
+    FrameLinAcc(SensorFrame),
+    /// A frame's angular acceleration in the world.
+    FrameAngAcc(SensorFrame),
+}
+
+/// The stage a sensor can be computed at (MuJoCo's `sensor_needstage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SensorStage {
+    /// After the position stage.
+    Pos,
+    /// After the velocity stage.
+    Vel,
+    /// After the constraint solver.
+    Acc,
+}
+
+/// How `cutoff` applies (MuJoCo's `sensor_datatype`): real values are clipped to
+/// `[-cutoff, cutoff]`, positive ones to at most `cutoff`; axes and quaternions are not clipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensorData {
+    /// Any real number.
+    Real,
+    /// Non-negative (or -1 for "no value").
+    Positive,
+    /// A unit vector.
+    Axis,
+    /// A unit quaternion.
+    Quaternion,
+}
+
+impl SensorKind {
+    /// How many numbers the sensor writes (`sensor_dim`).
+    pub fn dim(&self) -> usize {
+        use SensorKind::*;
+        match self {
+            BallQuat(_) | FrameQuat { .. } => 4,
+            FramePos { .. }
+            | FrameAxis { .. }
+            | SubtreeCom(_)
+            | Magnetometer(_)
+            | BallAngVel(_)
+            | Velocimeter(_)
+            | Gyro(_)
+            | FrameLinVel { .. }
+            | FrameAngVel { .. }
+            | SubtreeLinVel(_)
+            | SubtreeAngMom(_)
+            | Accelerometer(_)
+            | Force(_)
+            | Torque(_)
+            | FrameLinAcc(_)
+            | FrameAngAcc(_) => 3,
+            _ => 1,
+        }
+    }
+
+    /// The stage the sensor needs (`sensor_needstage`).
+    pub fn stage(&self) -> SensorStage {
+        use SensorKind::*;
+        match self {
+            JointPos(_)
+            | BallQuat(_)
+            | TendonPos(_)
+            | ActuatorPos(_)
+            | JointLimitPos(_)
+            | TendonLimitPos(_)
+            | FramePos { .. }
+            | FrameAxis { .. }
+            | FrameQuat { .. }
+            | SubtreeCom(_)
+            | Magnetometer(_)
+            | Rangefinder(_)
+            | Clock => SensorStage::Pos,
+            JointVel(_)
+            | BallAngVel(_)
+            | TendonVel(_)
+            | ActuatorVel(_)
+            | JointLimitVel(_)
+            | TendonLimitVel(_)
+            | Velocimeter(_)
+            | Gyro(_)
+            | FrameLinVel { .. }
+            | FrameAngVel { .. }
+            | SubtreeLinVel(_)
+            | SubtreeAngMom(_) => SensorStage::Vel,
+            _ => SensorStage::Acc,
+        }
+    }
+
+    /// How `cutoff` applies (`sensor_datatype`).
+    pub fn datatype(&self) -> SensorData {
+        use SensorKind::*;
+        match self {
+            Touch(_) | Rangefinder(_) => SensorData::Positive,
+            FrameAxis { .. } => SensorData::Axis,
+            BallQuat(_) | FrameQuat { .. } => SensorData::Quaternion,
+            _ => SensorData::Real,
+        }
+    }
+
+    /// Whether the sensor reads `cacc`, `cfrc_int` or `cfrc_ext`, so that the pipeline must run
+    /// `mj_rnePostConstraint` for it.
+    pub fn needs_rne_post(&self) -> bool {
+        use SensorKind::*;
+        matches!(
+            self,
+            Accelerometer(_) | Force(_) | Torque(_) | FrameLinAcc(_) | FrameAngAcc(_)
+        )
+    }
+}
+
+/// A sensor (MuJoCo's `sensor_*` arrays for one `<sensor>` child).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sensor {
+    /// Name (empty if none).
+    pub name: String,
+    /// What it measures.
+    pub kind: SensorKind,
+    /// `cutoff`: 0 for none, otherwise the bound applied by [`SensorKind::datatype`].
+    pub cutoff: f64,
+    /// `noise`: kept for the user (MuJoCo 4.0 adds no noise itself).
+    pub noise: f64,
 }

@@ -25,8 +25,8 @@ pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
 pub use constants::{MJ_MAXVAL, MJ_MINVAL};
 pub use elements::{
-    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Site, SolverParams, Tendon, TendonKind, TendonWrap,
-    Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
+    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Sensor, SensorData, SensorFrame, SensorKind,
+    SensorStage, Site, SolverParams, Tendon, TendonKind, TendonWrap, Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
 };
 pub use joint::{
     difference_joint, integrate_joint, jcalc, jcalc_into, jcalc_pos, Joint, JointCalc, JointType, Subspace,
@@ -152,6 +152,8 @@ pub struct Options {
     pub viscosity: f64,
     /// Wind velocity in world coordinates.
     pub wind: Vec3,
+    /// The magnetic field in world coordinates (`magnetic`), read by magnetometer sensors.
+    pub magnetic: Vec3,
     /// MuJoCo's `<flag>` settings that differ from the default, as (name, enabled), e.g.
     /// `("contact", false)`. A disabled `gravity` flag is applied to [`Options::gravity`] (set
     /// to zero) by the MJCF reader, as MuJoCo's `mj_rne` ignores gravity then.
@@ -248,6 +250,7 @@ impl Default for Options {
             density: 0.0,
             viscosity: 0.0,
             wind: Vec3::zeros(),
+            magnetic: Vec3::new(0.0, -0.5, 0.0),
             flags: Vec::new(),
             lengthrange: LengthRangeOptions::default(),
         }
@@ -450,6 +453,9 @@ pub struct Model {
     pub actuators: Vec<Actuator>,
     /// Named states (MuJoCo's `key_*`).
     pub keyframes: Vec<Keyframe>,
+    /// Sensors (MuJoCo's `sensor_*`), in model order: `sensordata` is their values one after
+    /// the other ([`SensorKind::dim`] numbers each).
+    pub sensors: Vec<Sensor>,
     /// Explicit contact pairs (MuJoCo's `pair_*`).
     pub contact_pairs: Vec<ContactPair>,
     /// Body pairs excluded from contact (MuJoCo's `exclude_signature`), Featherstone bodies.

@@ -27,6 +27,7 @@
 
 use super::collision::{Collider, MjContact};
 use super::constraint::{Efc, EfcState};
+use super::sensor::{PostConstraint, SensorInputs, SensorScratch};
 use super::solver::{mul_m, Smooth, SolverOptions, SolverResult, SolverStat};
 use super::{com, Data};
 use crate::dynamics::{
@@ -70,6 +71,12 @@ pub struct ForwardData {
     /// Per-iteration statistics (`solver`). MuJoCo's PGS records no cost and neither does the
     /// pipeline's ([`SolverStat::cost`] is 0); [`super::solver::solve`] computes it.
     pub solver: Vec<SolverStat>,
+    /// The sensors' values (`sensordata`, see [`Forward::sensors_with`]); empty for a model
+    /// without sensors.
+    pub sensordata: Vec<f64>,
+    /// `mj_rnePostConstraint`'s and `mj_subtreeVel`'s results, as far as the sensors needed
+    /// them (or [`Forward::rne_post_constraint`] computed them).
+    pub sensor: SensorScratch,
 }
 
 impl ForwardData {
@@ -90,6 +97,8 @@ impl ForwardData {
             qacc: vec![0.0; nv],
             solver_niter: 0,
             solver: vec![],
+            sensordata: vec![],
+            sensor: SensorScratch::default(),
         })
     }
 
@@ -192,6 +201,12 @@ pub struct Forward<'m> {
     pub ctrl: Vec<f64>,
     /// Actuator activations (`act`, one per actuator with dynamics), zeros by default.
     pub act: Vec<f64>,
+    /// The simulation time (`time`), which only `clock` sensors read.
+    pub time: f64,
+    /// Whether [`Forward::forward_with`] ends with the sensors ([`Forward::sensors_with`]);
+    /// true for a model with sensors. An integrator turns it off for the later stages of a
+    /// step, as `mj_step` evaluates the sensors once, at the step's start.
+    pub sensors_enabled: bool,
     /// The outputs of the last call.
     pub d: ForwardData,
     /// The solver's storage, kept between calls.
@@ -218,10 +233,13 @@ impl<'m> Forward<'m> {
                 cones: Vec::new(),
                 result: SolverResult::default(),
                 factor_warnings: Vec::new(),
+                xquat: Vec::new(),
             },
             options: solver_options(model),
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
+            time: 0.0,
+            sensors_enabled: !model.sensors.is_empty(),
             d: ForwardData::new(model)?,
             solver: Default::default(),
         })
@@ -254,13 +272,78 @@ impl<'m> Forward<'m> {
         Ok(&self.d)
     }
 
+    // ANCHOR: sensors_with
+    /// The sensors (`mj_sensorPos`, `mj_sensorVel`, `mj_sensorAcc`) after a forward call at the
+    /// same `(qpos, qvel)`, into [`ForwardData::sensordata`] ([`super::sensor::sensors_into`]).
+    /// [`Forward::forward_with`] runs it when [`Forward::sensors_enabled`].
+    pub fn sensors_with(&mut self, qpos: &[f64], qvel: &[f64]) {
+        let model = self.model;
+        super::constraint::jacobian::xquat_into(model, qpos, &mut self.scratch.xquat);
+        let mut out = std::mem::take(&mut self.d.sensordata);
+        let mut scratch = std::mem::take(&mut self.d.sensor);
+        let inp = SensorInputs {
+            fd: &self.d,
+            ten: &self.scratch.tendon,
+            act: &self.scratch.actuation,
+            xquat: &self.scratch.xquat,
+            qpos,
+            qvel,
+            time: self.time,
+        };
+        super::sensor::sensors_into(model, &inp, &self.invweight.eq, &mut scratch, &mut out);
+        self.d.sensordata = out;
+        self.d.sensor = scratch;
+    }
+    // ANCHOR_END: sensors_with
+
+    /// MuJoCo's `mj_rnePostConstraint` after a forward call at the same `(qpos, qvel)`: the
+    /// bodies' accelerations and the forces between them and from the world
+    /// ([`super::sensor::rne_post_constraint`]), per Featherstone body; a MuJoCo body's are its
+    /// last Featherstone body's ([`Model::mj_body_last`]).
+    pub fn rne_post_constraint(&mut self, qpos: &[f64], qvel: &[f64]) -> &PostConstraint {
+        let model = self.model;
+        super::constraint::jacobian::xquat_into(model, qpos, &mut self.scratch.xquat);
+        let mut scratch = std::mem::take(&mut self.d.sensor);
+        let ten = if model.tendons.is_empty() {
+            None
+        } else {
+            super::sensor::tendon_forces(
+                model,
+                &self.d,
+                &self.invweight.eq,
+                &self.scratch.tendon,
+                &self.scratch.actuation,
+                qvel,
+                &mut scratch.tendon_force,
+            );
+            Some((&self.scratch.tendon, &scratch.tendon_force[..]))
+        };
+        let mut post = std::mem::take(&mut scratch.post);
+        super::sensor::rne_post_constraint(
+            model,
+            &self.d,
+            &self.invweight.eq,
+            &self.scratch.xquat,
+            ten,
+            qvel,
+            &mut post,
+        );
+        scratch.post = post;
+        self.d.sensor = scratch;
+        &self.d.sensor.post
+    }
+
     // ANCHOR: forward_with
     /// [`Forward::forward`] without the checks at the door (inputs assumed valid).
     pub fn forward_with(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
         let contacts = self.position(qpos)?;
         self.velocity(qpos, qvel, contacts)?;
         self.acceleration(qpos, qvel, qfrc_applied)?;
-        self.constraint()
+        self.constraint()?;
+        if self.sensors_enabled {
+            self.sensors_with(qpos, qvel);
+        }
+        Ok(())
     }
     // ANCHOR_END: forward_with
 
@@ -478,6 +561,8 @@ struct Scratch {
     cones: Vec<super::solver::cost::Cone>,
     result: SolverResult,
     factor_warnings: Vec<String>,
+    /// body quaternions (`xquat`) for weld forces and frame sensors
+    xquat: Vec<[f64; 4]>,
 }
 
 /// MuJoCo's `mj_forward` on a fresh [`Forward`] with the model's options and zero controls.

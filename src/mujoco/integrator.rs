@@ -363,7 +363,8 @@ impl<'m> Simulator<'m> {
             check_implicit_supported(model)?;
         }
         state.check(model)?;
-        let constrained = if has_constraints(model) {
+        // a model with sensors runs the constrained pipeline, which keeps what they read
+        let constrained = if has_constraints(model) || !model.sensors.is_empty() {
             Some(Constrained::new(model)?)
         } else {
             None
@@ -590,6 +591,9 @@ impl<'m> Simulator<'m> {
         self.qn.copy_from_slice(&self.state.qpos);
         self.vn.copy_from_slice(&self.state.qvel);
         if self.integrator == Integrator::Rk4 {
+            if let Some(c) = self.constrained.as_mut() {
+                c.sensors_enabled = false;
+            }
             let mut stage = Stage {
                 model,
                 first: Some((&self.fwd.qacc, &self.fwd.actuation.act_dot)),
@@ -672,6 +676,9 @@ impl<'m> Simulator<'m> {
             c.set_warmstart(warm.then_some(s.qacc_warmstart.as_slice()));
             // which equality constraints make rows: the state's, for every stage of the step
             c.d.data.eq_active.copy_from_slice(&s.eq_active);
+            // the sensors, at the step's start only (mj_step's mj_forward)
+            c.time = s.time;
+            c.sensors_enabled = !self.model.sensors.is_empty();
         }
         forward_pass(
             self.model,
@@ -744,6 +751,13 @@ impl<'m> Simulator<'m> {
         at.qacc_warmstart.copy_from_slice(&s.qacc_warmstart);
         self.fwd_fresh = true;
         Ok(())
+    }
+
+    /// The sensors' values (`sensordata`, [`super::sensor::sensors_into`]) at the start of the
+    /// last step (or at the state of the last [`Simulator::forward`]), as MuJoCo's `mj_step`
+    /// leaves them; empty for a model without sensors.
+    pub fn sensordata(&self) -> &[f64] {
+        self.constrained.as_ref().map(|c| &c.d.sensordata[..]).unwrap_or(&[])
     }
 
     /// The constrained pipeline's outputs at the last evaluation (contacts, rows, forces), for
