@@ -48,5 +48,9 @@ fn main() -> mbd::Result<()> {
     for p in mbd::figures::forward::run(dir)? {
         println!("wrote {}", p.display());
     }
+    // what the pipeline reports: mj_rnePostConstraint and the sensors
+    for p in mbd::figures::sensors::run(dir)? {
+        println!("wrote {}", p.display());
+    }
     Ok(())
 }

@@ -217,3 +217,38 @@ fn a_saved_state_continues_the_run_with_its_warm_start() {
 fn sim_args<'a>(model: &'a std::path::Path, extra: &[&'a str], out: &'a std::path::Path) -> Vec<&'a str> {
     sim(model.to_str().unwrap(), extra, out.to_str().unwrap())
 }
+
+/// A model with sensors gets one column per number of `sensordata`, after the actuators', with
+/// the values of the library's sensors at each recorded state.
+#[test]
+fn sensors_are_columns() {
+    let dir = scratch("sensors");
+    let path = model("sensors.xml");
+    let out = dir.join("run.csv");
+    simulate(&path, &["--steps", "40", "--every", "10"], &out);
+    let (header, rows) = read_csv(&out);
+    let model = mbd::mujoco::load(&path).unwrap().model;
+    let labels = mbd::mujoco::sensor::sensor_labels(&model);
+    assert_eq!(labels.len(), 123, "sensors.xml writes 123 numbers");
+    let first = header.len() - labels.len();
+    assert_eq!(&header[first..], &labels[..]);
+    assert_eq!(
+        header[first - 1],
+        "slide_vel.force",
+        "after the last actuator's columns"
+    );
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator).unwrap();
+    for (r, row) in rows.iter().enumerate() {
+        while sim.steps < 10 * r {
+            sim.step().unwrap();
+        }
+        sim.forward().unwrap();
+        for (k, (a, b)) in row[first..].iter().zip(sim.sensordata()).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                "row {r}, {}: {a} vs {b}",
+                labels[k]
+            );
+        }
+    }
+}

@@ -244,6 +244,10 @@ pub struct ConstraintReport {
     /// MuJoCo's `fwdinv`: `mj_inverse` at this `qacc` against the forward pass, norms of the
     /// constraint-force and applied-force differences.
     pub fwdinv: [f64; 2],
+    /// The name of each `sensordata` entry ([`crate::mujoco::sensor::sensor_labels`]).
+    pub sensor_names: Vec<String>,
+    /// The sensors' values at this state (`sensordata`, [`crate::mujoco::sensor::sensors_into`]).
+    pub sensordata: Vec<f64>,
 }
 
 /// MuJoCo's name of a row type.
@@ -381,6 +385,8 @@ pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f6
             })
             .collect(),
         fwdinv: fi,
+        sensor_names: crate::mujoco::sensor::sensor_labels(model),
+        sensordata: d.sensordata.clone(),
     })
 }
 
@@ -706,6 +712,12 @@ impl ConstraintReport {
         if self.nefc > 0 {
             let list = |v: &[f64]| v.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>().join(", ");
             out += &format!("qacc:        [{}]\n", list(&self.qacc));
+        }
+        if !self.sensordata.is_empty() {
+            out += &format!("sensors ({} numbers):\n", self.sensordata.len());
+            for (name, x) in self.sensor_names.iter().zip(&self.sensordata) {
+                out += &format!("  {name:<28} {x:>14.6e}\n");
+            }
         }
         out
     }

@@ -9,7 +9,9 @@
 //! `nefc` (constraint rows) and `solver_iterations` of the constrained forward pass at that
 //! state, then per actuator
 //! `NAME.ctrl` (the control applied over the next step), `NAME.force` (`actuator_force`) and,
-//! with activation dynamics, `NAME.act`.
+//! with activation dynamics, `NAME.act`, then the sensors' values at that state, one column per
+//! number of `sensordata` (`NAME`, or `NAME[0]`, `NAME[1]`, ... for a sensor of several
+//! numbers, `sensorK` for an unnamed one: [`crate::mujoco::sensor::sensor_labels`]).
 //!
 //! Output safety: the output may not be one of the inputs (the model or the state file); an
 //! older file at the output path is removed before the run starts, so that a failed run never
@@ -550,6 +552,7 @@ pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
             out.push(format!("{name}.act"));
         }
     }
+    out.extend(crate::mujoco::sensor::sensor_labels(model));
     out
 }
 
@@ -562,7 +565,7 @@ pub const CONSTRAINT_SIGNALS: [&str; 3] = ["ncon", "nefc", "solver_iterations"];
 fn mujoco_signals(sim: &Simulator) -> Result<Vec<f64>> {
     let e = sim.energy()?;
     let mut out = vec![e[0], e[1]];
-    if let Some(d) = sim.forward_data() {
+    if let (true, Some(d)) = (has_constraints(sim.model), sim.forward_data()) {
         out.push(d.contacts().len() as f64);
         out.push(d.efc.nefc() as f64);
         out.push(d.solver_niter as f64);
@@ -576,6 +579,8 @@ fn mujoco_signals(sim: &Simulator) -> Result<Vec<f64>> {
             ia += 1;
         }
     }
+    // the sensors of the forward pass the caller made at this state
+    out.extend_from_slice(sim.sensordata());
     Ok(out)
 }
 
@@ -691,7 +696,7 @@ fn run_mujoco(
     let every = o.every.max(1);
     // the actuator forces and constraint counts of each recorded state need a forward pass at
     // that state (the step's own pass is at the state before it); the next step reuses it
-    let actuated = !sim.model.actuators.is_empty() || sim.forward_data().is_some();
+    let actuated = !sim.model.actuators.is_empty() || sim.forward_data().is_some() || !sim.model.sensors.is_empty();
     if actuated {
         sim.forward()?;
     }

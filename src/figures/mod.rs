@@ -21,6 +21,7 @@ pub mod loops2;
 pub mod muscle;
 pub mod perf;
 pub mod schematics;
+pub mod sensors;
 pub mod solver;
 pub mod sparse;
 pub mod spook;
@@ -50,6 +51,7 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(integrators::run(dir)?);
     out.extend(muscle::run(dir)?);
     out.extend(forward::run(dir)?);
+    out.extend(sensors::run(dir)?);
     out.extend(perf::run(dir)?);
     out.extend(comparison::run(dir)?);
     out.extend(tendon_wrap::run(dir)?);
