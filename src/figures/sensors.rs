@@ -166,7 +166,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         .map(|s| (s.tension - s.newton).abs().max((s.across - s.newton_across).abs()))
         .fold(0.0, f64::max);
     println!("  pendulum from 120 deg, 2 s: pivot force sensor vs Newton's law, worst difference {worst:.1e} N");
-    let every = |k: usize| k % 25 == 0;
+    let every = |k: usize| k.is_multiple_of(25);
     let chart = Chart::new(
         "Force sensor at a pendulum's pivot, in the rod's frame",
         "time t (s)",
