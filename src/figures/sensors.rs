@@ -172,6 +172,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "time t (s)",
         "force on the rod (N)",
     )
+    .ranges(None, Some((-15.0, 115.0)))
     .with(Series::line(
         "Newton: m g cos θ + m L ω²",
         samples.iter().map(|s| (s.t, s.newton)).collect(),
@@ -215,6 +216,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "time t (s)",
         "reading / g, touch / weight",
     )
+    .ranges(None, Some((-1.0, 5.0)))
     .with(Series::line(
         "accelerometer, world-up component / g",
         h.iter().map(|s| (s.t, s.up / g)).collect(),
