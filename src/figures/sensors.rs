@@ -228,5 +228,223 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let p = dir.join("forward_sensor_humanoid.svg");
     chart.save_svg(&p)?;
     out.push(p);
+
+    // the agreement table, written beside the figures' directory into `generated/`
+    let (rows, rollouts) = sensor_agreement()?;
+    let table = sensor_agreement_table(&rows, &rollouts);
+    if let Some(src) = dir.parent() {
+        let g = src.join("generated");
+        std::fs::create_dir_all(&g)
+            .and_then(|_| std::fs::write(g.join("sensor_agreement.md"), &table))
+            .map_err(|e| crate::error::Error::Io {
+                path: g.display().to_string(),
+                why: e.to_string(),
+            })?;
+        std::fs::write(g.join("sensor_pendulum.md"), format!("{worst:.0e}")).map_err(|e| crate::error::Error::Io {
+            path: g.display().to_string(),
+            why: e.to_string(),
+        })?;
+    }
+    print!("{table}");
     Ok(out)
+}
+
+/// The agreement of one model's sensors with MuJoCo's over the fixture's states.
+#[derive(Clone, Debug, Default)]
+pub struct SensorAgreement {
+    /// Fixture name and cone.
+    pub name: String,
+    /// States compared.
+    pub states: usize,
+    /// Numbers of `sensordata`.
+    pub nsensordata: usize,
+    /// Worst relative error of a sensor, given MuJoCo's `qacc`, `efc_force` and contact frames.
+    pub given: f64,
+    /// Worst relative error of `cacc`, `cfrc_int`, `cfrc_ext`, given the same.
+    pub post: f64,
+    /// Worst relative error of a sensor with our own solver, over the states where the two
+    /// pipelines' `qacc` agree to 1e-9, and how many states those are.
+    pub end_to_end: (f64, usize),
+}
+
+/// `max |a - b| / max(max |b|, 1)` per group of `n` numbers, the worst over the groups.
+fn worst_rel(a: &[f64], b: &[f64], n: usize) -> f64 {
+    if a.len() != b.len() {
+        return f64::NAN;
+    }
+    a.chunks(n.max(1))
+        .zip(b.chunks(n.max(1)))
+        .map(|(x, y)| {
+            let scale = y.iter().fold(1.0f64, |s, v| s.max(v.abs()));
+            x.iter().zip(y).map(|(p, q)| (p - q).abs() / scale).fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Per-sensor worst relative error (each sensor's numbers share a scale).
+fn worst_per_sensor(model: &Model, ours: &[f64], theirs: &[f64]) -> f64 {
+    if ours.len() != theirs.len() {
+        return f64::NAN;
+    }
+    let mut at = 0;
+    let mut w: f64 = 0.0;
+    for s in &model.sensors {
+        let n = s.kind.dim();
+        w = w.max(worst_rel(&ours[at..at + n], &theirs[at..at + n], n));
+        at += n;
+    }
+    w
+}
+
+/// Compares the sensors with MuJoCo's on every case of `tests/fixtures/sensors.json` (made by
+/// `tests/fixtures/make_sensor_fixtures.py`), as `tests/sensors.rs` does, for the chapter's
+/// table; and the rollouts: `(name, integrator, steps, worst sensor)`.
+pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<(String, String, usize, f64)>)> {
+    use crate::error::Error;
+    use crate::mujoco::forward::Forward;
+    use crate::spatial::{Mat3, Vec3};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("tests/fixtures/sensors.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    let fx: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Model {
+        file: path.display().to_string(),
+        line: e.line() as u32,
+        why: e.to_string(),
+    })?;
+    let nums = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default()
+    };
+    let empty = vec![];
+    let mut rows: Vec<SensorAgreement> = vec![];
+    for c in fx["cases"].as_array().unwrap_or(&empty) {
+        let name = format!(
+            "{} ({})",
+            c["name"].as_str().unwrap_or("?"),
+            c["cone"].as_str().unwrap_or("?")
+        );
+        let mut m = crate::mujoco::load(root.join(c["model"].as_str().unwrap_or("")))?.model;
+        m.opt.cone = crate::model::Cone::parse(c["cone"].as_str().unwrap_or("pyramidal"))?;
+        m.opt.solver = crate::model::Solver::Newton;
+        m.opt.tolerance = 1e-12;
+        m.opt.iterations = 1000;
+        let (q, v) = (nums(&c["qpos"]), nums(&c["qvel"]));
+        let mut fw = Forward::new(&m)?;
+        fw.options.ls_iterations = 100;
+        fw.ctrl.copy_from_slice(&nums(&c["ctrl"]));
+        fw.forward(&q, &v, &vec![0.0; m.nv])?;
+        let theirs = nums(&c["sensordata"]);
+        let e2e = (worst_rel(&fw.d.qacc, &nums(&c["qacc"]), m.nv) <= 1e-9)
+            .then(|| worst_per_sensor(&m, &fw.d.sensordata, &theirs));
+        // MuJoCo's solution and contact frames in our data, when the contacts are the same
+        let contacts = c["contacts"].as_array().unwrap_or(&empty);
+        let same = fw.d.efc.contacts.len() == contacts.len()
+            && fw.d.efc_force.len() == nums(&c["efc_force"]).len()
+            && fw.d.efc.contacts.iter().zip(contacts).all(|(a, b)| {
+                let g = nums(&b["geom"]);
+                g.len() == 2 && a.geom == [g[0] as usize, g[1] as usize]
+            });
+        let (mut given, mut post) = (f64::NAN, f64::NAN);
+        if same {
+            for (a, b) in fw.d.efc.contacts.iter_mut().zip(contacts) {
+                a.pos = Vec3::from_column_slice(&nums(&b["pos"]));
+                a.frame = Mat3::from_row_slice(&nums(&b["frame"]));
+            }
+            fw.d.qacc.copy_from_slice(&nums(&c["qacc"]));
+            fw.d.efc_force.copy_from_slice(&nums(&c["efc_force"]));
+            fw.sensors_with(&q, &v);
+            given = worst_per_sensor(&m, &fw.d.sensordata, &theirs);
+            let p = fw.rne_post_constraint(&q, &v).clone();
+            let six =
+                |f: &dyn Fn(usize) -> [f64; 6]| -> Vec<f64> { m.mj_body_last.iter().flat_map(|&b| f(b)).collect() };
+            let cacc = six(&|b| {
+                let a = p.cacc[b];
+                [a.w.x, a.w.y, a.w.z, a.v.x, a.v.y, a.v.z]
+            });
+            let int = six(&|b| {
+                let f = p.cfrc_int[b];
+                [f.n.x, f.n.y, f.n.z, f.f.x, f.f.y, f.f.z]
+            });
+            let ext = six(&|b| {
+                let f = p.cfrc_ext[b];
+                [f.n.x, f.n.y, f.n.z, f.f.x, f.f.y, f.f.z]
+            });
+            post = worst_rel(&cacc, &nums(&c["cacc"]), 6)
+                .max(worst_rel(&int, &nums(&c["cfrc_int"]), 6))
+                .max(worst_rel(&ext, &nums(&c["cfrc_ext"]), 6));
+        }
+        let nan_max = |a: f64, b: f64| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) };
+        match rows.iter_mut().find(|r| r.name == name) {
+            Some(r) => {
+                r.states += 1;
+                r.given = nan_max(r.given, given);
+                r.post = nan_max(r.post, post);
+                if let Some(e) = e2e {
+                    r.end_to_end = (nan_max(r.end_to_end.0, e), r.end_to_end.1 + 1);
+                }
+            }
+            None => rows.push(SensorAgreement {
+                name,
+                states: 1,
+                nsensordata: theirs.len(),
+                given,
+                post,
+                end_to_end: e2e.map_or((0.0, 0), |e| (e, 1)),
+            }),
+        }
+    }
+    let mut rollouts = vec![];
+    for r in fx["rollouts"].as_array().unwrap_or(&empty) {
+        let mut m = crate::mujoco::load(root.join(r["model"].as_str().unwrap_or("")))?.model;
+        let integ = r["integrator"].as_str().unwrap_or("Euler").to_string();
+        m.opt.integrator = crate::model::Integrator::parse(&integ)?;
+        let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator)?;
+        let mut w: f64 = 0.0;
+        let rows_of = r["sensordata"].as_array().unwrap_or(&empty);
+        for theirs in rows_of {
+            let t = sim.state.time;
+            for (j, c) in sim.state.ctrl.iter_mut().enumerate() {
+                *c = (2.0 * t + j as f64).sin();
+            }
+            sim.step()?;
+            w = w.max(worst_per_sensor(&m, sim.sensordata(), &nums(theirs)));
+        }
+        rollouts.push((r["name"].as_str().unwrap_or("?").to_string(), integ, rows_of.len(), w));
+    }
+    Ok((rows, rollouts))
+}
+
+/// The chapter's agreement table (markdown).
+pub fn sensor_agreement_table(rows: &[SensorAgreement], rollouts: &[(String, String, usize, f64)]) -> String {
+    let f = |x: f64| {
+        if x.is_nan() {
+            "n/a".to_string()
+        } else {
+            format!("{x:.0e}")
+        }
+    };
+    let mut t = String::from(
+        "| model (cone) | states | sensordata | sensors, MuJoCo's solution | cacc, cfrc_int, cfrc_ext, MuJoCo's solution | sensors, end to end (states) |\n|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        t += &format!(
+            "| `{}` | {} | {} | {} | {} | {} ({}) |\n",
+            r.name,
+            r.states,
+            r.nsensordata,
+            f(r.given),
+            f(r.post),
+            f(r.end_to_end.0),
+            r.end_to_end.1
+        );
+    }
+    t += "\n| rollout | integrator | steps | worst sensor |\n|---|---|---|---|\n";
+    for (name, integ, steps, w) in rollouts {
+        t += &format!("| `{name}` | {integ} | {steps} | {} |\n", f(*w));
+    }
+    t
 }
