@@ -531,11 +531,12 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     })
 }
 
-/// The signals recorded after the state: the two energies, for models with constraints
+/// The signals recorded after the state: the two energies, for models with constraints (and
+/// models with mocap bodies, which step through the same constrained pipeline)
 /// [`CONSTRAINT_SIGNALS`], then per actuator its control, force and (with dynamics) activation.
 pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
     let mut out: Vec<String> = Simulator::SIGNALS.iter().map(|s| s.to_string()).collect();
-    if has_constraints(model) {
+    if has_constraints(model) || model.nmocap() > 0 {
         out.extend(CONSTRAINT_SIGNALS.iter().map(|s| s.to_string()));
     }
     for (k, a) in model.actuators.iter().enumerate() {
