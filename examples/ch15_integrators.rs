@@ -9,9 +9,11 @@
 //!   and the Gymnasium hopper under a fixed control sequence beside MuJoCo 4.0.0's trajectory;
 //! - `muscles`: MuJoCo's muscle curves' landmarks and a two-link arm moved by four muscles;
 //! - `warmstart`: the solver iterations of every step of the Gymnasium humanoid falling and
-//!   settling, warm-started and cold, with PGS, CG and Newton.
+//!   settling, warm-started and cold, with PGS, CG and Newton;
+//! - `mocap`: an arm whose hand is welded to a mocap target moving on a circle, its lag for two
+//!   weld time constants beside `2 tc v`.
 //!
-//!     cargo run --release --example ch15_integrators [lqr|contacts|muscles|warmstart]   (all four by default)
+//!     cargo run --release --example ch15_integrators [lqr|contacts|muscles|warmstart|mocap]   (all by default)
 
 use mbd::figures::integrators::{lqr_balance, LQR_DURATION};
 use mbd::figures::muscle::{arm_bursts, ARM_XML};
@@ -20,8 +22,8 @@ use std::path::Path;
 
 fn main() -> mbd::Result<()> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "all".to_string());
-    if !["all", "lqr", "contacts", "muscles", "warmstart"].contains(&which.as_str()) {
-        eprintln!("ch15_integrators: unknown run `{which}` (lqr, contacts, muscles, warmstart or none for all)");
+    if !["all", "lqr", "contacts", "muscles", "warmstart", "mocap"].contains(&which.as_str()) {
+        eprintln!("ch15_integrators: unknown run `{which}` (lqr, contacts, muscles, warmstart, mocap or none for all)");
         std::process::exit(2);
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/figures");
@@ -39,6 +41,11 @@ fn main() -> mbd::Result<()> {
     if which == "warmstart" {
         // (the "all" run draws it with the lqr run's figures)
         let p = mbd::figures::integrators::warmstart_figure(&dir)?;
+        println!("wrote {}", p.display());
+    }
+    if which == "mocap" {
+        // (the "all" run draws it with the lqr run's figures)
+        let p = mbd::figures::integrators::mocap_figure(&dir)?;
         println!("wrote {}", p.display());
     }
     Ok(())

@@ -45,8 +45,10 @@ pub struct WorldAxes {
 
 impl WorldAxes {
     /// Forward kinematics at `q` (`i_X_0 = X_J(q_i) X_tree(i) lambda(i)_X_0`) and the world dof
-    /// axes. `q` is assumed valid (length `nq`).
-    pub fn update(&mut self, model: &Model, q: &[f64]) {
+    /// axes, with the mocap bodies placed at `mocap` (one transform per mocap body,
+    /// [`Model::x_tree_placed`]; empty: at their default poses). `q` is assumed valid (length
+    /// `nq`), and `mocap` empty or of length `nmocap`.
+    pub fn update(&mut self, model: &Model, q: &[f64], mocap: &[Xform]) {
         self.x_0.clear();
         self.x_0.resize(model.nb + 1, Xform::identity());
         self.s0.clear();
@@ -58,7 +60,7 @@ impl WorldAxes {
             self.x_0[i] = self
                 .jc
                 .x_j
-                .compose(&model.x_tree[i])
+                .compose(model.x_tree_placed(i, mocap))
                 .compose(&self.x_0[model.lambda[i]]);
             for (k, dof) in model.dofs(i).enumerate() {
                 self.s0[dof] = self.x_0[i].inv_apply_motion(&self.jc.s.cols[k]);

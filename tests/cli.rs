@@ -640,3 +640,65 @@ fn inspect_names_unnamed_geoms_and_reports_the_noslip_pass() {
     assert!(out.contains("geom 0/geom 1"), "{out}");
     assert!(!out.contains("geom 0/geom 0"), "{out}");
 }
+
+/// Mocap bodies through the command: `inspect` lists them with their poses (a keyframe's
+/// `mpos`/`mquat`, or a state file's `mocap_pos`/`mocap_quat`) and places them there, `simulate`
+/// starts from a state file's poses, and a state file with the wrong number of them is refused.
+#[test]
+fn inspect_and_simulate_take_the_mocap_poses() {
+    let path = model("mocap.xml");
+    let o = mbd(&["inspect", s(&path), "--key", "moved"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    assert!(
+        text.contains("mocap:       target at (0.5500, 0.0500, 1.0200)")
+            && text.contains("carrier at (0.0000, -1.0000, 0.3200), quat (0.0000, 0.0000, 0.0000, 1.0000)"),
+        "{text}"
+    );
+    let dir = scratch("mocap");
+    let state = dir.join("state.json");
+    fs::write(
+        &state,
+        r#"{"mocap_pos": [[0.6, 0.1, 1.0], [0.9, 1, 0.1], [-1, 0, 0.8], [0, -1, 0.3]], "mocap_quat": [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3]}"#,
+    )
+    .unwrap();
+    let out = json(&mbd(&["inspect", s(&path), "--state", s(&state), "--json"]));
+    assert_eq!(out["sizes"]["nmocap"], 4);
+    assert_eq!(out["body_mocapid"][4], 0);
+    assert_eq!(out["mocap_quat"][3], serde_json::json!([0.0, 0.0, 0.0, 3.0]));
+    let target = out["body_names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n == "target")
+        .unwrap();
+    assert_eq!(out["xpos"][target], serde_json::json!([0.6, 0.1, 1.0]));
+    let csv = dir.join("run.csv");
+    let o = mbd(&sim(s(&path), &["--state", s(&state), "--steps", "20"], s(&csv)));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // a mocap model without constraints steps through the same pipeline: its CSV has the
+    // constraint columns in the header and in every row
+    let free = dir.join("hanging.xml");
+    fs::write(
+        &free,
+        r#"<mujoco><worldbody><body mocap="true" pos="0 0 1"><body><joint type="hinge" axis="1 0 0"/>
+           <geom type="capsule" fromto="0 0 0 0 0.1 -0.3" size="0.02" contype="0" conaffinity="0"/></body></body>
+           </worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let o = mbd(&sim(s(&free), &["--steps", "10"], s(&csv)));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = fs::read_to_string(&csv).unwrap();
+    let widths: Vec<usize> = text.lines().map(|l| l.split(',').count()).collect();
+    assert!(text.lines().next().unwrap().contains("ncon"), "{text}");
+    assert!(
+        widths.len() == 12 && widths.iter().all(|&w| w == widths[0]),
+        "{widths:?}"
+    );
+    fs::write(&state, r#"{"mocap_pos": [[0.6, 0.1, 1.0]]}"#).unwrap();
+    fails_with(
+        &["inspect", s(&path), "--state", s(&state)],
+        1,
+        "mocap_pos has 3 numbers, the model needs 12",
+    );
+}

@@ -65,7 +65,7 @@ fn lengths_and_moments_match_mujoco() {
     let (mut worst_l, mut worst_j) = (vec![0.0f64; nt], vec![0.0f64; nt]);
     let mut out = TendonState::new(&m);
     for (k, s) in states.iter().enumerate() {
-        tendon_kinematics_into(&m, &qpos(&m, s), &mut out).unwrap();
+        tendon_kinematics_into(&m, &qpos(&m, s), &[], &mut out).unwrap();
         let len = reals(&s["ten_length"]);
         for (t, &l) in len.iter().enumerate() {
             let mj = mujoco_wraps(&m, t, s["ten_wrapnum"][t].as_u64().unwrap());

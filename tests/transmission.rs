@@ -125,10 +125,10 @@ fn a_second_call_allocates_nothing() {
     let mut axes = WorldAxes::default();
     let (mut length, mut moment) = (vec![0.0; m.actuators.len()], DMatrix::zeros(m.actuators.len(), m.nv));
     for s in &fx.states {
-        transmission_with(&m, &s.qpos, &ten, &mut axes, &mut length, &mut moment).unwrap();
+        transmission_with(&m, &s.qpos, &[], &ten, &mut axes, &mut length, &mut moment).unwrap();
         let n = counting::count(|| {
-            tendon_kinematics_into(&m, &s.qpos, &mut ten).unwrap();
-            transmission_with(&m, &s.qpos, &ten, &mut axes, &mut length, &mut moment).unwrap();
+            tendon_kinematics_into(&m, &s.qpos, &[], &mut ten).unwrap();
+            transmission_with(&m, &s.qpos, &[], &ten, &mut axes, &mut length, &mut moment).unwrap();
         });
         assert_eq!(n, 0, "transmission_with allocated {n} times");
         let (l, mo) = lengths_and_moments(&m, &s.qpos);

@@ -14,9 +14,12 @@
 //! (the model's `<option>` unless overridden).
 
 use super::state::{read_state, State};
-use crate::dynamics::passive_forces_with;
+use crate::dynamics::{
+    actuation_with, actuator_na, check_spring_lengths, passive_forces_into, tendon_kinematics_into, transmission_with,
+    Actuation, PassiveScratch, TendonState,
+};
 use crate::error::{Error, Result};
-use crate::kinematics::{mj_body_poses, Kinematics};
+use crate::kinematics::{mj_body_poses, Kinematics, WorldAxes};
 use crate::model::mj_body_parentid;
 use crate::model::{Cone, Model, Solver};
 use crate::mujoco::constraint::{Efc, EfcType};
@@ -37,6 +40,8 @@ pub struct Sizes {
     pub nbody: usize,
     /// Number of Featherstone bodies (one per joint; a MuJoCo body with k joints gives k).
     pub nb: usize,
+    /// Number of mocap bodies (`nmocap`).
+    pub nmocap: usize,
 }
 
 /// What `mbd inspect` reports: the model's structure and the smooth quantities of MuJoCo's
@@ -55,12 +60,18 @@ pub struct Inspection {
     pub joint_names: Vec<String>,
     /// Parent dof of each dof, -1 at the root of a tree (`dof_parentid`).
     pub dof_parentid: Vec<i64>,
+    /// Mocap id of each MuJoCo body, -1 for a body that is not a mocap body (`body_mocapid`).
+    pub body_mocapid: Vec<i64>,
     /// The state's positions.
     pub qpos: Vec<f64>,
     /// The state's velocities.
     pub qvel: Vec<f64>,
     /// The state's applied generalized forces.
     pub qfrc_applied: Vec<f64>,
+    /// The state's mocap body positions (`mocap_pos`, nmocap).
+    pub mocap_pos: Vec<[f64; 3]>,
+    /// The state's mocap body orientations (`mocap_quat`, nmocap, as given: not normalized).
+    pub mocap_quat: Vec<[f64; 4]>,
     /// World position of each MuJoCo body frame (`xpos`, from `mj_kinematics`).
     pub xpos: Vec<[f64; 3]>,
     /// World orientation of each MuJoCo body frame, (w, x, y, z) with w >= 0 (`xquat`).
@@ -322,10 +333,27 @@ pub fn efc_name(model: &Model, efc: &Efc, i: usize) -> String {
     }
 }
 
-/// The constrained part of [`Inspection`] at `(q, v, qfrc_applied)` with the model's options.
+/// The constrained part of [`Inspection`] at `(q, v, qfrc_applied)` with the model's options,
+/// the mocap bodies at their default poses (see [`constraint_report_at`]).
 pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f64]) -> Result<ConstraintReport> {
+    constraint_report_at(
+        model,
+        &State {
+            qpos: q.to_vec(),
+            qvel: v.to_vec(),
+            qfrc_applied: qfrc_applied.to_vec(),
+            ..State::reference(model)
+        },
+    )
+}
+
+/// The constrained part of [`Inspection`] at the state's positions, velocities, applied forces
+/// and mocap poses, with the model's options (controls and activations at zero).
+pub fn constraint_report_at(model: &Model, state: &State) -> Result<ConstraintReport> {
     let mut fw = Forward::new(model)?;
-    let fi = fwdinv(&mut fw, q, v, qfrc_applied)?;
+    fw.mocap_pos.clone_from(&state.mocap_pos);
+    fw.mocap_quat.clone_from(&state.mocap_quat);
+    let fi = fwdinv(&mut fw, &state.qpos, &state.qvel, &state.qfrc_applied)?;
     let d = &fw.d;
     let efc = &d.efc;
     let nv = model.nv;
@@ -510,6 +538,8 @@ pub fn inspect_with(
                 ctrl: kf.ctrl.clone(),
                 qfrc_applied: vec![0.0; loaded.model.nv],
                 qacc_warmstart: vec![0.0; loaded.model.nv],
+                mocap_pos: kf.mpos.clone(),
+                mocap_quat: kf.mquat.clone(),
                 ..State::reference(&loaded.model)
             }
         }
@@ -527,7 +557,10 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     let (q, v) = (state.qpos.as_slice(), state.qvel.as_slice());
     let nv = model.nv;
     let mut d = Data::new(model)?;
-    // position stage: mj_kinematics + mj_comPos, mj_crb, mj_factorM
+    d.mocap_pos.clone_from(&state.mocap_pos);
+    d.mocap_quat.clone_from(&state.mocap_quat);
+    // position stage: mj_kinematics + mj_comPos (the mocap bodies at the state's poses),
+    // mj_crb, mj_factorM
     crate::mujoco::com::mj_com_pos(model, &mut d, q)?;
     let layout = model.mj_layout();
     crate::mujoco::com::mj_crb(model, layout, &mut d);
@@ -545,20 +578,23 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     crate::mujoco::com::mj_com_vel(model, &mut d, v);
     let mut qfrc_bias = vec![0.0; nv];
     crate::mujoco::com::mj_rne(model, &mut d, v, None, &mut qfrc_bias);
-    let mut qfrc_passive = vec![0.0; nv];
-    passive_forces_with(model, q, v, &mut qfrc_passive)?;
-    // actuation stage at ctrl = 0: the bias forces of servos (mj_fwdActuation)
-    let mut qfrc_actuator = vec![0.0; nv];
+    // mj_tendon and mj_passive, with the bodies where mj_comPos placed them
+    check_spring_lengths(model)?;
+    let mut ten = TendonState::new(model);
+    tendon_kinematics_into(model, q, &d.mocap_x, &mut ten)?;
+    let tendons = (!model.tendons.is_empty()).then_some(&ten);
+    let (mut qfrc_passive, mut passive) = (vec![0.0; nv], PassiveScratch::default());
+    passive_forces_into(model, q, v, &d.mocap_x, tendons, &mut passive, &mut qfrc_passive);
+    // actuation stage at ctrl = 0: the bias forces of servos (mj_transmission, mj_fwdActuation)
+    let mut act = Actuation::new(model);
     if !model.actuators.is_empty() {
-        let ten = crate::dynamics::tendon_kinematics(model, q)?;
-        let na = model
-            .actuators
-            .iter()
-            .filter(|a| a.dyntype != crate::model::DynType::None)
-            .count();
-        let zeros = (vec![0.0; model.actuators.len()], vec![0.0; na]);
-        qfrc_actuator = crate::dynamics::actuator_forces(model, &ten, q, v, &zeros.0, &zeros.1)?;
+        let (length, moment) = (&mut act.length, &mut act.moment);
+        transmission_with(model, q, &d.mocap_x, &ten, &mut WorldAxes::default(), length, moment)?;
+        let (ctrl, activation) = (vec![0.0; model.actuators.len()], vec![0.0; actuator_na(model)]);
+        actuation_with(model, v, &ctrl, &activation, &passive.gravcomp, &mut act)?;
+        crate::error::check_output("qfrc_actuator", &act.qfrc)?;
     }
+    let qfrc_actuator = act.qfrc;
     // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias)
     let mut qacc_smooth: Vec<f64> = (0..nv)
         .map(|k| qfrc_passive[k] + qfrc_actuator[k] + state.qfrc_applied[k] - qfrc_bias[k])
@@ -575,6 +611,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
     crate::mujoco::solver::mul_m(layout, &d.qm, v, &mut mv);
     let kinetic = 0.5 * (0..nv).map(|k| v[k] * mv[k]).sum::<f64>();
     let mut potential = 0.0;
+    // every body's centre of mass where mj_comPos placed it (the mocap bodies' too)
     for i in 1..=model.nb {
         potential -= model.inertia[i].m * model.opt.gravity.dot(&d.xipos_fb[i]);
         let j = &model.joints[i];
@@ -610,6 +647,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
             nv,
             nbody: model.mj_nbody(),
             nb: model.nb,
+            nmocap: model.nmocap(),
         },
         body_parentid: mj_body_parentid(model),
         body_names: model.mj_body_name.clone(),
@@ -618,9 +656,16 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
             .map(|i| model.joints[i].name.clone())
             .collect(),
         dof_parentid: model.dof_parent.iter().map(|p| p.map_or(-1, |d| d as i64)).collect(),
+        body_mocapid: model
+            .mj_body_last
+            .iter()
+            .map(|&f| model.body_mocapid[f].map_or(-1, |k| k as i64))
+            .collect(),
         qpos: state.qpos.clone(),
         qvel: state.qvel.clone(),
         qfrc_applied: state.qfrc_applied.clone(),
+        mocap_pos: state.mocap_pos.clone(),
+        mocap_quat: state.mocap_quat.clone(),
         xpos: xpos.iter().map(|p| [p.x, p.y, p.z]).collect(),
         xquat,
         m: dense.then(|| {
@@ -634,7 +679,7 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
         energy: [potential, kinetic],
         com,
         loops: loop_report(model, q)?,
-        constraint: constraint_report(model, q, v, &state.qfrc_applied)?,
+        constraint: constraint_report_at(model, state)?,
         warnings: warnings.into_iter().chain(factor_warnings).collect(),
     })
 }
@@ -655,6 +700,19 @@ impl Inspection {
         );
         out += &format!("bodies:      {}\n", self.body_names.join(", "));
         out += &format!("joints:      {}\n", self.joint_names.join(", "));
+        let mocap: Vec<String> = (0..self.body_mocapid.len())
+            .filter_map(|b| {
+                let k = usize::try_from(self.body_mocapid[b]).ok()?;
+                let (p, q) = (self.mocap_pos.get(k)?, self.mocap_quat.get(k)?);
+                Some(format!(
+                    "{} at ({:.4}, {:.4}, {:.4}), quat ({:.4}, {:.4}, {:.4}, {:.4})",
+                    self.body_names[b], p[0], p[1], p[2], q[0], q[1], q[2], q[3]
+                ))
+            })
+            .collect();
+        if !mocap.is_empty() {
+            out += &format!("mocap:       {}\n", mocap.join("; "));
+        }
         out += &format!("diag(M):     [{}]\n", list(&self.m_diag));
         out += &format!("qfrc_bias:   [{}]\n", list(&self.qfrc_bias));
         out += &format!("qacc_smooth: [{}]\n", list(&self.qacc_smooth));

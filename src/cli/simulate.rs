@@ -22,7 +22,7 @@ use super::state::{read_state, State};
 use crate::error::{Error, Result};
 use crate::integrate::{csv_header, csv_row, Recorder};
 use crate::model::{Integrator, Model};
-use crate::mujoco::forward::has_constraints;
+use crate::mujoco::integrator::runs_mujoco_pipeline;
 use crate::mujoco::integrator::{OnDivergence, Simulator};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -533,11 +533,13 @@ pub fn simulate(o: &SimulateOptions) -> Result<SimulateReport> {
     })
 }
 
-/// The signals recorded after the state: the two energies, for models with constraints
-/// [`CONSTRAINT_SIGNALS`], then per actuator its control, force and (with dynamics) activation.
+/// The signals recorded after the state: the two energies, for models that step through
+/// MuJoCo's pipeline ([`runs_mujoco_pipeline`]: constraints, mocap bodies or sensors)
+/// [`CONSTRAINT_SIGNALS`], then per actuator its control, force and (with dynamics) activation,
+/// then the sensors' values.
 pub fn mujoco_signal_names(model: &Model) -> Vec<String> {
     let mut out: Vec<String> = Simulator::SIGNALS.iter().map(|s| s.to_string()).collect();
-    if has_constraints(model) {
+    if runs_mujoco_pipeline(model) {
         out.extend(CONSTRAINT_SIGNALS.iter().map(|s| s.to_string()));
     }
     for (k, a) in model.actuators.iter().enumerate() {
@@ -565,7 +567,7 @@ pub const CONSTRAINT_SIGNALS: [&str; 3] = ["ncon", "nefc", "solver_iterations"];
 fn mujoco_signals(sim: &Simulator) -> Result<Vec<f64>> {
     let e = sim.energy()?;
     let mut out = vec![e[0], e[1]];
-    if let (true, Some(d)) = (has_constraints(sim.model), sim.forward_data()) {
+    if let Some(d) = sim.forward_data() {
         out.push(d.contacts().len() as f64);
         out.push(d.efc.nefc() as f64);
         out.push(d.solver_niter as f64);

@@ -1,9 +1,12 @@
 //! State files of the `mbd` command: JSON in MuJoCo's conventions,
 //! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...],
-//! "qacc_warmstart": [...]}`, each key optional (0, `qpos0` and zeros otherwise; files written
-//! before `act`, `ctrl`, `time` and `qacc_warmstart` existed read as before; `qacc_warmstart` is
-//! the constraint solver's warm start, MuJoCo's, zeros as after `mj_resetData`): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the body
-//! origin, body-frame angular velocity].
+//! "qacc_warmstart": [...], "mocap_pos": [[x, y, z], ...], "mocap_quat": [[w, x, y, z], ...]}`,
+//! each key optional (0, `qpos0` and zeros otherwise, the mocap bodies at their default poses;
+//! files written before `act`, `ctrl`, `time`, `qacc_warmstart` and the mocap poses existed read
+//! as before; `qacc_warmstart` is the constraint solver's warm start, MuJoCo's, zeros as after
+//! `mj_resetData`; `mocap_pos` and `mocap_quat` have one row per mocap body, or the same numbers
+//! in one flat list): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the
+//! body origin, body-frame angular velocity].
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -45,6 +48,14 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
                 .ok_or_else(|| Error::State("time must be a finite number".into()))?;
             continue;
         }
+        if key == "mocap_pos" {
+            state.mocap_pos = rows(key, v, model.nmocap())?;
+            continue;
+        }
+        if key == "mocap_quat" {
+            state.mocap_quat = rows(key, v, model.nmocap())?;
+            continue;
+        }
         let (target, expected, size) = match key.as_str() {
             "qpos" => (&mut state.qpos, model.nq, "nq"),
             "qvel" => (&mut state.qvel, model.nv, "nv"),
@@ -54,7 +65,7 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             "qacc_warmstart" => (&mut state.qacc_warmstart, model.nv, "nv"),
             other => {
                 return Err(Error::State(format!(
-                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart)"
+                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart, mocap_pos, mocap_quat)"
                 )));
             }
         };
@@ -83,8 +94,39 @@ pub fn state_json(state: &State) -> String {
         "ctrl": state.ctrl,
         "qfrc_applied": state.qfrc_applied,
         "qacc_warmstart": state.qacc_warmstart,
+        "mocap_pos": state.mocap_pos,
+        "mocap_quat": state.mocap_quat,
     })
     .to_string()
+}
+
+/// `n` rows of `N` numbers: a list of `n` lists of `N` numbers, or one flat list of `n N`.
+fn rows<const N: usize>(key: &str, v: &serde_json::Value, n: usize) -> Result<Vec<[f64; N]>> {
+    let nested = v.as_array().is_some_and(|a| a.iter().any(|x| x.is_array()));
+    let flat = if nested {
+        let mut out = vec![];
+        for (i, row) in v.as_array().into_iter().flatten().enumerate() {
+            let r = number_list(&format!("{key}[{i}]"), row)?;
+            if r.len() != N {
+                return Err(Error::State(format!(
+                    "{key}[{i}] has {} entries, expected {N}",
+                    r.len()
+                )));
+            }
+            out.extend(r);
+        }
+        out
+    } else {
+        number_list(key, v)?
+    };
+    if flat.len() != n * N {
+        return Err(Error::State(format!(
+            "{key} has {} numbers, the model needs {} ({n} mocap bodies x {N})",
+            flat.len(),
+            n * N
+        )));
+    }
+    Ok(flat.chunks_exact(N).map(|c| std::array::from_fn(|k| c[k])).collect())
 }
 
 fn number_list(key: &str, v: &serde_json::Value) -> Result<Vec<f64>> {

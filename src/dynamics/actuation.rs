@@ -23,7 +23,7 @@ use crate::error::{check_vector, Error, Result};
 use crate::kinematics::WorldAxes;
 use crate::model::constants::mjMINVAL;
 use crate::model::{Actuator, BiasType, DynType, GainType, JointType, Model, Transmission};
-use crate::spatial::{quat_difference, quat_mul, quat_to_mat, quat_to_rotvec, Mat3, Vec3};
+use crate::spatial::{quat_difference, quat_mul, quat_to_mat, quat_to_rotvec, Mat3, Vec3, Xform};
 use nalgebra::DMatrix;
 
 /// MuJoCo's `na`: the number of activations, one per actuator with dynamics.
@@ -396,15 +396,18 @@ pub fn transmission(
             });
         }
     }
-    transmission_with(model, q, ten, &mut WorldAxes::default(), length, moment)
+    transmission_with(model, q, &[], ten, &mut WorldAxes::default(), length, moment)
 }
 
-/// [`transmission`] with the body poses and world dof axes that the site and slider-crank
-/// transmissions read kept in `axes` (no allocation once sized). Kernel: the sizes are assumed
-/// valid (see [`transmission`]).
+/// [`transmission`] with the mocap bodies placed at `mocap` (one transform per mocap body,
+/// [`crate::model::mocap_xform`]; empty: at their default poses, as [`transmission`]) and the
+/// body poses and world dof axes that the site and slider-crank transmissions read kept in
+/// `axes` (no allocation once sized). Kernel: the sizes are assumed valid (see
+/// [`transmission`]).
 pub fn transmission_with(
     model: &Model,
     q: &[f64],
+    mocap: &[Xform],
     ten: &TendonState,
     axes: &mut WorldAxes,
     length: &mut [f64],
@@ -416,7 +419,7 @@ pub fn transmission_with(
         .iter()
         .any(|a| matches!(a.trn, Transmission::SliderCrank { .. } | Transmission::Site { .. }))
     {
-        axes.update(model, q);
+        axes.update(model, q, mocap);
     }
     for (i, a) in model.actuators.iter().enumerate() {
         let gear = &a.gear;

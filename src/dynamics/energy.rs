@@ -44,3 +44,32 @@ pub fn potential_energy(model: &Model, q: &(impl AsVector + ?Sized)) -> Result<f
     Ok(u)
 }
 // ANCHOR_END: energy
+
+/// [`potential_energy`] with the mocap bodies at `mocap_pos`, `mocap_quat` (MuJoCo's inputs,
+/// one per mocap body, checked by [`Model::check_mocap`]): their masses, and those of the
+/// bodies they carry, count at the input poses, as in MuJoCo's `mj_energyPos`.
+pub fn potential_energy_placed(
+    model: &Model,
+    q: &[f64],
+    mocap_pos: &[[f64; 3]],
+    mocap_quat: &[[f64; 4]],
+) -> Result<f64> {
+    model.check_qpos(q)?;
+    model.check_mocap(mocap_pos, mocap_quat)?;
+    let mut mocap = Vec::new();
+    crate::model::mocap_xforms_into(mocap_pos, mocap_quat, &mut mocap);
+    let mut axes = crate::kinematics::WorldAxes::default();
+    axes.update(model, q, &mocap);
+    let mut u = 0.0;
+    for i in 1..=model.nb {
+        let inertia = &model.inertia[i];
+        u -= inertia.m * model.opt.gravity.dot(&axes.point(i, &inertia.com()));
+        let j = &model.joints[i];
+        if j.stiffness != 0.0 && j.jtype.nq() == 1 && j.jtype.nv() == 1 {
+            let dq = q[model.q_adr[i]] - j.springref;
+            u += 0.5 * j.stiffness * dq * dq;
+        }
+    }
+    crate::error::check_output("potential energy", &[u])?;
+    Ok(u)
+}

@@ -25,7 +25,7 @@ pub use actuation::{
     transmission, transmission_with, Actuation,
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
-pub use energy::{kinetic_energy, potential_energy};
+pub use energy::{kinetic_energy, potential_energy, potential_energy_placed};
 pub use passive::{fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, PassiveScratch};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
@@ -200,20 +200,23 @@ pub fn passive_forces_with(model: &Model, q: &[f64], qd: &[f64], out: &mut [f64]
     } else {
         None
     };
-    passive_forces_into(model, q, qd, ten.as_ref(), &mut PassiveScratch::default(), out);
+    passive_forces_into(model, q, qd, &[], ten.as_ref(), &mut PassiveScratch::default(), out);
     Ok(())
 }
 
 // ANCHOR: passive
-/// [`passive_forces_with`] with the tendon lengths and moments `ten` at `q` computed by the
-/// caller (the position stage's; `None` for a model without tendons) and the per-body storage of
-/// the fluid model and the gravity compensation kept by it: no allocation. One pass of
-/// kinematics serves both; `scratch.gravcomp` keeps `qfrc_gravcomp` (all of it, the share of
-/// `actuatorgravcomp` joints included, which [`actuation_with`] adds to `qfrc_actuator`).
+/// [`passive_forces_with`] with the mocap bodies placed at `mocap` (one transform per mocap
+/// body, [`crate::model::mocap_xform`]; empty: at their default poses), the tendon lengths and
+/// moments `ten` at `q` computed by the caller (the position stage's; `None` for a model
+/// without tendons) and the per-body storage of the fluid model and the gravity compensation
+/// kept by it: no allocation. One pass of kinematics serves both; `scratch.gravcomp` keeps
+/// `qfrc_gravcomp` (all of it, the share of `actuatorgravcomp` joints included, which
+/// [`actuation_with`] adds to `qfrc_actuator`).
 pub fn passive_forces_into(
     model: &Model,
     q: &[f64],
     qd: &[f64],
+    mocap: &[Xform],
     ten: Option<&TendonState>,
     scratch: &mut PassiveScratch,
     out: &mut [f64],
@@ -248,7 +251,7 @@ pub fn passive_forces_into(
     }
     let (with_fluid, with_gravcomp) = (passive::has_fluid(model), has_gravcomp(model));
     if with_fluid || with_gravcomp {
-        scratch.poses(model, q, Some(qd));
+        scratch.poses(model, q, Some(qd), mocap);
     }
     if with_fluid {
         passive::fluid_from_poses(model, scratch, out);

@@ -24,9 +24,10 @@ pub struct PassiveScratch {
 
 impl PassiveScratch {
     /// The bodies' transforms `x_up` (parent to body), `x_0` (world to body), joint quantities
-    /// and velocities at `(q, qd)` (`qd = None`: at rest): the forward pass of kinematics both
-    /// passive models need.
-    pub(crate) fn poses(&mut self, model: &Model, q: &[f64], qd: Option<&[f64]>) {
+    /// and velocities at `(q, qd)` (`qd = None`: at rest), the mocap bodies placed at `mocap`
+    /// (empty: at their default poses; a mocap body has no velocity): the forward pass of
+    /// kinematics both passive models need.
+    pub(crate) fn poses(&mut self, model: &Model, q: &[f64], qd: Option<&[f64]>, mocap: &[Xform]) {
         let n = model.nb + 1;
         let PassiveScratch { x_up, x_0, v, jcs, .. } = self;
         for (buf, zero) in [(&mut *x_up, Xform::identity()), (&mut *x_0, Xform::identity())] {
@@ -46,7 +47,7 @@ impl PassiveScratch {
             };
             jcalc_into(&model.joints[i], &q[model.qs(i)], qd_i, &mut jcs[i]);
             let jc = &jcs[i];
-            x_up[i] = jc.x_j.compose(&model.x_tree[i]);
+            x_up[i] = jc.x_j.compose(model.x_tree_placed(i, mocap));
             x_0[i] = x_up[i].compose(&x_0[model.lambda[i]]);
             v[i] = x_up[i].apply_motion(&v[model.lambda[i]]) + jc.v_j;
         }
@@ -90,7 +91,7 @@ pub fn gravcomp_into(model: &Model, q: &[f64], s: &mut PassiveScratch) -> crate:
     s.gravcomp.clear();
     s.gravcomp.resize(model.nv, 0.0);
     if has_gravcomp(model) {
-        s.poses(model, q, None);
+        s.poses(model, q, None, &[]);
         gravcomp_from_poses(model, s);
     }
     Ok(())
@@ -161,7 +162,7 @@ pub fn fluid_forces(model: &Model, q: &[f64], qd: &[f64], qfrc: &mut [f64]) {
 /// [`fluid_forces`] with the per-body storage in `s` (no allocation once it has the model's size).
 pub fn fluid_forces_with(model: &Model, q: &[f64], qd: &[f64], s: &mut PassiveScratch, qfrc: &mut [f64]) {
     if has_fluid(model) {
-        s.poses(model, q, Some(qd));
+        s.poses(model, q, Some(qd), &[]);
         fluid_from_poses(model, s, qfrc);
     }
 }

@@ -20,7 +20,7 @@ use crate::kinematics::WorldAxes;
 use crate::model::constants::mjMINVAL;
 use crate::model::GeomType;
 use crate::model::{Model, TendonKind, TendonWrap};
-use crate::spatial::{quat_to_mat, Mat3, Vec3};
+use crate::spatial::{quat_to_mat, Mat3, Vec3, Xform};
 use nalgebra::{DMatrix, Vector2};
 
 /// Tendon lengths and moment arms at one configuration.
@@ -61,7 +61,7 @@ fn add_projected(
 /// sites, pulleys and wraps around spheres and cylinders ([`wrap`]).
 pub fn tendon_kinematics(model: &Model, q: &[f64]) -> Result<TendonState> {
     let mut out = TendonState::new(model);
-    tendon_kinematics_into(model, q, &mut out)?;
+    tendon_kinematics_into(model, q, &[], &mut out)?;
     Ok(out)
 }
 
@@ -120,11 +120,13 @@ impl TendonState {
     }
 }
 
-/// [`tendon_kinematics`] into `out` (made by [`TendonState::new`] for `model`; resized if not).
+/// [`tendon_kinematics`] into `out` (made by [`TendonState::new`] for `model`; resized if not),
+/// with the mocap bodies placed at `mocap` (one transform per mocap body,
+/// [`crate::model::mocap_xform`]; empty: at their default poses, as [`tendon_kinematics`]).
 /// A repeated call allocates nothing: the body poses and dof axes of spatial tendons are kept in
 /// `out`, computed once per call, and each segment adds `u^T (J_b - J_a) / divisor` to its row
 /// straight from them, at the dofs of the two sites' bodies and their ancestors.
-pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -> Result<()> {
+pub fn tendon_kinematics_into(model: &Model, q: &[f64], mocap: &[Xform], out: &mut TendonState) -> Result<()> {
     crate::error::check_vector("qpos", q, model.nq)?;
     let nt = model.tendons.len();
     out.length.clear();
@@ -141,7 +143,7 @@ pub fn tendon_kinematics_into(model: &Model, q: &[f64], out: &mut TendonState) -
         .iter()
         .any(|t| matches!(t.kind, TendonKind::Spatial { .. }))
     {
-        bodies.update(model, q);
+        bodies.update(model, q, mocap);
     }
     for (t, ten) in model.tendons.iter().enumerate() {
         match &ten.kind {

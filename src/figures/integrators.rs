@@ -23,6 +23,10 @@
 //! - `integrators_gravcomp.svg`: a one-link arm released horizontal without gravity
 //!   compensation, with half of it, with all of it, and with all of it through an actuator
 //!   whose joint limits the torque ([`gravcomp_arm`], [`gravcomp_figure`]).
+//! - `integrators_mocap.svg`: an arm whose hand is welded to a mocap target moving on a circle:
+//!   the distance between hand and target for two weld time constants, beside the lag `2 tc v`
+//!   of a spring-damper whose far end the solver sees at rest ([`mocap_tracking`],
+//!   [`mocap_figure`]).
 
 use crate::error::{Error, Result};
 use crate::integrate::Trajectory;
@@ -487,6 +491,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     out.push(warmstart_figure(dir)?);
     out.push(gravcomp_figure(dir)?);
     out.push(dampratio_figure(dir)?);
+    out.push(mocap_figure(dir)?);
     Ok(out)
 }
 
@@ -624,6 +629,98 @@ pub fn gravcomp_figure(dir: &Path) -> Result<PathBuf> {
         -(limit / weight_torque).acos().to_degrees()
     );
     let path = dir.join("integrators_gravcomp.svg");
+    chart.save_svg(&path)?;
+    Ok(path)
+}
+
+// ANCHOR: mocap_tracking
+/// Centre, radius (m) and angular rate (rad/s) of the circle the mocap target of
+/// [`mocap_arm_xml`] follows in the horizontal plane: 0.3 m/s along it.
+pub const MOCAP_CIRCLE: ([f64; 3], f64, f64) = ([0.45, 0.0, 1.0], 0.15, 2.0);
+
+/// A horizontal three-hinge arm (0.3 m links, yaw and pitch at the shoulder, an elbow) with a
+/// ball-jointed hand, whose hand is welded to the mocap body `target` by a critically damped weld
+/// of time constant `tc` (`solref="tc 1"`). The target starts at the hand, on its circle
+/// ([`MOCAP_CIRCLE`]).
+pub fn mocap_arm_xml(tc: f64) -> String {
+    format!(
+        r#"<mujoco model="mocap arm">
+  <option timestep="0.002" integrator="implicitfast"/>
+  <worldbody>
+    <body name="upperarm" pos="0 0 1">
+      <joint type="hinge" axis="0 0 1" damping="0.5"/>
+      <joint type="hinge" axis="0 1 0" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body pos="0.3 0 0">
+        <joint type="hinge" axis="0 1 0" damping="0.5"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.025"/>
+        <body name="hand" pos="0.3 0 0">
+          <joint type="ball" damping="0.1"/>
+          <geom type="box" size="0.04 0.03 0.02"/>
+        </body>
+      </body>
+    </body>
+    <body name="target" mocap="true" pos="0.6 0 1"/>
+  </worldbody>
+  <equality><weld body1="hand" body2="target" solref="{tc} 1"/></equality>
+</mujoco>"#
+    )
+}
+
+/// The arm of [`mocap_arm_xml`] for `duration` s while the target circles: before every step
+/// the target is moved to its place on the circle at the step's time (`mocap_pos` is an input,
+/// set like a control), and `(t, |hand - target|)` in millimetres is recorded every 5 steps at
+/// the step's start (the constrained pipeline's body poses of that step).
+pub fn mocap_tracking(tc: f64, duration: f64) -> Result<Vec<(f64, f64)>> {
+    let model = crate::mujoco::load_str(&mocap_arm_xml(tc))?.model;
+    let mut sim = Simulator::new(&model, State::reference(&model), model.opt.integrator)?;
+    let body = |name: &str| model.body_id(name);
+    let (hand, target) = (body("hand")?, body("target")?);
+    let ([cx, cy, cz], r, w) = MOCAP_CIRCLE;
+    let steps = (duration / model.opt.timestep).round() as usize;
+    let mut out = vec![];
+    for k in 0..steps {
+        let t = sim.state.time;
+        sim.state.mocap_pos[0] = [cx + r * (w * t).cos(), cy + r * (w * t).sin(), cz];
+        sim.step()?;
+        // a model with mocap bodies steps through MuJoCo's pipeline, whose data holds the poses
+        if let (0, Some(fd)) = (k % 5, sim.forward_data()) {
+            let x_0 = &fd.data.x_0;
+            out.push((t, 1000.0 * (x_0[hand].r - x_0[target].r).norm()));
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: mocap_tracking
+
+/// The figure of [`mocap_tracking`] for two weld time constants, each beside the lag `2 tc v` of
+/// a critically damped spring-damper dragged at speed `v` by an end its damper does not see
+/// move.
+pub fn mocap_figure(dir: &Path) -> Result<PathBuf> {
+    let duration = 3.0;
+    let (_, r, w) = MOCAP_CIRCLE;
+    let v = r * w;
+    let mut chart = Chart::new(
+        "A hand welded to a mocap target circling at 0.3 m/s",
+        "time (s)",
+        "distance hand - target (mm)",
+    )
+    .ranges(Some((0.0, duration)), Some((0.0, 40.0)));
+    for tc in [0.05, 0.01] {
+        let lag = mocap_tracking(tc, duration)?;
+        let steady = lag.iter().filter(|p| p.0 >= 1.5).fold(0.0f64, |m, p| m.max(p.1));
+        let predicted = 1000.0 * 2.0 * tc * v;
+        println!(
+            "  mocap target, weld solref ({tc}, 1): lag after 1.5 s up to {steady:.2} mm, 2 tc v = {predicted:.2} mm"
+        );
+        chart = chart
+            .with(Series::line(&format!("weld solref ({tc}, 1)"), lag))
+            .with(Series::dashed(
+                &format!("2 tc v = {predicted:.0} mm"),
+                vec![(0.0, predicted), (duration, predicted)],
+            ));
+    }
+    let path = dir.join("integrators_mocap.svg");
     chart.save_svg(&path)?;
     Ok(path)
 }

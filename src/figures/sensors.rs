@@ -267,6 +267,9 @@ pub struct SensorAgreement {
     pub end_to_end: (f64, usize),
 }
 
+/// A rollout's agreement: name, integrator, steps, worst sensor.
+pub type RolloutAgreement = (String, String, usize, f64);
+
 /// `max |a - b| / max(max |b|, 1)` per group of `n` numbers, the worst over the groups.
 fn worst_rel(a: &[f64], b: &[f64], n: usize) -> f64 {
     if a.len() != b.len() {
@@ -299,7 +302,7 @@ fn worst_per_sensor(model: &Model, ours: &[f64], theirs: &[f64]) -> f64 {
 /// Compares the sensors with MuJoCo's on every case of `tests/fixtures/sensors.json` (made by
 /// `tests/fixtures/make_sensor_fixtures.py`), as `tests/sensors.rs` does, for the chapter's
 /// table; and the rollouts: `(name, integrator, steps, worst sensor)`.
-pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<(String, String, usize, f64)>)> {
+pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<RolloutAgreement>)> {
     use crate::error::Error;
     use crate::mujoco::forward::Forward;
     use crate::spatial::{Mat3, Vec3};
@@ -419,7 +422,7 @@ pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<(String, String, 
 }
 
 /// The chapter's agreement table (markdown).
-pub fn sensor_agreement_table(rows: &[SensorAgreement], rollouts: &[(String, String, usize, f64)]) -> String {
+pub fn sensor_agreement_table(rows: &[SensorAgreement], rollouts: &[RolloutAgreement]) -> String {
     let f = |x: f64| {
         if x.is_nan() {
             "n/a".to_string()

@@ -173,9 +173,8 @@ impl<'d> Reader<'d> {
                 return Err(a.err(format!("repeated body name '{}' (first at line {first})", esc(&name))));
             }
         }
-        if a.boolean("mocap")? == Some(true) {
-            return Err(a.err_key("mocap", "mocap bodies are not supported"));
-        }
+        // checked with the joints when the model is emitted (MuJoCo's compiler checks it there)
+        let mocap = a.boolean("mocap")? == Some(true);
         let gravcomp = a.real("gravcomp")?.unwrap_or(0.0);
         // `simple="false"` keeps the body's rows of M whole (MuJoCo's `mjsBody.simple`)
         let simple = a.keyword("simple", &["false", "auto"])? != Some("false");
@@ -207,6 +206,7 @@ impl<'d> Reader<'d> {
             static_,
             simple,
             gravcomp,
+            mocap,
         });
         Ok((idx, childclass))
     }

@@ -47,6 +47,33 @@ impl<'d> Reader<'d> {
                 }
                 ball |= matches!(j.joint.jtype, JointType::Spherical);
             }
+            // MuJoCo's compiler: "mocap body is not a fixed child of world"
+            if body.mocap && (!body.joints.is_empty() || body.parent != 0) {
+                let why = if body.parent != 0 {
+                    format!("its parent is body '{}', not the world", self.bodies[body.parent].name)
+                } else {
+                    let j = &body.joints[0];
+                    match j.joint.name.as_str() {
+                        "" => format!("it has a joint (line {})", j.line),
+                        name => format!("it has the joint '{name}' (line {})", j.line),
+                    }
+                };
+                return Err(self.err_at(
+                    body.file,
+                    body.line,
+                    format!(
+                        "<body name=\"{}\" mocap=\"true\">: a mocap body must be a child of the world without joints ({why}; MuJoCo: \"mocap body '{}' is not a fixed child of world\")",
+                        body.name, body.name
+                    ),
+                ));
+            }
+            if body.mocap {
+                let p = body.pos;
+                let i = b.add_mocap_body(&body.name, [p.x, p.y, p.z], body.quat, inertia);
+                mj_body.push(k);
+                mj_body_last[k] = i;
+                continue;
+            }
             if body.joints.is_empty() {
                 let i = b.add_body(&body.name, parent_fs, Joint::new(JointType::Fixed), x_body, inertia);
                 mj_body.push(k);

@@ -28,10 +28,18 @@ impl<'d> Reader<'d> {
                     Some(v) => Err(a.err_key(key, format!("expected {n} numbers, got {}", v.len()))),
                 }
             };
-            for key in ["mpos", "mquat"] {
-                if a.has(key) {
-                    return Err(a.err_key(key, "the model has no mocap bodies"));
+            // mocap poses: 3 and 4 numbers per mocap body, the bodies' default poses where the
+            // key gives none, each quaternion normalized (as MuJoCo's compiler normalizes
+            // `key_mquat`); MuJoCo ignores a list that is too short, here it is an error
+            let nmocap = model.nmocap();
+            let mpos = vec_of("mpos", 3 * nmocap, model.mocap_pos0.as_flattened().to_vec())?;
+            let mut mquat = vec_of("mquat", 4 * nmocap, model.mocap_quat0.as_flattened().to_vec())?;
+            for (k, q) in mquat.chunks_exact_mut(4).enumerate() {
+                let mut unit = [q[0], q[1], q[2], q[3]];
+                if !crate::spatial::quat_normalize(&mut unit) {
+                    return Err(a.err_key("mquat", format!("the quaternion of mocap body {k} has zero norm")));
                 }
+                q.copy_from_slice(&unit);
             }
             out.push(Keyframe {
                 name: a.string("name").unwrap_or_default(),
@@ -40,6 +48,8 @@ impl<'d> Reader<'d> {
                 qvel: vec_of("qvel", model.nv, vec![0.0; model.nv])?,
                 act: vec_of("act", na, vec![0.0; na])?,
                 ctrl: vec_of("ctrl", model.actuators.len(), vec![0.0; model.actuators.len()])?,
+                mpos: mpos.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect(),
+                mquat: mquat.chunks_exact(4).map(|q| [q[0], q[1], q[2], q[3]]).collect(),
             });
         }
         Ok(out)

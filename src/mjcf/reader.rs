@@ -91,6 +91,8 @@ pub(crate) struct BodySpec {
     pub simple: bool,
     /// `gravcomp` (MuJoCo's `body_gravcomp`, default 0).
     pub gravcomp: f64,
+    /// `mocap="true"`: the body's placement is an input of each state (MuJoCo's `body_mocapid`).
+    pub mocap: bool,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -364,6 +366,7 @@ impl<'d> Reader<'d> {
             static_: true,
             simple: true,
             gravcomp: 0.0,
+            mocap: false,
         });
         self.body_index.insert("world".into(), 0);
         for child in self.sections("worldbody") {

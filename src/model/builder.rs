@@ -27,6 +27,10 @@ pub struct ModelBuilder {
     inertia: Vec<SpatialInertia>,
     body_name: Vec<String>,
     qpos0: Vec<Option<Vec<f64>>>,
+    /// `Some(k)` for the k-th mocap body ([`ModelBuilder::add_mocap_body`]).
+    body_mocapid: Vec<Option<usize>>,
+    /// The default pose of each mocap body.
+    mocap_pose0: Vec<([f64; 3], [f64; 4])>,
     loops: Vec<LoopJoint>,
     /// The first body index given to [`ModelBuilder::set_qpos0`] that named no body (reported by
     /// [`ModelBuilder::build`]).
@@ -46,6 +50,8 @@ impl ModelBuilder {
             inertia: vec![SpatialInertia::zero()],
             body_name: vec!["world".into()],
             qpos0: vec![None],
+            body_mocapid: vec![None],
+            mocap_pose0: Vec::new(),
             loops: Vec::new(),
             bad_qpos0_body: None,
             opt: Options::default(),
@@ -68,7 +74,21 @@ impl ModelBuilder {
         self.inertia.push(inertia);
         self.body_name.push(name.into());
         self.qpos0.push(None);
+        self.body_mocapid.push(None);
         self.lambda.len() - 1
+    }
+
+    /// Adds a mocap body `name` (MuJoCo's `<body mocap="true">`): a child of the base with a
+    /// fixed joint, whose placement in the world is an input of each state (MuJoCo's
+    /// `mocap_pos`, `mocap_quat`; [`Model::body_mocapid`]), at position `pos` and orientation
+    /// `quat` (w, x, y, z) by default. Returns the new body's index; its mocap id is the number
+    /// of mocap bodies added before it. [`ModelBuilder::build`] checks the pose.
+    pub fn add_mocap_body(&mut self, name: &str, pos: [f64; 3], quat: [f64; 4], inertia: SpatialInertia) -> usize {
+        let x_tree = super::mocap_xform(&pos, &quat);
+        let i = self.add_body(name, 0, Joint::new(JointType::Fixed), x_tree, inertia);
+        self.body_mocapid[i] = Some(self.mocap_pose0.len());
+        self.mocap_pose0.push((pos, quat));
+        i
     }
 
     /// Adds a loop joint (Featherstone 8.1) closing a kinematic loop on the tree built so far;
@@ -193,6 +213,9 @@ impl ModelBuilder {
             body_iquat,
             body_inertia,
             body_gravcomp: vec![0.0; nb + 1],
+            body_mocapid: self.body_mocapid,
+            mocap_pos0: self.mocap_pose0.iter().map(|p| p.0).collect(),
+            mocap_quat0: self.mocap_pose0.iter().map(|p| p.1).collect(),
             sites: Vec::new(),
             tendons: Vec::new(),
             actuators: Vec::new(),

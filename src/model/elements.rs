@@ -240,6 +240,12 @@ pub struct Keyframe {
     pub act: Vec<f64>,
     /// Controls (nu).
     pub ctrl: Vec<f64>,
+    /// Mocap body positions (MuJoCo's `key_mpos`, nmocap; the bodies' default positions where
+    /// the key gives none).
+    pub mpos: Vec<[f64; 3]>,
+    /// Mocap body orientations (MuJoCo's `key_mquat`, nmocap), normalized as MuJoCo's compiler
+    /// normalizes them; the default orientations where the key gives none.
+    pub mquat: Vec<[f64; 4]>,
 }
 
 /// An explicit contact pair (MuJoCo's `<contact><pair>`), geoms by index into `Model::geoms`.

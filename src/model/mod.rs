@@ -437,6 +437,19 @@ pub struct Model {
     /// Orientation of each body's principal axes of inertia in its frame (MuJoCo's
     /// `body_iquat`), per Featherstone body.
     pub body_iquat: Vec<[f64; 4]>,
+    /// MuJoCo's `body_mocapid`, per Featherstone body: `Some(k)` for the k-th mocap body
+    /// (`<body mocap="true">`), `None` for every other body. A mocap body is a child of the base
+    /// with a [`JointType::Fixed`] joint whose placement in the world is an input of each state,
+    /// like a control: `mocap_pos[k]`, `mocap_quat[k]` take the place of its `x_tree` (which
+    /// keeps the default pose, [`Model::mocap_pos0`], for the algorithms that have no such
+    /// input, as Featherstone's). Bodies below it move with it. Mocap ids follow the body order.
+    pub body_mocapid: Vec<Option<usize>>,
+    /// The default position of each mocap body in the world (MuJoCo's `body_pos` of the mocap
+    /// bodies), what a reset (`mj_resetData`) copies into `mocap_pos`.
+    pub mocap_pos0: Vec<[f64; 3]>,
+    /// The default orientation (w, x, y, z) of each mocap body (MuJoCo's `body_quat` of the mocap
+    /// bodies), what a reset copies into `mocap_quat`.
+    pub mocap_quat0: Vec<[f64; 4]>,
     /// Gravity compensation per body (MuJoCo's `body_gravcomp`, `<body gravcomp>`): the fraction
     /// of the body's weight that a force at its centre of mass, `-gravcomp m g`, cancels
     /// ([`crate::dynamics::gravcomp_into`]). Indexed like [`Model::inertia`]; a MuJoCo body's
@@ -573,6 +586,62 @@ impl Model {
     /// Number of MuJoCo bodies including the world body.
     pub fn mj_nbody(&self) -> usize {
         self.mj_body_last.len()
+    }
+
+    /// Number of mocap bodies (MuJoCo's `nmocap`).
+    pub fn nmocap(&self) -> usize {
+        self.mocap_pos0.len()
+    }
+
+    /// The Featherstone body of each mocap body, in mocap-id order.
+    pub fn mocap_bodies(&self) -> impl Iterator<Item = usize> + '_ {
+        (1..=self.nb).filter(|&i| self.body_mocapid[i].is_some())
+    }
+
+    // ANCHOR: x_tree_placed
+    /// `X_tree(i)` where a state places body `i`: for the k-th mocap body `mocap[k]` (its pose
+    /// input as a transform, [`mocap_xform`]), for every other body the model's `x_tree[i]`.
+    /// An empty `mocap` places the mocap bodies at their default poses (their `x_tree`), so
+    /// the kinematics of a state without mocap input reads as it always did.
+    #[inline(always)]
+    pub fn x_tree_placed<'a>(&'a self, i: usize, mocap: &'a [Xform]) -> &'a Xform {
+        match self.body_mocapid[i] {
+            Some(k) if !mocap.is_empty() => &mocap[k],
+            _ => &self.x_tree[i],
+        }
+    }
+    // ANCHOR_END: x_tree_placed
+
+    /// Checks mocap inputs against the model: one `mocap_pos` and one `mocap_quat` per mocap
+    /// body, every entry finite and at most `mjMAXVAL` in magnitude, and every quaternion of
+    /// positive norm (it is normalized where used, as MuJoCo's `mj_kinematics` normalizes a
+    /// copy; MuJoCo would turn a zero quaternion into the identity without a word).
+    pub fn check_mocap(&self, mocap_pos: &[[f64; 3]], mocap_quat: &[[f64; 4]]) -> Result<()> {
+        for (what, got) in [("mocap_pos", mocap_pos.len()), ("mocap_quat", mocap_quat.len())] {
+            if got != self.nmocap() {
+                return Err(Error::BadLength {
+                    what: what.into(),
+                    got,
+                    expected: self.nmocap(),
+                });
+            }
+        }
+        check_magnitude("mocap_pos", mocap_pos.as_flattened())?;
+        check_magnitude("mocap_quat", mocap_quat.as_flattened())?;
+        for (k, q) in mocap_quat.iter().enumerate() {
+            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if !(n > 1e-12) {
+                let body = self
+                    .mocap_bodies()
+                    .nth(k)
+                    .map_or(String::new(), |b| self.body_name[b].clone());
+                return Err(Error::InvalidArgument {
+                    what: format!("mocap_quat[{k}] (body '{body}')"),
+                    why: format!("{q:?} has zero norm and cannot be normalized"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The range of dof indices of body i.
@@ -767,6 +836,8 @@ impl Model {
         for (k, lj) in self.loops.iter().enumerate() {
             lj.validate(self.nb, k)?;
         }
+        self.check_mocap(&self.mocap_pos0, &self.mocap_quat0)
+            .map_err(|e| rename_mocap(e, "the default pose"))?;
         self.check_qpos(self.qpos0.as_slice()).map_err(|e| rename(e, "qpos0"))?;
         self.validate_elements()
     }
@@ -907,6 +978,7 @@ impl Model {
             ("inertia", self.inertia.len()),
             ("body_name", self.body_name.len()),
             ("body_gravcomp", self.body_gravcomp.len()),
+            ("body_mocapid", self.body_mocapid.len()),
         ] {
             if len != n1 {
                 return Err(Error::BadLength {
@@ -959,6 +1031,50 @@ impl Model {
                     parent: p.unwrap_or(0),
                 });
             }
+        }
+        self.check_mocap_structure()
+    }
+
+    /// The mocap part of [`Model::check_structure`]: one default pose per mocap body, the ids
+    /// `0..nmocap` each on one body, in body order, and every mocap body a child of the base with
+    /// a fixed joint (MuJoCo's "mocap body is not a fixed child of world").
+    fn check_mocap_structure(&self) -> Result<()> {
+        let nmocap = self.mocap_pos0.len();
+        if self.mocap_quat0.len() != nmocap {
+            return Err(Error::BadLength {
+                what: "mocap_quat0".into(),
+                got: self.mocap_quat0.len(),
+                expected: nmocap,
+            });
+        }
+        let mut next = 0;
+        for i in 1..=self.nb {
+            let Some(k) = self.body_mocapid[i] else {
+                continue;
+            };
+            let bad = |why: String| Error::BadJoint {
+                body: i,
+                name: self.body_name[i].clone(),
+                why,
+            };
+            if k != next {
+                return Err(bad(format!(
+                    "mocap id {k}: the mocap ids must be 0, 1, ... in body order (expected {next})"
+                )));
+            }
+            if self.lambda[i] != 0 || self.joints[i].jtype != JointType::Fixed {
+                return Err(bad(
+                    "a mocap body must be a child of the world with a fixed joint".into()
+                ));
+            }
+            next += 1;
+        }
+        if next != nmocap {
+            return Err(Error::BadLength {
+                what: "mocap_pos0 (one per mocap body)".into(),
+                got: nmocap,
+                expected: next,
+            });
         }
         Ok(())
     }
@@ -1098,6 +1214,49 @@ impl Model {
                 q[start..start + 4].copy_from_slice(&quat);
             }
         }
+    }
+}
+
+// ANCHOR: mocap_xform
+/// The placement of a mocap body at position `pos` and orientation `quat` (MuJoCo's
+/// `mocap_pos[k]`, `mocap_quat[k]`) as the transform from world to body coordinates, `X =
+/// (E, r)` with `E = R(q)^T` and `r = pos`. The quaternion is normalized first, in a copy, as
+/// `mj_kinematics` does (the input itself is never changed; a zero quaternion, which
+/// [`Model::check_mocap`] refuses, is taken as the identity).
+pub fn mocap_xform(pos: &[f64; 3], quat: &[f64; 4]) -> Xform {
+    let mut q = *quat;
+    if !crate::spatial::quat_normalize(&mut q) {
+        q = [1.0, 0.0, 0.0, 0.0];
+    }
+    Xform::from_pose(&crate::spatial::quat_to_mat(&q), &Vec3::from(*pos))
+}
+
+/// [`mocap_xform`] of every mocap body into `out` (cleared first; no allocation once it has
+/// `nmocap` entries of capacity).
+pub fn mocap_xforms_into(mocap_pos: &[[f64; 3]], mocap_quat: &[[f64; 4]], out: &mut Vec<Xform>) {
+    out.clear();
+    out.extend(mocap_pos.iter().zip(mocap_quat).map(|(p, q)| mocap_xform(p, q)));
+}
+// ANCHOR_END: mocap_xform
+
+/// An error about the mocap inputs renamed as the model's `what` (its default pose).
+fn rename_mocap(e: Error, what: &str) -> Error {
+    match e {
+        Error::NonFinite { what: w, index, value } => Error::NonFinite {
+            what: format!("{w} ({what})"),
+            index,
+            value,
+        },
+        Error::TooLarge { what: w, index, value } => Error::TooLarge {
+            what: format!("{w} ({what})"),
+            index,
+            value,
+        },
+        Error::InvalidArgument { what: w, why } => Error::InvalidArgument {
+            what: format!("{w} ({what})"),
+            why,
+        },
+        other => other,
     }
 }
 

@@ -76,42 +76,51 @@ impl MjContact {
 }
 
 /// MuJoCo's `body_weldid`: for every MuJoCo body, the nearest body on its path to the world
-/// (itself included) that has degrees of freedom; 0 (the world) when none has. Bodies with the
-/// same weld id move as one rigid body and never collide with each other.
+/// (itself included) that has degrees of freedom or is a mocap body (MuJoCo 4.0: a mocap body
+/// is the root of its own weld group); 0 (the world) when there is none. Bodies with the same
+/// weld id move as one rigid body and never collide with each other.
 pub fn weld_ids(model: &Model, parents: &[usize]) -> Vec<usize> {
     let nb = model.mj_nbody();
-    let mut dofs = vec![0usize; nb];
+    let mut root = vec![false; nb];
     for fb in 1..=model.nb {
-        dofs[model.mj_body[fb]] += model.joints[fb].jtype.nv();
+        root[model.mj_body[fb]] |= model.joints[fb].jtype.nv() > 0 || model.body_mocapid[fb].is_some();
     }
     let mut weld = vec![0; nb];
     // parents come before children (parents[b] < b)
     for b in 1..nb {
-        weld[b] = if dofs[b] > 0 { b } else { weld[parents[b]] };
+        weld[b] = if root[b] { b } else { weld[parents[b]] };
     }
     weld
 }
 
-/// The filter state of a model: MuJoCo body of each geom, parents and weld ids.
+/// The filter state of a model: MuJoCo body of each geom, parents, weld ids, and which weld
+/// roots can move (have dofs: not the world, not a mocap body).
 struct Bodies {
     parents: Vec<usize>,
     weld: Vec<usize>,
+    moves: Vec<bool>,
 }
 
 impl Bodies {
     fn new(model: &Model) -> Self {
         let parents = mj_body_parentid(model);
         let weld = weld_ids(model, &parents);
-        Bodies { parents, weld }
+        let mut moves = vec![false; model.mj_nbody()];
+        for fb in 1..=model.nb {
+            moves[model.mj_body[fb]] |= model.joints[fb].jtype.nv() > 0;
+        }
+        Bodies { parents, weld, moves }
     }
 
     // ANCHOR: body_filter
     /// MuJoCo's `filterBodyPair`: false when two MuJoCo bodies are welded together (same weld
-    /// id: the same body, or static bodies both welded to the world) or when one's weld body is
-    /// the parent of the other's weld body (neither welded to the world).
+    /// id: the same body, or static bodies both welded to the world, or bodies fixed to one
+    /// mocap body), when neither weld body can move (both without dofs: the world and mocap
+    /// bodies, which no contact force could move; MuJoCo 4.0), or when one's weld body is the
+    /// parent of the other's weld body (neither welded to the world).
     fn bodies_may_collide(&self, b1: usize, b2: usize) -> bool {
         let (w1, w2) = (self.weld[b1], self.weld[b2]);
-        if w1 == w2 {
+        if w1 == w2 || !(self.moves[w1] || self.moves[w2]) {
             return false;
         }
         let (pw1, pw2) = (self.weld[self.parents[w1]], self.weld[self.parents[w2]]);
@@ -127,11 +136,9 @@ impl Bodies {
 /// parent and child ([`weld_ids`]), body pair not in `<exclude>`, and not two planes. `parents`
 /// is [`mj_body_parentid`].
 pub fn may_collide(model: &Model, parents: &[usize], a: usize, b: usize) -> bool {
-    let weld = weld_ids(model, parents);
-    let bodies = Bodies {
-        parents: parents.to_vec(),
-        weld,
-    };
+    let mut bodies = Bodies::new(model);
+    bodies.parents = parents.to_vec();
+    bodies.weld = weld_ids(model, parents);
     geoms_may_collide(model, &bodies, a, b)
 }
 // ANCHOR_END: filter

@@ -13,7 +13,7 @@
 use super::Data;
 use crate::error::Result;
 use crate::model::constants::MJ_MINVAL;
-use crate::model::{jcalc_pos, JointType, Model};
+use crate::model::{jcalc_pos, mocap_xforms_into, JointType, Model};
 use crate::sparse::MjLayout;
 use crate::spatial::{quat_to_mat, Force, Mat3, Motion, SpatialInertia, Vec3, Xform};
 
@@ -47,6 +47,9 @@ pub fn inertia_from_mj10(c: &[f64; 10]) -> SpatialInertia {
 // ANCHOR: com_pos
 /// `mj_kinematics` + `mj_comPos`: world poses, `subtree_com`, `cinert` and `cdof`.
 ///
+/// - world poses: `i_X_0 = X_J(q_i) X_tree(i) lambda(i)_X_0`, where a mocap body's `X_tree` is
+///   its input pose `d.mocap_pos`, `d.mocap_quat` (the quaternion normalized in a copy, kept in
+///   `d.mocap_x`; [`Model::x_tree_placed`]);
 /// - subtree_com: `s_b = m_b xipos_b`, accumulated leaves to root, divided by the subtree mass
 ///   (the body's own `xipos` if the subtree is massless);
 /// - cinert: the body inertia about `c` with world axes, `I_c = R I R^T + m (|d|^2 1 - d d^T)`,
@@ -58,10 +61,11 @@ pub fn inertia_from_mj10(c: &[f64; 10]) -> SpatialInertia {
 #[inline(always)]
 pub fn mj_com_pos(model: &Model, d: &mut Data, qpos: &[f64]) -> Result<()> {
     let nb = model.nb;
-    // mj_kinematics: i_X_0 for every Featherstone body
+    // mj_kinematics: i_X_0 for every Featherstone body, the mocap bodies at their inputs
+    mocap_xforms_into(&d.mocap_pos, &d.mocap_quat, &mut d.mocap_x);
     for i in 1..=nb {
         let x_j = jcalc_pos(&model.joints[i], &qpos[model.qs(i)], &mut d.jc.s);
-        let x_up = x_j.compose(&model.x_tree[i]);
+        let x_up = x_j.compose(model.x_tree_placed(i, &d.mocap_x));
         d.x_0[i] = x_up.compose(&d.x_0[model.lambda[i]]);
     }
     // world centre of mass of each body and the subtree sums (m_b xipos_b and m_b)

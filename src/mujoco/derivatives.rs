@@ -169,7 +169,7 @@ impl<'m> InverseScratch<'m> {
     fn new(model: &'m Model) -> Result<Self> {
         Ok(InverseScratch {
             fwd: Forward::new(model),
-            constrained: if has_constraints(model) {
+            constrained: if has_constraints(model) || model.nmocap() > 0 {
                 Some(Constrained::new(model)?)
             } else {
                 None
@@ -185,6 +185,9 @@ fn inverse_with(
     flg_actuation: bool,
     sc: &mut InverseScratch,
 ) -> Result<Vec<f64>> {
+    if model.nmocap() > 0 {
+        return inverse_placed(model, s, qacc, flg_actuation, sc);
+    }
     let fwd = &mut sc.fwd;
     forward_pass(model, &s.qpos, &s.qvel, &s.act, &s.ctrl, &s.qfrc_applied, fwd, None)?;
     let mut out = vec![0.0; model.nv];
@@ -206,6 +209,41 @@ fn inverse_with(
     Ok(out)
 }
 // ANCHOR_END: inverse
+
+/// [`inverse_with`] on a model with mocap bodies, whose poses (the state's) only MuJoCo's
+/// pipeline reads: `qfrc_inverse` of [`Constrained::inverse`] (com-based `M qacc + qfrc_bias -
+/// qfrc_passive - qfrc_constraint`), less `qfrc_actuator` of a forward pass at the state when
+/// `flg_actuation`.
+fn inverse_placed(
+    model: &Model,
+    s: &State,
+    qacc: &[f64],
+    flg_actuation: bool,
+    sc: &mut InverseScratch,
+) -> Result<Vec<f64>> {
+    let Some(c) = sc.constrained.as_mut() else {
+        return Err(Error::InvalidArgument {
+            what: "scratch".into(),
+            why: "a model with mocap bodies needs MuJoCo's pipeline".into(),
+        });
+    };
+    c.mocap_pos.clone_from(&s.mocap_pos);
+    c.mocap_quat.clone_from(&s.mocap_quat);
+    c.d.data.eq_active.copy_from_slice(&s.eq_active);
+    let mut actuator = vec![0.0; model.nv];
+    if flg_actuation && !model.actuators.is_empty() {
+        c.ctrl.copy_from_slice(&s.ctrl);
+        c.act.copy_from_slice(&s.act);
+        c.forward(&s.qpos, &s.qvel, &s.qfrc_applied)?;
+        actuator.copy_from_slice(&c.d.qfrc_actuator);
+    }
+    let mut out = c.inverse(&s.qpos, &s.qvel, qacc)?.qfrc_inverse;
+    for (o, a) in out.iter_mut().zip(&actuator) {
+        *o -= a;
+    }
+    crate::error::check_output("qfrc_inverse", &out)?;
+    Ok(out)
+}
 
 /// The derivatives of `qfrc_inverse` (nv x nv each, rows are forces).
 #[derive(Clone, Debug, PartialEq)]

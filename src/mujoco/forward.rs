@@ -201,6 +201,13 @@ pub struct Forward<'m> {
     pub ctrl: Vec<f64>,
     /// Actuator activations (`act`, one per actuator with dynamics), zeros by default.
     pub act: Vec<f64>,
+    /// Positions of the mocap bodies (`mocap_pos`, nmocap; [`Model::body_mocapid`]), the
+    /// model's default poses by default: inputs like the controls, copied into
+    /// [`ForwardData::data`] at each call, where every stage that places bodies reads them.
+    pub mocap_pos: Vec<[f64; 3]>,
+    /// Orientations of the mocap bodies (`mocap_quat`, nmocap, any non-zero norm: normalized in
+    /// a copy where used).
+    pub mocap_quat: Vec<[f64; 4]>,
     /// The simulation time (`time`), which only `clock` sensors read.
     pub time: f64,
     /// Whether [`Forward::forward_with`] ends with the sensors ([`Forward::sensors_with`]);
@@ -238,6 +245,8 @@ impl<'m> Forward<'m> {
             options: solver_options(model),
             ctrl: vec![0.0; model.actuators.len()],
             act: vec![0.0; na],
+            mocap_pos: model.mocap_pos0.clone(),
+            mocap_quat: model.mocap_quat0.clone(),
             time: 0.0,
             sensors_enabled: !model.sensors.is_empty(),
             d: ForwardData::new(model)?,
@@ -250,9 +259,11 @@ impl<'m> Forward<'m> {
         self.model
     }
 
-    /// Checks a state at the door: lengths, finiteness, unit quaternions, and the controls.
+    /// Checks a state at the door: lengths, finiteness, unit quaternions, the controls and the
+    /// mocap poses.
     fn check(&self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
         self.model.check_state(qpos, qvel)?;
+        self.model.check_mocap(&self.mocap_pos, &self.mocap_quat)?;
         check_vector("qfrc_applied", qfrc_applied, self.model.nv)?;
         check_vector("ctrl", &self.ctrl, self.model.actuators.len())?;
         let na = self
@@ -278,7 +289,7 @@ impl<'m> Forward<'m> {
     /// [`Forward::forward_with`] runs it when [`Forward::sensors_enabled`].
     pub fn sensors_with(&mut self, qpos: &[f64], qvel: &[f64]) {
         let model = self.model;
-        super::constraint::jacobian::xquat_into(model, qpos, &mut self.scratch.xquat);
+        super::constraint::jacobian::xquat_into(model, qpos, &self.d.data.mocap_quat, &mut self.scratch.xquat);
         let mut out = std::mem::take(&mut self.d.sensordata);
         let mut scratch = std::mem::take(&mut self.d.sensor);
         let inp = SensorInputs {
@@ -302,7 +313,7 @@ impl<'m> Forward<'m> {
     /// last Featherstone body's ([`Model::mj_body_last`]).
     pub fn rne_post_constraint(&mut self, qpos: &[f64], qvel: &[f64]) -> &PostConstraint {
         let model = self.model;
-        super::constraint::jacobian::xquat_into(model, qpos, &mut self.scratch.xquat);
+        super::constraint::jacobian::xquat_into(model, qpos, &self.d.data.mocap_quat, &mut self.scratch.xquat);
         let mut scratch = std::mem::take(&mut self.d.sensor);
         let ten = if model.tendons.is_empty() {
             None
@@ -336,6 +347,7 @@ impl<'m> Forward<'m> {
     // ANCHOR: forward_with
     /// [`Forward::forward`] without the checks at the door (inputs assumed valid).
     pub fn forward_with(&mut self, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<()> {
+        self.place_mocap();
         let contacts = self.position(qpos)?;
         self.velocity(qpos, qvel, contacts)?;
         self.acceleration(qpos, qvel, qfrc_applied)?;
@@ -346,6 +358,13 @@ impl<'m> Forward<'m> {
         Ok(())
     }
     // ANCHOR_END: forward_with
+
+    /// The mocap inputs of this call into the data, where the position stage reads them.
+    fn place_mocap(&mut self) {
+        let d = &mut self.d.data;
+        d.mocap_pos.clone_from(&self.mocap_pos);
+        d.mocap_quat.clone_from(&self.mocap_quat);
+    }
 
     // ANCHOR: position
     /// Position stage (`mj_fwdPosition`): kinematics and com-based quantities, the inertia
@@ -370,7 +389,7 @@ impl<'m> Forward<'m> {
             *s = inv.sqrt();
         }
         if !model.tendons.is_empty() {
-            tendon_kinematics_into(model, qpos, &mut self.scratch.tendon)?;
+            tendon_kinematics_into(model, qpos, &d.data.mocap_x, &mut self.scratch.tendon)?;
         }
         let mut contacts = std::mem::take(&mut d.efc.contacts);
         self.collider.collide_into(model, &d.data, &mut contacts)?;
@@ -388,7 +407,16 @@ impl<'m> Forward<'m> {
         com::mj_com_vel(model, &mut d.data, qvel);
         // the tendons of the position stage, at the same qpos
         let ten = (!model.tendons.is_empty()).then_some(&self.scratch.tendon);
-        passive_forces_into(model, qpos, qvel, ten, &mut self.scratch.fluid, &mut d.qfrc_passive);
+        let mocap = &d.data.mocap_x;
+        passive_forces_into(
+            model,
+            qpos,
+            qvel,
+            mocap,
+            ten,
+            &mut self.scratch.fluid,
+            &mut d.qfrc_passive,
+        );
         stages::rows(
             model,
             &d.data,
@@ -422,7 +450,15 @@ impl<'m> Forward<'m> {
                 &mut self.scratch.actuation,
                 &mut self.scratch.axes,
             );
-            transmission_with(model, qpos, ten, axes, &mut out.length, &mut out.moment)?;
+            transmission_with(
+                model,
+                qpos,
+                &d.data.mocap_x,
+                ten,
+                axes,
+                &mut out.length,
+                &mut out.moment,
+            )?;
             let gravcomp = &self.scratch.fluid.gravcomp;
             actuation_with(model, qvel, &self.ctrl, &self.act, gravcomp, out)?;
             crate::error::check_output("qfrc_actuator", &out.qfrc)?;
@@ -522,7 +558,9 @@ impl<'m> Forward<'m> {
     pub fn inverse(&mut self, qpos: &[f64], qvel: &[f64], qacc: &[f64]) -> Result<InverseData> {
         let model = self.model;
         model.check_state(qpos, qvel)?;
+        model.check_mocap(&self.mocap_pos, &self.mocap_quat)?;
         check_vector("qacc", qacc, model.nv)?;
+        self.place_mocap();
         let contacts = self.position(qpos)?;
         self.velocity(qpos, qvel, contacts)?;
         let d = &self.d;

@@ -30,7 +30,8 @@ use super::implicit::{
 };
 use crate::dynamics::{
     aba_with, actuation_with, actuator_na, kinetic_energy, next_activation, passive_forces_into, potential_energy,
-    rnea_with, tendon_kinematics_into, transmission_with, Actuation, PassiveScratch, TendonState, Workspace,
+    potential_energy_placed, rnea_with, tendon_kinematics_into, transmission_with, Actuation, PassiveScratch,
+    TendonState, Workspace,
 };
 use crate::error::{Error, Result};
 use crate::integrate::{check_timestep, rk4_step_aux, Recorder, StageDynamics, StepScratch};
@@ -207,17 +208,26 @@ pub fn forward_pass(
         out.qacc.copy_from_slice(&c.d.qacc);
         return Ok(());
     }
-    // position stage: tendons and transmissions
+    // position stage: tendons and transmissions (a model with mocap bodies always takes the
+    // constrained pipeline, which places them: here every body is where the model puts it)
     if let Some(ten) = out.ten.as_mut() {
-        tendon_kinematics_into(model, q, ten)?;
+        tendon_kinematics_into(model, q, &[], ten)?;
     }
     if !model.actuators.is_empty() {
         let ten = out.ten.as_ref().unwrap_or(&out.no_tendons);
         let act = &mut out.actuation;
-        transmission_with(model, q, ten, &mut out.axes, &mut act.length, &mut act.moment)?;
+        transmission_with(model, q, &[], ten, &mut out.axes, &mut act.length, &mut act.moment)?;
     }
     // velocity stage: passive and bias forces
-    passive_forces_into(model, q, v, out.ten.as_ref(), &mut out.fluid, &mut out.qfrc_passive);
+    passive_forces_into(
+        model,
+        q,
+        v,
+        &[],
+        out.ten.as_ref(),
+        &mut out.fluid,
+        &mut out.qfrc_passive,
+    );
     match out.route {
         Route::Full => rnea_with(model, &mut out.ws, q, v, &out.zeros, None, &mut out.qfrc_bias),
         Route::Aba => out.qfrc_bias.fill(f64::NAN),
@@ -286,6 +296,15 @@ fn factor_qh_solve(model: &Model, qh: &mut [f64], qh_diag_inv: &mut [f64], f: &m
         &mut NoCount,
     )?;
     solve_ld(layout, qh, qh_diag_inv, f, &mut NoCount)
+}
+
+/// Whether the [`Simulator`] steps `model` through MuJoCo's pipeline ([`super::forward`]):
+/// for a model with constraints ([`has_constraints`]), with mocap bodies (whose poses are
+/// inputs only that pipeline reads: RNEA and ABA place every body by its `X_tree`), or with
+/// sensors (which read what that pipeline keeps). Otherwise it takes the smooth route of
+/// Featherstone's algorithms.
+pub fn runs_mujoco_pipeline(model: &Model) -> bool {
+    has_constraints(model) || model.nmocap() > 0 || !model.sensors.is_empty()
 }
 
 /// Whether `mj_Euler` integrates the joint damping implicitly: some dof is damped and
@@ -363,8 +382,10 @@ impl<'m> Simulator<'m> {
             check_implicit_supported(model)?;
         }
         state.check(model)?;
-        // a model with sensors runs the constrained pipeline, which keeps what they read
-        let constrained = if has_constraints(model) || !model.sensors.is_empty() {
+        // MuJoCo's pipeline for models with constraints, for models with mocap bodies, whose
+        // poses are inputs only it reads (RNEA and ABA place every body by its X_tree), and for
+        // models with sensors, which read what it keeps
+        let constrained = if runs_mujoco_pipeline(model) {
             Some(Constrained::new(model)?)
         } else {
             None
@@ -668,6 +689,9 @@ impl<'m> Simulator<'m> {
     /// by [`Simulator::qacc_by_factor`].
     fn forward_at_state(&mut self) -> Result<()> {
         let s = &self.state;
+        // the mocap poses may have been written since the last step: checked here, as the
+        // pipeline's door checks them
+        self.model.check_mocap(&s.mocap_pos, &s.mocap_quat)?;
         if let Some(c) = self.constrained.as_mut() {
             // mj_fwdConstraint's warmstart: the state's qacc_warmstart, unless disabled; RK4's
             // later stages keep this same one (mj_RungeKutta changes qacc_warmstart only in
@@ -676,6 +700,9 @@ impl<'m> Simulator<'m> {
             c.set_warmstart(warm.then_some(s.qacc_warmstart.as_slice()));
             // which equality constraints make rows: the state's, for every stage of the step
             c.d.data.eq_active.copy_from_slice(&s.eq_active);
+            // the mocap poses: the state's, for every stage (never integrated)
+            c.mocap_pos.copy_from_slice(&s.mocap_pos);
+            c.mocap_quat.copy_from_slice(&s.mocap_quat);
             // the sensors, at the step's start only (mj_step's mj_forward)
             c.time = s.time;
             c.sensors_enabled = !self.model.sensors.is_empty();
@@ -749,6 +776,9 @@ impl<'m> Simulator<'m> {
         at.ctrl.copy_from_slice(&s.ctrl);
         at.qfrc_applied.copy_from_slice(&s.qfrc_applied);
         at.qacc_warmstart.copy_from_slice(&s.qacc_warmstart);
+        at.eq_active.copy_from_slice(&s.eq_active);
+        at.mocap_pos.copy_from_slice(&s.mocap_pos);
+        at.mocap_quat.copy_from_slice(&s.mocap_quat);
         self.fwd_fresh = true;
         Ok(())
     }
@@ -767,10 +797,17 @@ impl<'m> Simulator<'m> {
         self.constrained.as_ref().map(|f| &f.d)
     }
 
-    /// `[potential, kinetic]` energy of the current state (MuJoCo's `energy`).
+    /// `[potential, kinetic]` energy of the current state (MuJoCo's `energy`), the mocap bodies
+    /// at the state's poses.
     pub fn energy(&self) -> Result<[f64; 2]> {
+        let s = &self.state;
+        let potential = if self.model.nmocap() > 0 {
+            potential_energy_placed(self.model, &s.qpos, &s.mocap_pos, &s.mocap_quat)?
+        } else {
+            potential_energy(self.model, &s.qpos)?
+        };
         Ok([
-            potential_energy(self.model, &self.state.qpos)?,
+            potential,
             kinetic_energy(self.model, &self.state.qpos, &self.state.qvel)?,
         ])
     }

@@ -73,6 +73,19 @@ pub struct Data {
     /// calls by writing it (the [`integrator::Simulator`] copies its state's
     /// [`state::State::eq_active`] here before every forward pass).
     pub eq_active: Vec<bool>,
+    /// The position of each mocap body in the world (MuJoCo's `mocap_pos`, nmocap): an input,
+    /// like `qpos`, that places the body ([`Model::body_mocapid`]). [`Data::new`] sets it to the
+    /// model's [`Model::mocap_pos0`], as `mj_resetData` does; the [`forward::Forward`]
+    /// pipeline copies its own [`forward::Forward::mocap_pos`] here before every call.
+    pub mocap_pos: Vec<[f64; 3]>,
+    /// The orientation (w, x, y, z) of each mocap body (MuJoCo's `mocap_quat`, nmocap), any
+    /// non-zero norm: [`com::mj_com_pos`] normalizes a copy, as `mj_kinematics` does.
+    pub mocap_quat: Vec<[f64; 4]>,
+    /// The mocap bodies' placements as transforms from world to body coordinates, from
+    /// `mocap_pos` and the normalized `mocap_quat` ([`crate::model::mocap_xform`]), made by
+    /// [`com::mj_com_pos`] and read by every later stage that places bodies (tendons,
+    /// transmissions, passive forces).
+    pub mocap_x: Vec<Xform>,
 }
 
 impl Data {
@@ -101,6 +114,9 @@ impl Data {
             subtree_mass_fb: vec![0.0; n],
             jc: JointCalc::default(),
             eq_active: (0..model.equality.len()).map(|k| model.eq_active0_of(k)).collect(),
+            mocap_pos: model.mocap_pos0.clone(),
+            mocap_quat: model.mocap_quat0.clone(),
+            mocap_x: Vec::with_capacity(model.nmocap()),
         })
     }
 

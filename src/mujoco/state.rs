@@ -37,12 +37,20 @@ pub struct State {
     /// `mj_resetDataKeyframe`); set an entry to switch a constraint on or off for the
     /// following steps (an inactive one makes no constraint rows).
     pub eq_active: Vec<bool>,
+    /// The positions of the mocap bodies, MuJoCo's `mocap_pos` (nmocap; [`Model::body_mocapid`]):
+    /// inputs like `ctrl`, which a step reads and never integrates. A reset sets them to the
+    /// model's default poses ([`Model::mocap_pos0`]), a keyframe to its `mpos`; move a mocap body
+    /// between steps by writing here.
+    pub mocap_pos: Vec<[f64; 3]>,
+    /// The orientations (w, x, y, z) of the mocap bodies, MuJoCo's `mocap_quat` (nmocap): any
+    /// non-zero norm (normalized where used, the entries themselves never changed).
+    pub mocap_quat: Vec<[f64; 4]>,
 }
 
 impl State {
     /// The model's reference state: time 0, `qpos0`, zero velocity, activation, control,
-    /// applied force and warm start, the equality constraints as `eq_active0` (MuJoCo's
-    /// `mj_resetData`).
+    /// applied force and warm start, the equality constraints as `eq_active0`, the mocap bodies
+    /// at their default poses (MuJoCo's `mj_resetData`).
     pub fn reference(model: &Model) -> Self {
         State {
             time: 0.0,
@@ -53,11 +61,14 @@ impl State {
             qfrc_applied: vec![0.0; model.nv],
             qacc_warmstart: vec![0.0; model.nv],
             eq_active: eq_active0(model),
+            mocap_pos: model.mocap_pos0.clone(),
+            mocap_quat: model.mocap_quat0.clone(),
         }
     }
 
     /// The state of keyframe `name` (MuJoCo's `mj_resetDataKeyframe`: zero applied force and
-    /// warm start, the equality constraints as `eq_active0`), or [`Error::Unknown`].
+    /// warm start, the equality constraints as `eq_active0`, the mocap bodies at the key's
+    /// `mpos`, `mquat`), or [`Error::Unknown`].
     pub fn keyframe(model: &Model, name: &str) -> Result<Self> {
         let Some(kf) = model.keyframes.iter().find(|f| f.name == name) else {
             return Err(Error::Unknown {
@@ -74,14 +85,18 @@ impl State {
             qfrc_applied: vec![0.0; model.nv],
             qacc_warmstart: vec![0.0; model.nv],
             eq_active: eq_active0(model),
+            mocap_pos: kf.mpos.clone(),
+            mocap_quat: kf.mquat.clone(),
         };
         state.check(model)?;
         Ok(state)
     }
 
-    /// Checks lengths (`eq_active` too), finiteness, magnitudes and quaternions against `model`.
+    /// Checks lengths (`eq_active` and the mocap poses too), finiteness, magnitudes and
+    /// quaternions against `model`.
     pub fn check(&self, model: &Model) -> Result<()> {
         model.check_state(&self.qpos, &self.qvel)?;
+        model.check_mocap(&self.mocap_pos, &self.mocap_quat)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
         check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
         if self.eq_active.len() != model.equality.len() {

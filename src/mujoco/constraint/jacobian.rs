@@ -206,7 +206,8 @@ pub fn jac_dot_v(model: &Model, d: &Data, b: usize, p: &Vec3, qvel: &[f64]) -> (
 
 // ANCHOR: xquat
 /// The world orientation of every Featherstone body as MuJoCo's `mj_kinematics` composes it:
-/// `xquat_i = xquat_parent (x) quat(X_tree) (x) q_joint`, normalized, with `q_joint` the
+/// `xquat_i = xquat_parent (x) quat(X_tree) (x) q_joint`, normalized (a mocap body's
+/// `quat(X_tree)` is its normalized input `mocap_quat`, see [`xquat_into`]), with `q_joint` the
 /// axis-angle quaternion `(cos q/2, sin q/2 u)` of a hinge, the normalized `qpos` quaternion of
 /// a ball or free joint (a free body takes it as its orientation) and the identity for a slide.
 ///
@@ -214,22 +215,31 @@ pub fn jac_dot_v(model: &Model, d: &Data, b: usize, p: &Vec3, qvel: &[f64]) -> (
 /// orientation error), so the composition follows MuJoCo's rather than converting the rotation
 /// matrices back (which would fix `w >= 0`). The constant rotation of `X_tree` is converted with
 /// `w >= 0`, MuJoCo's `body_quat` as written by its compiler for the usual `quat`, `euler` and
-/// `axisangle` inputs.
+/// `axisangle` inputs. The mocap bodies are at their default poses here.
 pub fn xquat(model: &Model, qpos: &[f64]) -> Vec<[f64; 4]> {
     let mut out = Vec::new();
-    xquat_into(model, qpos, &mut out);
+    xquat_into(model, qpos, &model.mocap_quat0, &mut out);
     out
 }
 
-/// [`xquat`] into `out` (resized to `nb + 1`; no allocation once it has that capacity).
-pub fn xquat_into(model: &Model, qpos: &[f64], out: &mut Vec<[f64; 4]>) {
+/// [`xquat`] into `out` (resized to `nb + 1`; no allocation once it has that capacity), with the
+/// mocap bodies turned to `mocap_quat` (one per mocap body, normalized here in a copy as
+/// `mj_kinematics` does; MuJoCo's `mocap_quat`).
+pub fn xquat_into(model: &Model, qpos: &[f64], mocap_quat: &[[f64; 4]], out: &mut Vec<[f64; 4]>) {
     out.clear();
     out.resize(model.nb + 1, [1.0, 0.0, 0.0, 0.0]);
     let mut jc = JointCalc::default();
     for i in 1..=model.nb {
         let j = &model.joints[i];
         let a = model.q_adr[i];
-        let tree = mat_to_quat_with(&model.x_tree[i].e.transpose());
+        let tree = match model.body_mocapid[i] {
+            Some(k) => {
+                let mut m = mocap_quat[k];
+                quat_normalize(&mut m);
+                m
+            }
+            None => mat_to_quat_with(&model.x_tree[i].e.transpose()),
+        };
         let mut q = quat_mul(&out[model.lambda[i]], &tree);
         q = match j.jtype {
             JointType::Revolute { axis } => quat_mul(&q, &quat_from_axis_angle(&axis, qpos[a])),

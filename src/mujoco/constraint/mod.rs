@@ -343,7 +343,7 @@ pub fn make_constraint_with(
     let ten = if model.tendons.is_empty() {
         None
     } else {
-        tendon_kinematics_into(model, qpos, &mut scratch.ten)?;
+        tendon_kinematics_into(model, qpos, &d.mocap_x, &mut scratch.ten)?;
         Some(&scratch.ten)
     };
     // the body quaternions, which only the weld rows read
@@ -354,7 +354,7 @@ pub fn make_constraint_with(
         .zip(&d.eq_active)
         .any(|(e, &on)| on && matches!(e, Equality::Weld { .. }))
     {
-        jacobian::xquat_into(model, qpos, &mut scratch.quats);
+        jacobian::xquat_into(model, qpos, &d.mocap_quat, &mut scratch.quats);
     }
     let quats = &scratch.quats[..];
     let s = &mut scratch.s;
