@@ -1,8 +1,9 @@
 //! Worked answers to the exercises of "The constrained pipeline" (statements in `src/ch14.rs`).
 
-use mbd::model::Model;
+use mbd::model::{Model, SensorFrame};
 use mbd::mujoco::constraint::EfcType;
 use mbd::mujoco::forward::ForwardData;
+use mbd::mujoco::sensor::{frame_pose, PostConstraint};
 
 /// The forward pass solved `M qacc = qfrc_applied + qfrc_passive - qfrc_bias + J^T f`; moving
 /// every term but the applied force to the left returns it.
@@ -56,4 +57,27 @@ pub fn exercise_3(d: &ForwardData) -> f64 {
         worst = worst.max(t - c.friction[0] * f[0]);
     }
     worst
+}
+
+/// A spatial velocity `[w; v]` at the point `c` gives the velocity of the body point at `p` as
+/// `v + w x (p - c)`, and `cacc`, the derivative of `cvel` at the fixed point `c`, moves the
+/// same way; the classical acceleration of the moving point adds `w x v_p`. The world's `cacc`
+/// is `[0; -g]`, so the sum is already the proper acceleration (`+g` up at rest): nothing more
+/// to subtract. `R^T` turns world axes into the site's.
+pub fn exercise_4(model: &Model, d: &ForwardData, post: &PostConstraint, site: usize) -> [f64; 3] {
+    let (p, r, b) = frame_pose(model, &d.data, SensorFrame::Site(site));
+    let offset = p - d.data.subtree_com_fb[d.data.rootid_fb[b]];
+    let (a, v) = (&post.cacc[b], &d.data.cvel_fb[b]);
+    let v_p = v.v + v.w.cross(&offset);
+    let a_p = a.v + a.w.cross(&offset) + v.w.cross(&v_p);
+    let local = r.tr_mul(&a_p);
+    [local.x, local.y, local.z]
+}
+
+/// `cfrc_int` of a body is the wrench its parent applies to it through its joint, the body's
+/// and its descendants' `I a + v x* I v - f_ext` summed (RNEA's backward pass); projected on the
+/// dof's motion axis it is the generalized force the joint carries (Featherstone's
+/// `tau_i = S_i^T f_i`).
+pub fn exercise_5(model: &Model, d: &ForwardData, post: &PostConstraint, dof: usize) -> f64 {
+    d.data.cdof[dof].dot(&post.cfrc_int[model.dof_body[dof]])
 }

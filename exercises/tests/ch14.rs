@@ -4,13 +4,15 @@
 //! Each check is written against an implementation passed in (`*_with`), so that
 //! `tests/wrong_answers.rs` can feed it deliberately wrong answers (the tests at the bottom).
 //! The states are MuJoCo's settled states of the fixtures (`tests/fixtures/forward/`), disturbed
-//! at random.
+//! at random, and `tests/fixtures/models/sensors.xml` at random velocities.
 
 use exercises::ch14;
 use exercises::grade::{close, ensure, repo_root, run, Check, Exercise, Rng};
 use mbd::mjcf;
-use mbd::model::{Cone, Model};
+use mbd::model::{Cone, Equality, Model, Sensor, SensorFrame, SensorKind, TendonKind};
+use mbd::mujoco::constraint::EfcType;
 use mbd::mujoco::forward::{contact_force, Forward, ForwardData};
+use mbd::mujoco::sensor::{frame_pose, PostConstraint};
 use mbd::mujoco::solver::mul_m;
 use serde::Deserialize;
 
@@ -217,6 +219,226 @@ fn cone_check(rng: &mut Rng) -> Check {
     cone_with(rng, ch14::exercise_3)
 }
 
+/// An accelerometer's reading at a site from a forward pass and its `mj_rnePostConstraint`.
+type Accelerometer = fn(&Model, &ForwardData, &PostConstraint, usize) -> [f64; 3];
+/// The force a dof's joint carries, from the same.
+type Carried = fn(&Model, &ForwardData, &PostConstraint, usize) -> f64;
+
+/// A static site and a free body in the air with a site off its centre of mass, both at random
+/// orientations (the independent check of exercise 4).
+fn falling_box_xml(rng: &mut Rng) -> String {
+    let mut e = || {
+        format!(
+            "{:?} {:?} {:?}",
+            rng.uniform(-90.0, 90.0),
+            rng.uniform(-90.0, 90.0),
+            rng.uniform(-90.0, 90.0)
+        )
+    };
+    let (fixed, imu) = (e(), e());
+    let pos = rng.vec3(0.1);
+    format!(
+        r#"<mujoco><worldbody>
+  <site name="fixed" pos="0.2 -0.1 0.3" euler="{fixed}"/>
+  <body name="falling" pos="0 0 5"><freejoint/><geom type="box" size="0.1 0.2 0.3" mass="2"/>
+    <site name="imu" pos="{:?} {:?} {:?}" euler="{imu}"/></body>
+</worldbody></mujoco>"#,
+        pos.x, pos.y, pos.z
+    )
+}
+
+/// Settled corpus scenes with sites (their models load with `mbd::mjcf::load`).
+const SITE_SCENES: [&str; 5] = ["dmc_humanoid", "quadruped", "manipulator", "stacker", "humanoid_CMU"];
+
+/// The model with its sensors replaced by an accelerometer on each site, in site order.
+fn with_accelerometers(model: &Model) -> Model {
+    let mut m = model.clone();
+    m.sensors = (0..m.sites.len())
+        .map(|s| Sensor {
+            name: format!("acc_{s}"),
+            kind: SensorKind::Accelerometer(s),
+            cutoff: 0.0,
+            noise: 0.0,
+        })
+        .collect();
+    m
+}
+
+/// A forward pass at `(q, v)` with random controls, solved tightly, and its
+/// `mj_rnePostConstraint`.
+fn pass_post<'m>(
+    rng: &mut Rng,
+    name: &str,
+    model: &'m Model,
+    q: &[f64],
+    v: &[f64],
+    applied: &[f64],
+) -> Result<(Forward<'m>, PostConstraint), String> {
+    let mut fw = Forward::new(model).map_err(|e| format!("grader: {name}: {e}"))?;
+    fw.options.tolerance = 1e-12;
+    fw.options.iterations = 1000;
+    for c in fw.ctrl.iter_mut() {
+        *c = rng.uniform(-1.0, 1.0);
+    }
+    fw.forward(q, v, applied).map_err(|e| format!("grader: {name}: {e}"))?;
+    let post = fw.rne_post_constraint(q, v).clone();
+    Ok((fw, post))
+}
+
+fn accelerometer_with(rng: &mut Rng, f: Accelerometer) -> Check {
+    // independently first: a site on the world at rest reads +g upwards, whatever the gravity's
+    // direction, and a site on a free body without spin, in the air, reads zero
+    for s in 0..3 {
+        let mut model = mbd::mjcf::load_str(&falling_box_xml(rng))
+            .map_err(|e| format!("grader: {e}"))?
+            .model;
+        if s > 0 {
+            model.opt.gravity = rng.unit3() * rng.uniform(3.0, 15.0);
+        }
+        let g = model.opt.gravity;
+        let mut q = model.qpos0.as_slice().to_vec();
+        q[3..7].copy_from_slice(&rng.quat());
+        let mut v = vec![0.0; 6];
+        v[..3].copy_from_slice(rng.vec3(2.0).as_slice());
+        let (fw, post) = pass_post(rng, "falling box", &model, &q, &v, &[0.0; 6])?;
+        ensure(fw.d.contacts().is_empty(), "grader: the falling box touches something")?;
+        let (_, r, _) = frame_pose(&model, &fw.d.data, SensorFrame::Site(0));
+        let up = r.tr_mul(&-g);
+        let (at_rest, falling) = (f(&model, &fw.d, &post, 0), f(&model, &fw.d, &post, 1));
+        for x in 0..3 {
+            close(
+                at_rest[x],
+                up[x],
+                1e-10 * g.norm(),
+                format_args!("sample {s}, a site on the world at rest: the accelerometer, component {x}, against +g upwards in the site's frame"),
+            )?;
+        }
+        for x in 0..3 {
+            close(
+                falling[x],
+                0.0,
+                1e-10 * g.norm(),
+                format_args!("sample {s}, a free body without spin in the air: the accelerometer, component {x}, against zero (free fall)"),
+            )?;
+        }
+    }
+    // then against sensors_into's accelerometers: sensors.xml, then settled corpus scenes
+    for s in 0..5 {
+        let (name, model, q, v) = if s == 0 {
+            let path = repo_root().join("tests/fixtures/models/sensors.xml");
+            let model = mbd::mujoco::load(&path)
+                .map_err(|e| format!("grader: {}: {e}", path.display()))?
+                .model;
+            let q = model.qpos0.as_slice().to_vec();
+            let v = rng.vec(model.nv, 1.5);
+            ("sensors", model, q, v)
+        } else {
+            let name = SITE_SCENES[rng.int(0, SITE_SCENES.len() - 1)];
+            let (model, q, v) = settled(name)?;
+            let v = v.iter().map(|x| x + rng.uniform(-1.0, 1.0)).collect();
+            (name, model, q, v)
+        };
+        let model = with_accelerometers(&model);
+        ensure(!model.sites.is_empty(), format_args!("grader: {name} has no site"))?;
+        let applied = vec![0.0; model.nv];
+        let (fw, post) = pass_post(rng, name, &model, &q, &v, &applied)?;
+        let want = &fw.d.sensordata;
+        ensure(
+            want.len() == 3 * model.sites.len(),
+            format_args!("grader: {name}: the accelerometers were not evaluated"),
+        )?;
+        let scale = want.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+        for site in 0..model.sites.len() {
+            let ours = f(&model, &fw.d, &post, site);
+            for x in 0..3 {
+                close(
+                    ours[x],
+                    want[3 * site + x],
+                    1e-10 * scale,
+                    format_args!(
+                        "{name}, site {site} ('{}'): the accelerometer, component {x}, against sensors_into's",
+                        model.sites[site].name
+                    ),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn accelerometer_check(rng: &mut Rng) -> Check {
+    accelerometer_with(rng, ch14::exercise_4)
+}
+
+/// The dm_control humanoid and quadruped: fixed tendons only, so every row acts either on
+/// bodies (contacts) or on joints alone.
+const JOINT_SCENES: [&str; 2] = ["dmc_humanoid", "quadruped"];
+
+/// `J^T f` of the rows that act on the joints themselves: limits and friction of dofs and of
+/// fixed tendons, joint and tendon couplings; not contacts, connects and welds, which act on
+/// bodies (and spatial tendons, which the scenes do not have).
+fn joint_rows(model: &Model, d: &ForwardData) -> Vec<f64> {
+    let mut out = vec![0.0; model.nv];
+    for i in 0..d.efc.efc_type.len() {
+        let on_bodies = match d.efc.efc_type[i] {
+            EfcType::ContactFrictionless | EfcType::ContactPyramidal | EfcType::ContactElliptic => true,
+            EfcType::Equality => matches!(
+                model.equality[d.efc.efc_id[i]],
+                Equality::Connect { .. } | Equality::Weld { .. }
+            ),
+            _ => false,
+        };
+        if !on_bodies {
+            let (cols, vals) = d.efc.j.row(i);
+            for (&col, &val) in cols.iter().zip(vals) {
+                out[col] += val * d.efc_force[i];
+            }
+        }
+    }
+    out
+}
+
+fn carried_with(rng: &mut Rng, f: Carried) -> Check {
+    for s in 0..4 {
+        let name = JOINT_SCENES[s % 2];
+        let (model, q, v) = settled(name)?;
+        ensure(
+            model.tendons.iter().all(|t| matches!(t.kind, TendonKind::Fixed { .. })),
+            format_args!("grader: {name} has a spatial tendon"),
+        )?;
+        let v: Vec<f64> = v.iter().map(|x| x + rng.uniform(-1.0, 1.0)).collect();
+        let applied = rng.vec(model.nv, 2.0);
+        let (fw, post) = pass_post(rng, name, &model, &q, &v, &applied)?;
+        let d = &fw.d;
+        ensure(!d.contacts().is_empty(), format_args!("grader: {name}: no contacts"))?;
+        // what the joint carries, from the rows' Jacobians (not from the recursion)
+        let rows = joint_rows(&model, d);
+        let armature = model.dof_armature();
+        let scale = d
+            .qfrc_constraint
+            .iter()
+            .chain(&d.data.qfrc_bias)
+            .fold(1.0f64, |a, x| a.max(x.abs()));
+        for dof in 0..model.nv {
+            let want = d.qfrc_applied[dof] + d.qfrc_actuator[dof] + d.qfrc_passive[dof] + rows[dof]
+                - armature[dof] * d.qacc[dof];
+            close(
+                f(&model, d, &post, dof),
+                want,
+                1e-10 * scale,
+                format_args!(
+                    "{name}, sample {s}, dof {dof}: against what the joint carries (applied + actuator + passive + its rows - armature qacc)"
+                ),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn carried_check(rng: &mut Rng) -> Check {
+    carried_with(rng, ch14::exercise_5)
+}
+
 #[allow(dead_code)]
 fn main() {
     run(
@@ -242,6 +464,18 @@ fn main() {
                 hint: "an elliptic contact's first three rows are f_n, f_1, f_2 in its frame; mu is friction[0]",
                 check: cone_check,
             },
+            Exercise {
+                number: 4,
+                title: "An accelerometer by hand",
+                hint: "c = d.data.subtree_com_fb[d.data.rootid_fb[b]]; a spatial vector [w; v] at c moves to p as v + w x (p - c), cacc and cvel alike; read R^T (a_p + w x v_p), gravity is already in cacc",
+                check: accelerometer_check,
+            },
+            Exercise {
+                number: 5,
+                title: "What the joint carries",
+                hint: "d.data.cdof[dof].dot(&post.cfrc_int[model.dof_body[dof]]): cfrc_int, not cfrc_ext, and the subtree's sum it holds, not the body's own force",
+                check: carried_check,
+            },
         ],
     )
 }
@@ -252,7 +486,8 @@ fn main() {
 #[allow(unused_imports, dead_code)] // compiled, not run, in the grader itself
 mod wrong_answers {
     use super::*;
-    use exercises::grade::fails_on;
+    use exercises::grade::{fails_naming, fails_on};
+    use mbd::spatial::Vec3;
 
     #[test]
     fn inverse_dynamics_without_the_constraint_forces_fails() {
@@ -288,5 +523,75 @@ mod wrong_answers {
                 })
                 .fold(f64::NEG_INFINITY, f64::max)
         })));
+    }
+
+    #[test]
+    fn forgetting_omega_cross_v_fails() {
+        // cacc moved to the site: dv/dt of the spatial velocity, not the point's acceleration
+        assert!(fails_naming(0..3, "the accelerometer", |rng| accelerometer_with(
+            rng,
+            |model, d, post, site| {
+                let (p, r, b) = frame_pose(model, &d.data, SensorFrame::Site(site));
+                let offset = p - d.data.subtree_com_fb[d.data.rootid_fb[b]];
+                let a = &post.cacc[b];
+                let local = r.tr_mul(&(a.v + a.w.cross(&offset)));
+                [local.x, local.y, local.z]
+            }
+        )));
+    }
+
+    #[test]
+    fn cacc_left_at_the_centre_of_mass_fails() {
+        // w x v added, but cacc read at the tree's centre of mass, not moved to the site
+        assert!(fails_naming(0..3, "the accelerometer", |rng| accelerometer_with(
+            rng,
+            |model, d, post, site| {
+                let (p, r, b) = frame_pose(model, &d.data, SensorFrame::Site(site));
+                let offset = p - d.data.subtree_com_fb[d.data.rootid_fb[b]];
+                let (a, v) = (&post.cacc[b], &d.data.cvel_fb[b]);
+                let v_p = v.v + v.w.cross(&offset);
+                let local = r.tr_mul(&(a.v + v.w.cross(&v_p)));
+                [local.x, local.y, local.z]
+            }
+        )));
+    }
+
+    #[test]
+    fn gravity_subtracted_twice_fails() {
+        // the right point acceleration, then "proper acceleration = a - g" once more: 2g at rest
+        assert!(fails_naming(0..3, "+g upwards", |rng| accelerometer_with(
+            rng,
+            |model, d, post, site| {
+                let (p, r, b) = frame_pose(model, &d.data, SensorFrame::Site(site));
+                let offset = p - d.data.subtree_com_fb[d.data.rootid_fb[b]];
+                let (a, v) = (&post.cacc[b], &d.data.cvel_fb[b]);
+                let v_p = v.v + v.w.cross(&offset);
+                let a_p: Vec3 = a.v + a.w.cross(&offset) + v.w.cross(&v_p) - model.opt.gravity;
+                let local = r.tr_mul(&a_p);
+                [local.x, local.y, local.z]
+            }
+        )));
+    }
+
+    #[test]
+    fn cfrc_ext_instead_of_cfrc_int_fails() {
+        assert!(fails_naming(0..3, "what the joint carries", |rng| carried_with(
+            rng,
+            |model, d, post, dof| d.data.cdof[dof].dot(&post.cfrc_ext[model.dof_body[dof]])
+        )));
+    }
+
+    #[test]
+    fn the_bodys_own_force_without_its_children_fails() {
+        // I a + v x* I v of the dof's body alone: neither its descendants nor the world's wrench
+        assert!(fails_naming(0..3, "what the joint carries", |rng| carried_with(
+            rng,
+            |model, d, post, dof| {
+                let b = model.dof_body[dof];
+                let (inertia, v) = (&d.data.cinert_fb[b], &d.data.cvel_fb[b]);
+                let own = inertia.mul_motion(&post.cacc[b]) + v.cross_force(&inertia.mul_motion(v));
+                d.data.cdof[dof].dot(&own)
+            }
+        )));
     }
 }
