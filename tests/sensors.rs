@@ -36,6 +36,7 @@ struct Fixture {
     mujoco: String,
     cases: Vec<Case>,
     rollouts: Vec<Rollout>,
+    xfrc_rollouts: Vec<XfrcRollout>,
 }
 
 #[derive(Deserialize)]
@@ -55,6 +56,8 @@ struct Case {
     cfrc_ext: Vec<f64>,
     subtree_linvel: Vec<f64>,
     subtree_angmom: Vec<f64>,
+    xfrc_applied: Vec<f64>,
+    qfrc_smooth: Vec<f64>,
 }
 
 #[derive(Deserialize)]
@@ -70,7 +73,18 @@ struct Rollout {
     model: String,
     integrator: String,
     steps: usize,
+    every: usize,
     sensordata: Vec<Vec<f64>>,
+}
+
+#[derive(Deserialize)]
+struct XfrcRollout {
+    name: String,
+    model: String,
+    integrator: String,
+    steps: usize,
+    every: usize,
+    qpos: Vec<Vec<f64>>,
 }
 
 fn root() -> PathBuf {
@@ -135,11 +149,17 @@ fn per_mj_body<const K: usize>(m: &Model, f: impl Fn(usize) -> [f64; K]) -> Vec<
     m.mj_body_last.iter().flat_map(|&b| f(b)).collect()
 }
 
+/// `[force; torque]` rows from MuJoCo's flat `xfrc_applied`.
+fn wrenches(flat: &[f64]) -> Vec<[f64; 6]> {
+    flat.chunks_exact(6).map(|c| std::array::from_fn(|k| c[k])).collect()
+}
+
 /// Our pipeline at a case's state, with MuJoCo's options.
 fn run<'m>(m: &'m Model, c: &Case) -> Forward<'m> {
     let mut fw = Forward::new(m).unwrap();
     fw.options.ls_iterations = 100;
     fw.ctrl.copy_from_slice(&c.ctrl);
+    fw.xfrc_applied = wrenches(&c.xfrc_applied);
     fw.forward(&c.qpos, &c.qvel, &vec![0.0; m.nv])
         .unwrap_or_else(|e| panic!("{}: {e}", c.name));
     fw
@@ -325,12 +345,17 @@ fn sensor_rollouts_match_mujoco() {
         let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator).unwrap();
         let labels = sensor_labels(&m);
         let mut worst_seen: f64 = 0.0;
-        for (k, theirs) in r.sensordata.iter().enumerate().take(r.steps) {
+        let mut rows = r.sensordata.iter();
+        for k in 0..r.steps {
             let t = sim.state.time;
             for (j, c) in sim.state.ctrl.iter_mut().enumerate() {
                 *c = (2.0 * t + j as f64).sin();
             }
             sim.step().unwrap();
+            if (k + 1) % r.every != 0 {
+                continue;
+            }
+            let theirs = rows.next().expect("a fixture row per `every` steps");
             let ours = sim.sensordata();
             let mut at = 0;
             for s in &m.sensors {
@@ -609,4 +634,165 @@ fn bad_sensors_are_errors_naming_the_line() {
         assert!(e.contains(why), "{sensor}: {e}");
         assert!(e.contains(":11"), "{sensor}: the line is named: {e}");
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Cartesian wrenches on bodies (xfrc_applied)
+// ------------------------------------------------------------------------------------------------
+
+#[test]
+fn xfrc_applied_enters_qfrc_smooth_as_mujoco_does() {
+    // the cases with wrenches: qfrc_smooth (where J^T xfrc lands) to rounding; their sensors and
+    // cfrc_ext are compared with the others above
+    let fx = fixture();
+    let mut seen = 0;
+    for c in fx.cases.iter().filter(|c| c.xfrc_applied.iter().any(|&x| x != 0.0)) {
+        let m = model(c);
+        let fw = run(&m, c);
+        let (e, _) = worst(&fw.d.qfrc_smooth, &c.qfrc_smooth, &[m.nv]);
+        assert!(e <= TOL_EXACT, "{} ({}): qfrc_smooth rel {e:.2e}", c.name, c.cone);
+        seen += 1;
+    }
+    assert_eq!(seen, 8, "4 states per cone with wrenches");
+}
+
+/// MuJoCo's wrenches of the xfrc rollouts (`xfrc_law` of the fixture script).
+fn xfrc_law(t: f64, nbody: usize) -> Vec<[f64; 6]> {
+    (0..nbody)
+        .map(|b| {
+            if b == 0 {
+                return [0.0; 6];
+            }
+            let bf = b as f64;
+            [
+                (t + bf).sin(),
+                (1.3 * t).cos(),
+                0.5 * (2.0 * t).sin(),
+                0.1 * t.sin(),
+                0.0,
+                0.2 * (t + bf).cos(),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn rollouts_under_xfrc_applied_match_mujoco() {
+    // the acrobot takes Featherstone's route (RNEA and ABA, or M's factor for implicit): the
+    // wrenches go through the world dof axes (dynamics::xfrc_into); sensors.xml through the
+    // com-based mj_xfrcAccumulate of MuJoCo's pipeline
+    let fx = fixture();
+    assert_eq!(fx.xfrc_rollouts.len(), 4);
+    for r in &fx.xfrc_rollouts {
+        let mut m = mbd::mujoco::load(root().join(&r.model)).unwrap().model;
+        m.opt.integrator = mbd::model::Integrator::parse(&r.integrator).unwrap();
+        let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator).unwrap();
+        let mut rows = r.qpos.iter();
+        let mut w: f64 = 0.0;
+        for k in 1..=r.steps {
+            sim.state.xfrc_applied = xfrc_law(sim.state.time, m.mj_nbody());
+            sim.step().unwrap();
+            if k % r.every == 0 {
+                let theirs = rows.next().unwrap();
+                let (e, _) = worst(&sim.state.qpos, theirs, &[m.nq]);
+                assert!(
+                    e < 1e-9,
+                    "{} ({}): qpos after step {k} off by {e:.2e}",
+                    r.name,
+                    r.integrator
+                );
+                w = w.max(e);
+            }
+        }
+        println!("{} ({}): worst qpos {w:.2e}", r.name, r.integrator);
+    }
+}
+
+#[test]
+fn xfrc_applied_is_the_transposed_jacobian_of_the_centre_of_mass() {
+    // three routes to J^T [f; t]: the world dof axes (Featherstone's side), cdof (MuJoCo's side)
+    // and the dense point and rotation Jacobians of kinematics::point_jacobian
+    let m = mbd::mujoco::load(root().join("tests/fixtures/models/public/dm_control/humanoid.xml"))
+        .unwrap()
+        .model;
+    let mut q = m.qpos0.as_slice().to_vec();
+    for (k, x) in q.iter_mut().enumerate().skip(7) {
+        *x += 0.3 * ((k as f64) * 1.7).sin();
+    }
+    let nb = m.mj_nbody();
+    let xfrc: Vec<[f64; 6]> = (0..nb)
+        .map(|b| {
+            std::array::from_fn(|k| {
+                if b == 0 {
+                    0.0
+                } else {
+                    ((b * 6 + k) as f64 * 0.77).sin() * 5.0
+                }
+            })
+        })
+        .collect();
+    let mut axes = mbd::kinematics::WorldAxes::default();
+    axes.update(&m, &q, &[]);
+    let mut via_axes = vec![0.0; m.nv];
+    mbd::dynamics::xfrc_into(&m, &axes, &xfrc, &mut via_axes);
+    let d = mbd::mujoco::forward_smooth(&m, &q, &vec![0.0; m.nv]).unwrap();
+    let mut via_cdof = vec![0.0; m.nv];
+    mbd::mujoco::forward::xfrc_accumulate(&m, &d, &xfrc, &mut via_cdof);
+    let mut dense = vec![0.0; m.nv];
+    for (mb, w) in xfrc.iter().enumerate().skip(1) {
+        let b = m.mj_body_last[mb];
+        let com = m.inertia[b].com();
+        let jp = mbd::kinematics::point_jacobian(&m, &q, b, &com).unwrap();
+        let jb = mbd::kinematics::body_jacobian(&m, &q, b).unwrap();
+        // the body Jacobian's angular rows are in body axes: rotate the torque into them
+        let kin = mbd::kinematics::forward_kinematics(&m, &q).unwrap();
+        let t_body = kin.rotation(b).tr_mul(&Vec3::new(w[3], w[4], w[5]));
+        for dof in 0..m.nv {
+            dense[dof] += (0..3).map(|r| jp[(r, dof)] * w[r]).sum::<f64>();
+            dense[dof] += (0..3).map(|r| jb[(r, dof)] * t_body[r]).sum::<f64>();
+        }
+    }
+    let scale = dense.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+    for dof in 0..m.nv {
+        assert!((via_axes[dof] - dense[dof]).abs() < 1e-12 * scale, "axes, dof {dof}");
+        assert!((via_cdof[dof] - dense[dof]).abs() < 1e-12 * scale, "cdof, dof {dof}");
+    }
+}
+
+#[test]
+fn a_pushed_free_body_accelerates_as_newton_says() {
+    // F at the centre of mass of a free box in zero gravity: a = F / m, no rotation; a torque
+    // alone: I dw/dt = t (at rest, no gyroscopic term); and the interaction force with the
+    // world stays zero
+    let xml = r#"
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="box" pos="0 0 1" euler="20 30 40">
+      <freejoint/>
+      <geom type="box" size="0.1 0.2 0.3" mass="2.5"/>
+    </body>
+  </worldbody>
+</mujoco>"#;
+    let m = mbd::mujoco::load_str(xml).unwrap().model;
+    let mut fw = Forward::new(&m).unwrap();
+    let q = m.qpos0.as_slice().to_vec();
+    fw.xfrc_applied[1] = [1.0, -2.0, 3.0, 0.0, 0.0, 0.0];
+    fw.forward(&q, &[0.0; 6], &[0.0; 6]).unwrap();
+    let a = &fw.d.qacc;
+    for (k, f) in [1.0, -2.0, 3.0].iter().enumerate() {
+        assert!((a[k] - f / 2.5).abs() < 1e-12, "{a:?}");
+        assert!(a[3 + k].abs() < 1e-12, "{a:?}");
+    }
+    let post = fw.rne_post_constraint(&q, &[0.0; 6]).clone();
+    let b = m.mj_body_last[1];
+    assert!(post.cfrc_int[b].f.norm() < 1e-12 && post.cfrc_int[b].n.norm() < 1e-12);
+    assert!((post.cfrc_ext[b].f - Vec3::new(1.0, -2.0, 3.0)).norm() < 1e-12);
+    // a bad wrench is an error naming it
+    fw.xfrc_applied[1][4] = f64::NAN;
+    let e = fw.forward(&q, &[0.0; 6], &[0.0; 6]).unwrap_err().to_string();
+    assert!(e.contains("xfrc_applied"), "{e}");
+    fw.xfrc_applied.pop();
+    let e = fw.forward(&q, &[0.0; 6], &[0.0; 6]).unwrap_err().to_string();
+    assert!(e.contains("xfrc_applied"), "{e}");
 }

@@ -348,11 +348,12 @@ pub fn constraint_report(model: &Model, q: &[f64], v: &[f64], qfrc_applied: &[f6
 }
 
 /// The constrained part of [`Inspection`] at the state's positions, velocities, applied forces
-/// and mocap poses, with the model's options (controls and activations at zero).
+/// (`qfrc_applied` and `xfrc_applied`) and mocap poses, with the model's options (controls and activations at zero).
 pub fn constraint_report_at(model: &Model, state: &State) -> Result<ConstraintReport> {
     let mut fw = Forward::new(model)?;
     fw.mocap_pos.clone_from(&state.mocap_pos);
     fw.mocap_quat.clone_from(&state.mocap_quat);
+    fw.xfrc_applied.clone_from(&state.xfrc_applied);
     let fi = fwdinv(&mut fw, &state.qpos, &state.qvel, &state.qfrc_applied)?;
     let d = &fw.d;
     let efc = &d.efc;
@@ -595,10 +596,12 @@ pub fn inspect_model(model: &Model, state: &State, warnings: Vec<String>, dense:
         crate::error::check_output("qfrc_actuator", &act.qfrc)?;
     }
     let qfrc_actuator = act.qfrc;
-    // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator + qfrc_applied - qfrc_bias)
+    // acceleration stage: qacc_smooth = M^-1 (qfrc_passive + qfrc_actuator + qfrc_applied
+    // + J^T xfrc_applied - qfrc_bias)
     let mut qacc_smooth: Vec<f64> = (0..nv)
         .map(|k| qfrc_passive[k] + qfrc_actuator[k] + state.qfrc_applied[k] - qfrc_bias[k])
         .collect();
+    crate::mujoco::forward::xfrc_accumulate(model, &d, &state.xfrc_applied, &mut qacc_smooth);
     solve_ld(
         layout,
         &d.qld,

@@ -1,10 +1,12 @@
 //! State files of the `mbd` command: JSON in MuJoCo's conventions,
 //! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...],
-//! "qacc_warmstart": [...], "mocap_pos": [[x, y, z], ...], "mocap_quat": [[w, x, y, z], ...]}`,
-//! each key optional (0, `qpos0` and zeros otherwise, the mocap bodies at their default poses;
-//! files written before `act`, `ctrl`, `time`, `qacc_warmstart` and the mocap poses existed read
-//! as before; `qacc_warmstart` is the constraint solver's warm start, MuJoCo's, zeros as after
-//! `mj_resetData`; `mocap_pos` and `mocap_quat` have one row per mocap body, or the same numbers
+//! "qacc_warmstart": [...], "mocap_pos": [[x, y, z], ...], "mocap_quat": [[w, x, y, z], ...],
+//! "xfrc_applied": [[fx, fy, fz, tx, ty, tz], ...]}`, each key optional (0, `qpos0` and zeros
+//! otherwise, the mocap bodies at their default poses; files written before `act`, `ctrl`,
+//! `time`, `qacc_warmstart`, the mocap poses and `xfrc_applied` existed read as before;
+//! `qacc_warmstart` is the constraint solver's warm start, MuJoCo's, zeros as after
+//! `mj_resetData`; `mocap_pos` and `mocap_quat` have one row per mocap body, `xfrc_applied` one
+//! world force and torque at the centre of mass per body, the world's first, or the same numbers
 //! in one flat list): quaternions (w, x, y, z), free-joint `qvel` = [world linear velocity of the
 //! body origin, body-frame angular velocity].
 
@@ -49,11 +51,15 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             continue;
         }
         if key == "mocap_pos" {
-            state.mocap_pos = rows(key, v, model.nmocap())?;
+            state.mocap_pos = rows(key, v, model.nmocap(), "mocap bodies")?;
             continue;
         }
         if key == "mocap_quat" {
-            state.mocap_quat = rows(key, v, model.nmocap())?;
+            state.mocap_quat = rows(key, v, model.nmocap(), "mocap bodies")?;
+            continue;
+        }
+        if key == "xfrc_applied" {
+            state.xfrc_applied = rows(key, v, model.mj_nbody(), "bodies, the world included")?;
             continue;
         }
         let (target, expected, size) = match key.as_str() {
@@ -65,7 +71,7 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             "qacc_warmstart" => (&mut state.qacc_warmstart, model.nv, "nv"),
             other => {
                 return Err(Error::State(format!(
-                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart, mocap_pos, mocap_quat)"
+                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart, mocap_pos, mocap_quat, xfrc_applied)"
                 )));
             }
         };
@@ -96,12 +102,13 @@ pub fn state_json(state: &State) -> String {
         "qacc_warmstart": state.qacc_warmstart,
         "mocap_pos": state.mocap_pos,
         "mocap_quat": state.mocap_quat,
+        "xfrc_applied": state.xfrc_applied,
     })
     .to_string()
 }
 
 /// `n` rows of `N` numbers: a list of `n` lists of `N` numbers, or one flat list of `n N`.
-fn rows<const N: usize>(key: &str, v: &serde_json::Value, n: usize) -> Result<Vec<[f64; N]>> {
+fn rows<const N: usize>(key: &str, v: &serde_json::Value, n: usize, what: &str) -> Result<Vec<[f64; N]>> {
     let nested = v.as_array().is_some_and(|a| a.iter().any(|x| x.is_array()));
     let flat = if nested {
         let mut out = vec![];
@@ -121,7 +128,7 @@ fn rows<const N: usize>(key: &str, v: &serde_json::Value, n: usize) -> Result<Ve
     };
     if flat.len() != n * N {
         return Err(Error::State(format!(
-            "{key} has {} numbers, the model needs {} ({n} mocap bodies x {N})",
+            "{key} has {} numbers, the model needs {} ({n} {what} x {N})",
             flat.len(),
             n * N
         )));

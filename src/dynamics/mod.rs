@@ -16,6 +16,7 @@ mod energy;
 mod passive;
 mod rnea;
 mod tendon;
+mod xfrc;
 
 pub use aba::{aba, aba_with};
 pub use actuation::{
@@ -32,6 +33,7 @@ pub use tendon::{
     check_spring_lengths, set_spring_lengths, tendon_kinematics, tendon_kinematics_into, tendon_segments, wrap,
     wrap_circle, wrap_inside, TendonState, WrapShape, Wrapped,
 };
+pub use xfrc::{check_xfrc, has_xfrc, xfrc_into};
 
 use crate::error::{check_vector, Error, Result};
 use crate::model::{difference_joint, JointCalc, JointType, Model};

@@ -339,6 +339,10 @@ pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<RolloutAgreement>
         let mut fw = Forward::new(&m)?;
         fw.options.ls_iterations = 100;
         fw.ctrl.copy_from_slice(&nums(&c["ctrl"]));
+        fw.xfrc_applied = nums(&c["xfrc_applied"])
+            .chunks_exact(6)
+            .map(|w| std::array::from_fn(|k| w[k]))
+            .collect();
         fw.forward(&q, &v, &vec![0.0; m.nv])?;
         let theirs = nums(&c["sensordata"]);
         let e2e = (worst_rel(&fw.d.qacc, &nums(&c["qacc"]), m.nv) <= 1e-9)
@@ -408,15 +412,23 @@ pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<RolloutAgreement>
         let mut sim = Simulator::new(&m, State::reference(&m), m.opt.integrator)?;
         let mut w: f64 = 0.0;
         let rows_of = r["sensordata"].as_array().unwrap_or(&empty);
-        for theirs in rows_of {
+        let every = r["every"].as_u64().unwrap_or(1).max(1) as usize;
+        for k in 1..=rows_of.len() * every {
             let t = sim.state.time;
             for (j, c) in sim.state.ctrl.iter_mut().enumerate() {
                 *c = (2.0 * t + j as f64).sin();
             }
             sim.step()?;
-            w = w.max(worst_per_sensor(&m, sim.sensordata(), &nums(theirs)));
+            if k % every == 0 {
+                w = w.max(worst_per_sensor(&m, sim.sensordata(), &nums(&rows_of[k / every - 1])));
+            }
         }
-        rollouts.push((r["name"].as_str().unwrap_or("?").to_string(), integ, rows_of.len(), w));
+        rollouts.push((
+            r["name"].as_str().unwrap_or("?").to_string(),
+            integ,
+            rows_of.len() * every,
+            w,
+        ));
     }
     Ok((rows, rollouts))
 }

@@ -74,6 +74,9 @@ pub struct ForwardData {
     /// The sensors' values (`sensordata`, see [`Forward::sensors_with`]); empty for a model
     /// without sensors.
     pub sensordata: Vec<f64>,
+    /// The Cartesian wrenches of this call ([`Forward::xfrc_applied`]), which
+    /// `mj_rnePostConstraint` counts among the external forces.
+    pub xfrc_applied: Vec<[f64; 6]>,
     /// `mj_rnePostConstraint`'s and `mj_subtreeVel`'s results, as far as the sensors needed
     /// them (or [`Forward::rne_post_constraint`] computed them).
     pub sensor: SensorScratch,
@@ -98,6 +101,7 @@ impl ForwardData {
             solver_niter: 0,
             solver: vec![],
             sensordata: vec![],
+            xfrc_applied: vec![[0.0; 6]; model.mj_nbody()],
             sensor: SensorScratch::default(),
         })
     }
@@ -208,6 +212,10 @@ pub struct Forward<'m> {
     /// Orientations of the mocap bodies (`mocap_quat`, nmocap, any non-zero norm: normalized in
     /// a copy where used).
     pub mocap_quat: Vec<[f64; 4]>,
+    /// Cartesian wrenches applied to the bodies (`xfrc_applied`, one per MuJoCo body, the
+    /// world's ignored): `[force; torque]` in world axes at the body's centre of mass, zeros by
+    /// default; `J^T` of them is added to `qfrc_smooth` ([`xfrc_accumulate`]).
+    pub xfrc_applied: Vec<[f64; 6]>,
     /// The simulation time (`time`), which only `clock` sensors read.
     pub time: f64,
     /// Whether [`Forward::forward_with`] ends with the sensors ([`Forward::sensors_with`]);
@@ -247,6 +255,7 @@ impl<'m> Forward<'m> {
             act: vec![0.0; na],
             mocap_pos: model.mocap_pos0.clone(),
             mocap_quat: model.mocap_quat0.clone(),
+            xfrc_applied: vec![[0.0; 6]; model.mj_nbody()],
             time: 0.0,
             sensors_enabled: !model.sensors.is_empty(),
             d: ForwardData::new(model)?,
@@ -265,6 +274,7 @@ impl<'m> Forward<'m> {
         self.model.check_state(qpos, qvel)?;
         self.model.check_mocap(&self.mocap_pos, &self.mocap_quat)?;
         check_vector("qfrc_applied", qfrc_applied, self.model.nv)?;
+        crate::dynamics::check_xfrc(self.model, &self.xfrc_applied)?;
         check_vector("ctrl", &self.ctrl, self.model.actuators.len())?;
         let na = self
             .model
@@ -467,6 +477,11 @@ impl<'m> Forward<'m> {
         for k in 0..model.nv {
             d.qfrc_smooth[k] = d.qfrc_passive[k] - d.data.qfrc_bias[k] + qfrc_applied[k] + d.qfrc_actuator[k];
         }
+        // mj_xfrcAccumulate: the Cartesian wrenches on bodies
+        d.xfrc_applied.copy_from_slice(&self.xfrc_applied);
+        if crate::dynamics::has_xfrc(&d.xfrc_applied) {
+            xfrc_accumulate(model, &d.data, &d.xfrc_applied, &mut d.qfrc_smooth);
+        }
         d.qacc_smooth.copy_from_slice(&d.qfrc_smooth);
         solve_ld(
             model.mj_layout(),
@@ -603,6 +618,35 @@ struct Scratch {
     xquat: Vec<[f64; 4]>,
 }
 
+// ANCHOR: xfrc_accumulate
+/// MuJoCo's `mj_xfrcAccumulate` on com-based quantities: each MuJoCo body's `xfrc =
+/// [f; t]` (world axes) at its centre of mass `x_b` is the wrench `[t + (x_b - c) x f; f]` about
+/// its tree's centre of mass `c`, and every dof on the path from the body to the root gets
+/// `cdof . wrench` (the transposed point and rotation Jacobians, `mj_applyFT`).
+pub fn xfrc_accumulate(model: &Model, d: &Data, xfrc: &[[f64; 6]], qfrc: &mut [f64]) {
+    for (mb, w) in xfrc.iter().enumerate().skip(1) {
+        if w.iter().all(|&x| x == 0.0) {
+            continue;
+        }
+        let b = model.mj_body_last[mb];
+        let c = d.subtree_com_fb[d.rootid_fb[b]];
+        let f = crate::spatial::Vec3::new(w[0], w[1], w[2]);
+        let t = crate::spatial::Vec3::new(w[3], w[4], w[5]);
+        let wrench = crate::spatial::Force {
+            n: t + (d.xipos_fb[b] - c).cross(&f),
+            f,
+        };
+        let mut i = b;
+        while i != 0 {
+            for dof in model.dofs(i) {
+                qfrc[dof] += d.cdof[dof].dot(&wrench);
+            }
+            i = model.lambda[i];
+        }
+    }
+}
+// ANCHOR_END: xfrc_accumulate
+
 /// MuJoCo's `mj_forward` on a fresh [`Forward`] with the model's options and zero controls.
 pub fn forward(model: &Model, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f64]) -> Result<ForwardData> {
     let mut f = Forward::new(model)?;
@@ -620,7 +664,10 @@ pub fn fwdinv(f: &mut Forward<'_>, qpos: &[f64], qvel: &[f64], qfrc_applied: &[f
     let inv = f.inverse(qpos, qvel, &fw.qacc)?;
     let norm = |it: &mut dyn Iterator<Item = f64>| it.map(|x| x * x).sum::<f64>().sqrt();
     let c = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_constraint[k] - fw.qfrc_constraint[k]));
-    let a = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_inverse[k] - fw.qfrc_applied[k] - fw.qfrc_actuator[k]));
+    // qfrc_applied + J^T xfrc_applied + qfrc_actuator, as mj_compareFwdInv
+    let mut applied = fw.qfrc_applied.clone();
+    xfrc_accumulate(f.model, &fw.data, &fw.xfrc_applied, &mut applied);
+    let a = norm(&mut (0..fw.qacc.len()).map(|k| inv.qfrc_inverse[k] - applied[k] - fw.qfrc_actuator[k]));
     f.d = fw;
     Ok([c, a])
 }

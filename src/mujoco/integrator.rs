@@ -119,7 +119,11 @@ pub struct Forward {
     axes: WorldAxes,
     /// Recursive-algorithm scratch.
     pub ws: Workspace,
-    /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied`, the joint force ABA takes (nv).
+    /// Cartesian wrenches on the bodies (`xfrc_applied`, one per MuJoCo body): an input of the
+    /// pass, set by the [`Simulator`] from its state; `J^T` of them goes into `tau`.
+    pub xfrc_applied: Vec<[f64; 6]>,
+    /// `tau = qfrc_passive + qfrc_actuator + qfrc_applied + J^T xfrc_applied`, the joint force
+    /// ABA takes (nv).
     tau: Vec<f64>,
     /// Zeros (nv), the acceleration at which RNEA gives the bias forces.
     zeros: Vec<f64>,
@@ -166,6 +170,7 @@ impl Forward {
             fluid: PassiveScratch::default(),
             axes: WorldAxes::default(),
             ws: Workspace::new(model),
+            xfrc_applied: vec![[0.0; 6]; model.mj_nbody()],
             tau: z(),
             zeros: z(),
             route: Route::Full,
@@ -199,6 +204,7 @@ pub fn forward_pass(
         // and actuator forces included
         c.ctrl.copy_from_slice(ctrl);
         c.act.copy_from_slice(act);
+        c.xfrc_applied.copy_from_slice(&out.xfrc_applied);
         c.forward_with(q, v, qfrc_applied)?;
         c.exchange_actuation(&mut out.actuation, out.ten.as_mut());
         out.qfrc_passive.copy_from_slice(&c.d.qfrc_passive);
@@ -237,6 +243,13 @@ pub fn forward_pass(
     actuation_with(model, v, ctrl, act, &out.fluid.gravcomp, &mut out.actuation)?;
     for k in 0..model.nv {
         out.tau[k] = out.qfrc_passive[k] + out.actuation.qfrc[k] + qfrc_applied[k];
+    }
+    // mj_xfrcAccumulate: the Cartesian wrenches on bodies, through the world dof axes at q
+    if crate::dynamics::has_xfrc(&out.xfrc_applied) {
+        out.axes.update(model, q, &[]);
+        crate::dynamics::xfrc_into(model, &out.axes, &out.xfrc_applied, &mut out.tau);
+    }
+    for k in 0..model.nv {
         out.qfrc_smooth[k] = out.tau[k] - out.qfrc_bias[k];
         out.qfrc_constraint[k] = 0.0;
     }
@@ -692,6 +705,10 @@ impl<'m> Simulator<'m> {
         // the mocap poses may have been written since the last step: checked here, as the
         // pipeline's door checks them
         self.model.check_mocap(&s.mocap_pos, &s.mocap_quat)?;
+        // the state's wrenches on bodies, for this pass and RK4's later stages
+        crate::dynamics::check_xfrc(self.model, &s.xfrc_applied)?;
+        self.fwd.xfrc_applied.copy_from_slice(&s.xfrc_applied);
+        self.stage_fwd.xfrc_applied.copy_from_slice(&s.xfrc_applied);
         if let Some(c) = self.constrained.as_mut() {
             // mj_fwdConstraint's warmstart: the state's qacc_warmstart, unless disabled; RK4's
             // later stages keep this same one (mj_RungeKutta changes qacc_warmstart only in
@@ -779,6 +796,7 @@ impl<'m> Simulator<'m> {
         at.eq_active.copy_from_slice(&s.eq_active);
         at.mocap_pos.copy_from_slice(&s.mocap_pos);
         at.mocap_quat.copy_from_slice(&s.mocap_quat);
+        at.xfrc_applied.copy_from_slice(&s.xfrc_applied);
         self.fwd_fresh = true;
         Ok(())
     }

@@ -218,7 +218,7 @@ pub fn tendon_forces(
 ///
 /// the recursive Newton-Euler algorithm run once more with the constrained acceleration, the
 /// external wrenches subtracted so that what is left is what the joints carry. `cfrc_ext` holds
-/// each contact's force (`mj_contactForce` turned to world axes, on `geom[1]`'s body and
+/// the user's `xfrc_applied` at each centre of mass, each contact's force (`mj_contactForce` turned to world axes, on `geom[1]`'s body and
 /// opposite on `geom[0]`'s, at the contact point), each connect's and weld's force at its two
 /// anchors (a weld's torque is `A^T f_rot` with `A` the map of [`super::constraint::equality::weld_rotation`]
 /// from angular velocity to its rotation rows), and each spatial tendon's force `F`
@@ -244,6 +244,15 @@ pub fn rne_post_constraint(
     out.cfrc_ext.clear();
     out.cfrc_ext.resize(n, Force::default());
     let ext = &mut out.cfrc_ext;
+
+    // the wrenches applied by the user (xfrc_applied), at each body's centre of mass
+    for (mb, w) in fd.xfrc_applied.iter().enumerate().skip(1) {
+        if w.iter().any(|&x| x != 0.0) {
+            let b = model.mj_body_last[mb];
+            let (f, t) = (Vec3::new(w[0], w[1], w[2]), Vec3::new(w[3], w[4], w[5]));
+            ext[b] += wrench_at(d, b, &d.xipos_fb[b], &t, &f);
+        }
+    }
 
     // contacts: the force acts on geom[1]'s body, its opposite on geom[0]'s
     for (k, c) in fd.contacts().iter().enumerate() {

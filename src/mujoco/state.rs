@@ -45,6 +45,10 @@ pub struct State {
     /// The orientations (w, x, y, z) of the mocap bodies, MuJoCo's `mocap_quat` (nmocap): any
     /// non-zero norm (normalized where used, the entries themselves never changed).
     pub mocap_quat: Vec<[f64; 4]>,
+    /// Cartesian wrenches applied to the bodies, MuJoCo's `xfrc_applied` (one `[force; torque]`
+    /// per MuJoCo body, world axes, at the body's centre of mass; the world's is ignored): a
+    /// push, a perturbation, a cable the model does not have. Zeros after a reset.
+    pub xfrc_applied: Vec<[f64; 6]>,
 }
 
 impl State {
@@ -63,6 +67,7 @@ impl State {
             eq_active: eq_active0(model),
             mocap_pos: model.mocap_pos0.clone(),
             mocap_quat: model.mocap_quat0.clone(),
+            xfrc_applied: vec![[0.0; 6]; model.mj_nbody()],
         }
     }
 
@@ -85,6 +90,7 @@ impl State {
             qfrc_applied: vec![0.0; model.nv],
             qacc_warmstart: vec![0.0; model.nv],
             eq_active: eq_active0(model),
+            xfrc_applied: vec![[0.0; 6]; model.mj_nbody()],
             mocap_pos: kf.mpos.clone(),
             mocap_quat: kf.mquat.clone(),
         };
@@ -99,6 +105,7 @@ impl State {
         model.check_mocap(&self.mocap_pos, &self.mocap_quat)?;
         check_vector("qfrc_applied", &self.qfrc_applied, model.nv)?;
         check_vector("qacc_warmstart", &self.qacc_warmstart, model.nv)?;
+        crate::dynamics::check_xfrc(model, &self.xfrc_applied)?;
         if self.eq_active.len() != model.equality.len() {
             return Err(Error::BadLength {
                 what: "eq_active".into(),
