@@ -74,7 +74,7 @@
 //! | 11 | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `ch11_constraints` | `exercises/ch11`, `constraint` |
 //! | 12 | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `ch12_soft_constraints` | `exercises/ch12`, `constraint` |
 //! | 13 | Solvers (`solvers.md`) | [`mujoco::solver`] | `ch13_solvers` | `exercises/ch13`, `solver`, `solver_sparse` |
-//! | 14 | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`] | `ch14_constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `cli` |
+//! | 14 | The constrained pipeline (`constrained_forward.md`) | [`mujoco::forward`], [`mujoco::sensor`] | `ch14_constrained_forward` | `exercises/ch14`, `forward`, `forward_props`, `simulate_constrained`, `sensors`, `cli` |
 //! | 15 | Integrators and the simulation loop (`integrators.md`) | [`mujoco::integrator`], [`mujoco::implicit`], [`mujoco::derivatives`], [`dynamics::actuation`] | `ch15_integrators` | `exercises/ch15`, `integrators`, `derivatives`, `muscles`, `mocap`, `simulate_corpus`, `simulate_warmstart`, `lqr`, `cli_simulate` |
 //! | 16 | SPOOK: a variational stepper (`spook.md`) | [`spook`], [`collision`] | `ch16_spook` | `exercises/ch16`, `spook`, `spook_mujoco` |
 //! | 17 | Sparse direct solves for SPOOK (`spook_sparse.md`) | [`sparse::ordering`], [`sparse::multifrontal`], [`spook::sparse`] | `ch17_spook_sparse` | `exercises/ch17`, `spook_sparse` |

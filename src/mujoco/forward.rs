@@ -12,8 +12,9 @@
 //! | | `mj_makeConstraint`, `mj_makeImpedance`, `mj_referenceConstraint` | [`super::constraint::make_constraint`]: the [`Efc`] rows, `R`, `D`, `K`, `B`, `efc_vel`, `efc_aref` |
 //! | | `mj_rne` | `qfrc_bias` |
 //! | acceleration | `mj_fwdActuation` | `qfrc_actuator` at [`Forward::ctrl`], [`Forward::act`] |
-//! | | `mj_fwdAcceleration` | `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator`, `qacc_smooth = M^-1 qfrc_smooth` |
+//! | | `mj_fwdAcceleration` | `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator` plus `J^T xfrc_applied` ([`xfrc_accumulate`]), `qacc_smooth = M^-1 qfrc_smooth` |
 //! | | `mj_fwdConstraint` | [`solve`](super::solver::solve) (PGS, CG or Newton): `qacc`, `efc_force`, `qfrc_constraint` |
+//! | | `mj_sensorPos`, `mj_sensorVel`, `mj_sensorAcc` | [`Forward::sensors_with`] (when the model has sensors): `sensordata`, with `mj_rnePostConstraint` and `mj_subtreeVel` as they need |
 //!
 //! One difference of bookkeeping: MuJoCo makes the rows (`mj_makeConstraint`) in the position
 //! stage and their reference acceleration (`mj_referenceConstraint`) in the velocity stage; here
