@@ -34,6 +34,7 @@ pub mod frame;
 pub mod hfield;
 pub mod multicontact;
 pub mod primitives;
+pub mod ray;
 
 pub use frame::{frame_from_normal, make_frame};
 

@@ -59,7 +59,6 @@ pub(crate) struct GeomSpec {
     pub mass: f64,
     /// Principal moments about the geom's own axes.
     pub diag: [f64; 3],
-    pub group: i32,
 }
 
 /// A joint as read, with its place.
@@ -275,7 +274,7 @@ impl<'d> Reader<'d> {
     }
 
     /// The children of the root with tag `tag`.
-    fn sections(&self, tag: &str) -> Vec<&'d Elem> {
+    pub(crate) fn sections(&self, tag: &str) -> Vec<&'d Elem> {
         let doc = self.doc;
         doc.elems[doc.root]
             .children
@@ -302,14 +301,15 @@ impl<'d> Reader<'d> {
                 "compiler" => self.read_compiler(child)?,
                 "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe" => {}
                 "asset" => {
-                    // meshes and height fields are read below; the rest only changes the look
+                    // meshes, height fields and materials are read below; the rest (textures,
+                    // skins) only changes the look
                     self.check_skipped(child)?;
                     if child
                         .children
                         .iter()
-                        .any(|&k| !matches!(doc.elems[k].tag.as_str(), "mesh" | "hfield"))
+                        .any(|&k| !matches!(doc.elems[k].tag.as_str(), "mesh" | "hfield" | "material"))
                     {
-                        self.skip_element(child, "textures and materials are visualisation only")
+                        self.skip_element(child, "textures are visualisation only")
                     }
                 }
                 "visual" | "statistic" => {
@@ -349,6 +349,7 @@ impl<'d> Reader<'d> {
             self.meshdir.as_deref(),
         )?;
         self.read_defaults()?;
+        self.read_materials()?;
         self.read_actuator_defaults()?;
         for child in self.sections("option") {
             self.read_option(child)?;
