@@ -629,6 +629,54 @@ fn malformed_xml() {
     );
 }
 
+/// Materials: a geom or a mesh naming an unknown one, a repeated name and an unknown attribute
+/// are errors naming the line; the visual attributes of a material are skipped with a warning.
+#[test]
+fn materials_and_their_errors() {
+    expect_error(
+        "<mujoco>\n<worldbody>\n<geom size=\"1\" material=\"nope\"/>\n</worldbody>\n</mujoco>",
+        3,
+        &["material", "unknown material"],
+    );
+    expect_error(
+        "<mujoco>\n<asset>\n<mesh name=\"m\" vertex=\"0 0 0 1 0 0 0 1 0 0 0 1\" material=\"nope\"/>\n</asset>\n</mujoco>",
+        3,
+        &["material", "unknown material"],
+    );
+    expect_error(
+        "<mujoco>\n<asset>\n<material name=\"a\"/>\n<material name=\"a\"/>\n</asset>\n</mujoco>",
+        4,
+        &["repeated material name"],
+    );
+    expect_error(
+        "<mujoco>\n<asset>\n<material name=\"a\" bogus=\"1\"/>\n</asset>\n</mujoco>",
+        3,
+        &["bogus", "not supported"],
+    );
+    let xml = r#"<mujoco>
+  <default><default class="c"><material rgba="0 0 1 0"/></default></default>
+  <asset>
+    <material name="shiny" specular="0.5" rgba="1 0 0 1"/>
+    <material name="clear" class="c"/>
+  </asset>
+  <worldbody>
+    <geom size="0.1" material="shiny"/>
+    <geom size="0.1" material="clear" rgba="0 1 0 1"/>
+  </worldbody>
+</mujoco>"#;
+    let loaded = parse(xml, "m.xml").unwrap();
+    let m = &loaded.model;
+    assert_eq!(m.materials.len(), 2);
+    assert_eq!(m.materials[1].rgba, [0.0, 0.0, 1.0, 0.0]);
+    assert_eq!((m.geoms[0].material, m.geoms[1].material), (Some(0), Some(1)));
+    assert_eq!(m.geoms[1].rgba, [0.0, 1.0, 0.0, 1.0]);
+    assert!(
+        loaded.warnings.iter().any(|w| w.contains("'specular' of <material>")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
 #[test]
 fn unknown_element() {
     expect_error(&body_model("<joint/>", "<bogus/>"), 5, &["<bogus>", "not supported"]);

@@ -686,7 +686,7 @@ fn surface_point(t: GeomType, s: &[f64; 3], u: [f64; 3]) -> (Vec3, Vec3) {
         }
         GeomType::Box => {
             let face = ((u[2] * 6.0) as usize).min(5);
-            let (i, sign) = (face / 2, if face % 2 == 0 { -1.0 } else { 1.0 });
+            let (i, sign) = (face / 2, if face.is_multiple_of(2) { -1.0 } else { 1.0 });
             let (j, k) = ((i + 1) % 3, (i + 2) % 3);
             let mut p = Vec3::zeros();
             p[i] = sign * s[i];

@@ -36,7 +36,7 @@ use super::{Assets, GeomPose};
 use crate::model::constants::mjMINVAL;
 use crate::model::mesh::{HField, Mesh};
 use crate::model::GeomType;
-use crate::spatial::{Mat3, Vec3};
+use crate::spatial::Vec3;
 
 /// Where a ray meets a surface: the ray parameter `dist` (the `x` of `pnt + x vec`, in units of
 /// `vec`) and the unit normal of the surface there, pointing out of the geom, in world
@@ -309,7 +309,7 @@ pub fn nearest_face(faces: &[Option<f64>; 6]) -> Option<(f64, usize)> {
 /// `2 i + 1`.
 pub fn face_normal(f: usize) -> Vec3 {
     let mut n = Vec3::zeros();
-    n[f / 2] = if f % 2 == 0 { -1.0 } else { 1.0 };
+    n[f / 2] = if f.is_multiple_of(2) { -1.0 } else { 1.0 };
     n
 }
 
@@ -527,18 +527,17 @@ pub fn ray_geom(assets: &Assets, t: GeomType, size: &[f64; 3], pose: &GeomPose, 
 }
 // ANCHOR_END: ray_geom
 
-/// The identity pose at `pos` (a convenience for the tests and figures).
-pub fn at(pos: Vec3) -> GeomPose {
-    GeomPose {
-        pos,
-        rot: Mat3::identity(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spatial::axis_angle_mat;
+    use crate::spatial::{axis_angle_mat, Mat3};
+
+    fn at(pos: Vec3) -> GeomPose {
+        GeomPose {
+            pos,
+            rot: Mat3::identity(),
+        }
+    }
 
     #[test]
     fn sphere_from_outside_and_inside() {

@@ -17,7 +17,8 @@ use crate::model::{Geom, Joint, Model, Options, SolverParams, SOLIMP_DEFAULT, SO
 use crate::spatial::{Mat3, Vec3};
 use std::collections::HashMap;
 
-/// Attributes that only change how a model looks (or carry user data); skipped with a warning.
+/// Attributes that only change how a model looks (or carry user data); skipped with a warning,
+/// except a geom's `rgba` and `material`, which the reader keeps (rays skip invisible geoms).
 pub(crate) const COSMETIC: [&str; 3] = ["rgba", "material", "user"];
 
 // ------------------------------------------------------------------------------------------------

@@ -295,6 +295,11 @@ fn normalized(q: [f64; 4]) -> [f64; 4] {
     }
 }
 
+/// `cos(pi/4)` as MuJoCo's source writes it (`0.707106781186548`, four units in the last place
+/// above `1/sqrt(2)`): the quarter turns that sort the moments.
+#[allow(clippy::approx_constant)]
+const MJ_HALF_SQRT2: f64 = 0.707106781186548;
+
 /// The Jacobi eigen-decomposition of a symmetric 3 x 3 matrix `I` that MuJoCo's compiler uses
 /// for the frame of a mesh (`mjuu_eig3`): the frame is kept as a quaternion `q`; each step
 /// forms `D = R(q)^T I R(q)`, picks its largest off-diagonal entry `(r, c)` (ties to the
@@ -362,8 +367,8 @@ pub(crate) fn mj_eig3(i: &Mat3) -> ([f64; 4], Vec3) {
         let j1 = j % 2;
         if ev[j1] + EIG_EPS < ev[j1 + 1] {
             ev.swap_rows(j1, j1 + 1);
-            let mut turn = [0.707106781186548, 0.0, 0.0, 0.0];
-            turn[(j1 + 2) % 3 + 1] = 0.707106781186548;
+            let mut turn = [MJ_HALF_SQRT2, 0.0, 0.0, 0.0];
+            turn[(j1 + 2) % 3 + 1] = MJ_HALF_SQRT2;
             q = normalized(normalized(crate::spatial::quat_mul(&q, &turn)));
         }
     }

@@ -311,9 +311,9 @@ pub struct Geom {
     /// Visual group (MuJoCo's `geom_group`, default 0): what `inertiagrouprange` selects and
     /// what a ray's group filter reads (`crate::mujoco::ray`, clamped to 0 ..= 5 there).
     pub group: i32,
-    /// Colour and opacity (MuJoCo's `geom_rgba`, default `0.5 0.5 0.5 1`). Only the opacity
-    /// matters to the dynamics' companions: a geom with alpha 0 and no material is invisible
-    /// to rays (`mj_ray`).
+    /// Colour and opacity (MuJoCo's `geom_rgba`, default `0.5 0.5 0.5 1`, in single precision
+    /// as MuJoCo stores it). Only the alpha is used: a geom with alpha 0 and no material is
+    /// invisible to rays (`mj_ray`).
     pub rgba: [f64; 4],
     /// Its material (MuJoCo's `geom_matid`, an index into [`Model::materials`]; `None` for
     /// -1). When present, the material's alpha, not [`Geom::rgba`]'s, decides whether rays see

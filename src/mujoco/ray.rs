@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `bodyexclude` | it belongs to that MuJoCo body (a rangefinder excludes its own body) |
 //! | visibility | it has no material and its `rgba` alpha is 0, or its material's alpha is 0 (a material decides even when the geom's own `rgba` is given) |
-//! | `flg_static` | `flg_static` is false and its body is welded to the world (`body_weldid == 0`: no joint on its path to the world; MuJoCo 4.0 no longer counts mocap bodies as static, and this reader has none) |
+//! | `flg_static` | `flg_static` is false and its body is welded to the world (`body_weldid == 0`: no joint on its path to the world; since MuJoCo 3.12 a mocap body is the root of its own weld group and not static, and this reader has none) |
 //! | `geomgroup` | a group mask is given and the geom's group, clamped to `0 ..= 5`, is off in it |
 
 use crate::collision::ray::{ray_geom, Hit};
