@@ -70,7 +70,7 @@
 //! | 7 | Closed-loop systems (`loops.md`) | [`loops`], [`model::mechanisms`] | `ch07_loops` | `exercises/ch07`, `loops` |
 //! | 8 | Solving the constraint equations, sparsity and ladders (`loops2.md`) | [`loops`], [`sparse::etree`], [`sparse::block`], [`model::loop_models`] | `ch08_loops2` | `exercises/ch08`, `loops2` |
 //! | 9 | MuJoCo's com-based quantities (`com.md`) | [`mujoco::com`] | `ch09_com` | `exercises/ch09`, `mujoco_com` |
-//! | 10 | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`] | `ch10_collision` | `exercises/ch10`, `collision` |
+//! | 10 | Collision detection (`collision.md`) | [`collision`], [`mujoco::collision`], [`mujoco::ray`] | `ch10_collision` | `exercises/ch10`, `collision`, `ray` |
 //! | 11 | The constraint model (`constraints.md`) | [`mujoco::constraint`] | `ch11_constraints` | `exercises/ch11`, `constraint` |
 //! | 12 | Soft constraints (`soft_constraints.md`) | [`mujoco::constraint`] | `ch12_soft_constraints` | `exercises/ch12`, `constraint` |
 //! | 13 | Solvers (`solvers.md`) | [`mujoco::solver`] | `ch13_solvers` | `exercises/ch13`, `solver`, `solver_sparse` |

@@ -329,6 +329,9 @@ fn geom(body: usize) -> Geom {
         params: Default::default(),
         solmix: 1.0,
         priority: 0,
+        group: 0,
+        rgba: Geom::RGBA_DEFAULT,
+        material: None,
     }
 }
 

@@ -250,6 +250,24 @@ fn sensors_match_mujoco_given_mujocos_constraint_solution() {
     let fx = fixture();
     assert!(fx.cases.len() >= 60, "{} cases", fx.cases.len());
     let (mut injected, mut worst_sensor, mut worst_post): (usize, f64, f64) = (0, 0.0, 0.0);
+    // the contact and ray sensors must be exercised: loaded touch zones, rays that hit
+    let (mut touching, mut hitting) = (0, 0);
+    for c in &fx.cases {
+        let m0 = model(c);
+        let mut at = 0;
+        for s in &m0.sensors {
+            match s.kind {
+                SensorKind::Touch(_) if c.sensordata[at] > 0.0 => touching += 1,
+                SensorKind::Rangefinder(_) if c.sensordata[at] >= 0.0 => hitting += 1,
+                _ => {}
+            }
+            at += s.kind.dim();
+        }
+    }
+    assert!(
+        touching >= 40 && hitting >= 40,
+        "{touching} loaded touch sensors, {hitting} rays that hit"
+    );
     for c in &fx.cases {
         let m = model(c);
         let mut fw = run(&m, c);
@@ -261,9 +279,7 @@ fn sensors_match_mujoco_given_mujocos_constraint_solution() {
         fw.sensors_with(&c.qpos, &c.qvel);
         let ours = fw.d.sensordata.clone();
         worst_sensor = worst_sensor.max(compare_sensors(&m, c, &ours, "injected", |k| {
-            if matches!(k, SensorKind::Touch(_) | SensorKind::Rangefinder(_)) {
-                None
-            } else if solved(k) {
+            if solved(k) {
                 Some(TOL_POST)
             } else {
                 Some(TOL_EXACT)
@@ -321,9 +337,7 @@ fn sensors_match_mujoco_end_to_end() {
         let pipeline_agrees = eq <= 1e-9;
         agreeing += pipeline_agrees as usize;
         compare_sensors(&m, c, &fw.d.sensordata, "end to end", |k| {
-            if matches!(k, SensorKind::Touch(_) | SensorKind::Rangefinder(_)) {
-                None
-            } else if !solved(k) {
+            if !solved(k) {
                 Some(TOL_EXACT)
             } else {
                 pipeline_agrees.then_some(TOL_SOLVED)
@@ -360,7 +374,7 @@ fn sensor_rollouts_match_mujoco() {
             let mut at = 0;
             for s in &m.sensors {
                 let n = s.kind.dim();
-                if !matches!(s.kind, SensorKind::Touch(_) | SensorKind::Rangefinder(_)) {
+                {
                     let (e, _) = worst(&ours[at..at + n], &theirs[at..at + n], &[n]);
                     assert!(
                         e <= TOL_ROLLOUT,

@@ -22,6 +22,10 @@
 //! | height field - any solid | [`hfield::hfield_convex_with`] | `mjc_ConvexHField` (one convex collision per prism) | up to 50 |
 //! | every other pair (ellipsoid - any, cylinder - capsule, cylinder, box, mesh - any) | [`convex::convex_contacts_with`] | `mjc_Convex` (GJK + EPA, then the face/edge patch of [`multicontact`]) | 1, up to 4 for flat faces |
 //!
+//! The same shapes are also cast rays at ([`ray`], MuJoCo's `engine_ray.c`: the first point of a
+//! half-line on a geom's surface and the normal there), which `crate::mujoco::ray` turns into
+//! MuJoCo's `mj_ray`.
+//!
 //! A [`Contact`] follows MuJoCo's `mjContact`: `pos` is the point midway between the two
 //! surfaces, `frame` has the contact normal as its **first** row (pointing from the first geom
 //! into the second) followed by two tangents made by [`frame::make_frame`] (`mju_makeFrame`),
@@ -34,6 +38,7 @@ pub mod frame;
 pub mod hfield;
 pub mod multicontact;
 pub mod primitives;
+pub mod ray;
 
 pub use frame::{frame_from_normal, make_frame};
 

@@ -21,6 +21,10 @@
 //! - `collision_hfield.svg`: a height field cut along one grid row: the surface, the prisms'
 //!   walls down to the base, a sphere and a capsule resting on it and their contacts, one per
 //!   prism.
+//! - `collision_rays.svg` ([`ray_picture`]): the scene of `tests/fixtures/models/ray_scene.xml`
+//!   drawn by MuJoCo's `mj_ray` alone ([`crate::mujoco::ray::ray`]): one ray per pixel from a
+//!   pinhole camera, each pixel coloured by the type of the geom hit and shaded by the normal
+//!   there; the geoms made invisible by an alpha of 0 are not in the picture.
 
 use super::draw::{canvas, finish, Side, Sketch, GREY, INK};
 use crate::collision::convex::{epa, gjk, ConvexShape, GjkStep, Shape};
@@ -29,8 +33,10 @@ use crate::error::Result;
 use crate::model::{GeomType, Model};
 use crate::mujoco::collision::{collide_all, geom_poses};
 use crate::mujoco::forward_smooth;
+use crate::mujoco::ray::{ray, RayFilter, RayHit};
 use crate::plot::{Chart, Series, PALETTE};
 use crate::spatial::{axis_angle_mat, Mat3, Vec3};
+use plotters::style::RGBColor;
 use std::path::{Path, PathBuf};
 
 /// A pose turned by `angle` about y, centred at (x, 0, z).
@@ -616,6 +622,150 @@ fn hfield_figure(path: &Path) -> Result<Vec<Contact>> {
     Ok(out)
 }
 
+/// The model of the ray picture: `tests/fixtures/models/ray_scene.xml` (its meshes are files
+/// beside it, so it is read from the source tree).
+pub fn ray_scene() -> Result<Model> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models/ray_scene.xml");
+    Ok(crate::mjcf::load(path)?.model)
+}
+
+// ANCHOR: ray_picture
+/// A picture made of rays: a pinhole camera at `eye` looking at `target` (z up) with a vertical
+/// field of view `fov` (radians) casts one ray per pixel of a `width x height` image through
+/// the geoms of `model` at `qpos` ([`ray`], every visible geom, no body excluded). Returns the
+/// hits row by row, the top row first. The direction of pixel `(i, j)` is
+/// `f + (2 (i + 1/2) / width - 1) a r + (1 - 2 (j + 1/2) / height) tan(fov / 2) u` with `f`
+/// the unit forward vector, `r`, `u` the camera's right and up, `a = tan(fov / 2) width /
+/// height`; it is not normalised, so each hit's `dist` is a depth along `f`, in metres.
+pub fn ray_picture(
+    model: &Model,
+    qpos: &[f64],
+    eye: &Vec3,
+    target: &Vec3,
+    fov: f64,
+    (width, height): (usize, usize),
+) -> Result<Vec<Option<RayHit>>> {
+    let d = forward_smooth(model, qpos, &vec![0.0; model.nv])?;
+    let poses = geom_poses(model, &d);
+    let f = (target - eye).normalize();
+    let r = f.cross(&Vec3::z()).normalize();
+    let u = r.cross(&f);
+    let (th, tw) = ((0.5 * fov).tan(), (0.5 * fov).tan() * width as f64 / height as f64);
+    let mut out = Vec::with_capacity(width * height);
+    for j in 0..height {
+        for i in 0..width {
+            let x = 2.0 * (i as f64 + 0.5) / width as f64 - 1.0;
+            let y = 1.0 - 2.0 * (j as f64 + 0.5) / height as f64;
+            let vec = f + r * (x * tw) + u * (y * th);
+            out.push(ray(model, &poses, eye, &vec, &RayFilter::default())?);
+        }
+    }
+    Ok(out)
+}
+// ANCHOR_END: ray_picture
+
+/// The colour of a geom type in the ray picture.
+fn type_colour(t: GeomType) -> RGBColor {
+    match t {
+        GeomType::Plane => RGBColor(170, 175, 185),
+        GeomType::HField(_) => RGBColor(120, 160, 70),
+        GeomType::Sphere => PALETTE[0],
+        GeomType::Capsule => PALETTE[1],
+        GeomType::Ellipsoid => PALETTE[3],
+        GeomType::Cylinder => PALETTE[4],
+        GeomType::Box => PALETTE[5],
+        GeomType::Mesh(_) => RGBColor(150, 60, 200),
+    }
+}
+
+/// Draws [`ray_picture`] of the ray scene; returns (rays cast, hits).
+fn rays_figure(path: &Path) -> Result<(usize, usize)> {
+    let model = ray_scene()?;
+    let mut qpos: Vec<f64> = model.qpos0.iter().copied().collect();
+    // the free ball a little aside and turned, the arm swung up, the slider moved and turned
+    let (c, s) = ((0.35f64).cos(), (0.35f64).sin());
+    qpos[..7].copy_from_slice(&[0.25, -0.35, 1.05, c, 0.6 * s, 0.0, 0.8 * s]);
+    qpos[7] = -0.5;
+    qpos[8] = 0.2;
+    qpos[9] = 0.6;
+    let (w, h) = (170usize, 130usize);
+    let eye = Vec3::new(-3.3, -3.0, 2.3);
+    let target = Vec3::new(0.3, 0.1, 0.5);
+    let hits = ray_picture(&model, &qpos, &eye, &target, 0.85, (w, h))?;
+    let light = Vec3::new(-0.3, -0.5, 0.81).normalize();
+    let root = canvas(path, 900, 650, "The ray scene drawn by mj_ray alone: one ray per pixel")?;
+    let (left, right) = root.split_horizontally(705);
+    let sk = Sketch::new(left, (0.0, w as f64), (0.0, h as f64), 6.0);
+    // a pixel's colour: its geom type's, shaded by the light on the normal in 8 steps
+    let shade = |hit: &Option<RayHit>| -> Option<RGBColor> {
+        let hit = hit.as_ref()?;
+        let base = type_colour(model.geoms[hit.geom].gtype);
+        let b = ((0.35 + 0.65 * hit.normal.dot(&light).max(0.0)) * 8.0).round() / 8.0;
+        let f = |x: u8| (x as f64 * b).round().min(255.0) as u8;
+        Some(RGBColor(f(base.0), f(base.1), f(base.2)))
+    };
+    sk.fill(
+        &[(0.0, 0.0), (w as f64, 0.0), (w as f64, h as f64), (0.0, h as f64)],
+        RGBColor(236, 240, 245),
+        1.0,
+    )?;
+    for j in 0..h {
+        let top = (h - j) as f64;
+        let mut i = 0;
+        while i < w {
+            let colour = shade(&hits[j * w + i]);
+            let mut k = i + 1;
+            while k < w && shade(&hits[j * w + k]) == colour {
+                k += 1;
+            }
+            if let Some(c) = colour {
+                let (x0, x1) = (i as f64, k as f64);
+                sk.fill(&[(x0, top - 1.0), (x1, top - 1.0), (x1, top), (x0, top)], c, 1.0)?;
+            }
+            i = k;
+        }
+    }
+    let legend = Sketch::new(right, (0.0, 1.0), (0.0, 3.0), 6.0);
+    let types = [
+        ("plane", GeomType::Plane),
+        ("height field", GeomType::HField(0)),
+        ("sphere", GeomType::Sphere),
+        ("capsule", GeomType::Capsule),
+        ("ellipsoid", GeomType::Ellipsoid),
+        ("cylinder", GeomType::Cylinder),
+        ("box", GeomType::Box),
+        ("mesh", GeomType::Mesh(0)),
+    ];
+    for (k, (name, t)) in types.iter().enumerate() {
+        let y = 2.8 - 0.13 * k as f64;
+        legend.fill(
+            &[(0.02, y - 0.04), (0.12, y - 0.04), (0.12, y + 0.04), (0.02, y + 0.04)],
+            type_colour(*t),
+            1.0,
+        )?;
+        legend.label((0.12, y), name, Side::Right, 15, INK)?;
+    }
+    let hit = hits.iter().filter(|h| h.is_some()).count();
+    let hidden = (0..model.geoms.len())
+        .filter(|&g| crate::mujoco::ray::eliminated(&model, g, &RayFilter::default()))
+        .count();
+    let notes = [
+        format!("{} rays, {hit} hits", w * h),
+        "shading: light . normal".to_string(),
+        format!("not drawn: the {hidden} geoms"),
+        "with alpha 0 (in their rgba,".to_string(),
+        "material, mesh's material".to_string(),
+        "or default class)".to_string(),
+        "planes are one-sided: the".to_string(),
+        "wall shows its front face".to_string(),
+    ];
+    for (k, n) in notes.iter().enumerate() {
+        legend.label((0.0, 1.55 - 0.11 * k as f64), n, Side::Right, 14, INK)?;
+    }
+    finish(sk.area())?;
+    Ok((w * h, hit))
+}
+
 /// Writes the chapter's figures into `dir` and prints a short report.
 pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
@@ -663,6 +813,10 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     let p = dir.join("collision_hfield.svg");
     let cs = hfield_figure(&p)?;
     println!("  height field: {} contacts for a sphere and a capsule", cs.len());
+    out.push(p);
+    let p = dir.join("collision_rays.svg");
+    let (rays, hits) = rays_figure(&p)?;
+    println!("  ray picture of the ray scene: {rays} rays, {hits} hits");
     out.push(p);
     Ok(out)
 }

@@ -1,5 +1,7 @@
-//! `<asset>`: meshes and height fields (MuJoCo's `mjCMesh`, `mjCHField` in `user_mesh.cc`,
-//! `user_objects.cc`). Textures and materials only change how a model looks and are skipped.
+//! `<asset>`: meshes, height fields and materials (MuJoCo's `mjCMesh`, `mjCHField`,
+//! `mjCMaterial` in `user_mesh.cc`, `user_objects.cc`). Textures only change how a model looks
+//! and are skipped; of a material only the colour is read (a material with alpha 0 hides its
+//! geoms from rays), its other attributes are skipped with a warning.
 //!
 //! A mesh comes from inline `vertex=` (and optional `face=`) or from a `file=` (binary or ASCII
 //! STL, OBJ) found relative to the model file's directory and `<compiler meshdir>`. As MuJoCo:
@@ -12,20 +14,126 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::attrs::Attrs;
+use super::attrs::{Attrs, Src};
+use super::reader::Reader;
 use super::xml::{esc, model_error, Elem};
 use crate::error::{Error, Result};
 use crate::model::mesh::{mass_properties, quickhull, shell_properties, HField, Mesh};
-use crate::model::principal_axes;
+use crate::model::{mj_eig3, quat_to_mat_mj, Material};
 use crate::spatial::{quat_to_mat, Mat3, Vec3};
 
-/// The meshes and height fields of a model, by name.
+/// The meshes, height fields and materials of a model, by name.
 #[derive(Default)]
 pub(crate) struct AssetSet {
     pub meshes: Vec<Mesh>,
     pub mesh_index: HashMap<String, usize>,
+    /// Each mesh's `material` attribute as written (resolved by [`Reader::read_materials`]).
+    pub mesh_material_name: Vec<Option<Src>>,
+    /// Each mesh's material, the fallback of its geoms that name none (MuJoCo's rule).
+    pub mesh_material: Vec<Option<usize>>,
     pub hfields: Vec<HField>,
     pub hfield_index: HashMap<String, usize>,
+    pub materials: Vec<Material>,
+    pub material_index: HashMap<String, usize>,
+}
+
+/// The attributes of a `<material>` that only change how the model looks (skipped with a
+/// warning; `rgba` is read).
+const MATERIAL_VISUAL: [&str; 9] = [
+    "texture",
+    "texrepeat",
+    "texuniform",
+    "emission",
+    "specular",
+    "shininess",
+    "reflectance",
+    "metallic",
+    "roughness",
+];
+
+impl<'d> Reader<'d> {
+    /// Checks the attributes of a `<material>` (in `<asset>` or `<default>`): `rgba` and `own`
+    /// pass, the visual ones are skipped with one warning per kind, anything else is an error.
+    pub(crate) fn check_material_attrs(&mut self, e: &Elem, own: &[&str]) -> Result<()> {
+        for a in &e.attrs {
+            let name = a.name.as_str();
+            if name == "rgba" || own.contains(&name) {
+                continue;
+            }
+            if MATERIAL_VISUAL.contains(&name) {
+                self.warn(
+                    format!("attr material.{name}"),
+                    e.file,
+                    a.line,
+                    format!("attribute '{name}' of <material> skipped: visual only"),
+                );
+                continue;
+            }
+            return Err(self.err_at(
+                e.file,
+                a.line,
+                format!(
+                    "{}: attribute '{}' is not supported by this reader",
+                    e.describe(),
+                    esc(name)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads every `<asset><material>` (name, default class, `rgba`, default `1 1 1 1`) in
+    /// document order, MuJoCo's `mat_` numbering, then resolves the meshes' `material`
+    /// fallbacks. Needs the default classes.
+    pub(crate) fn read_materials(&mut self) -> Result<()> {
+        let doc = self.doc;
+        for sec in self.sections("asset") {
+            for &c in &sec.children {
+                let e = &doc.elems[c];
+                if e.tag != "material" {
+                    continue;
+                }
+                self.check_material_attrs(e, &["name", "class"])?;
+                for &k in &e.children {
+                    let child = &doc.elems[k];
+                    if child.tag != "layer" {
+                        return Err(self.err_elem(child, "only <layer> is allowed inside <material>"));
+                    }
+                    super::attrs::check_leaf(doc, child)?;
+                    self.skip_element(child, "visualisation only");
+                }
+                let class = self.class_of(e, 0)?;
+                let a = self.resolved(e, "material", class);
+                let name = a.string("name").ok_or_else(|| a.err("a material needs a name"))?;
+                if self.assets.material_index.contains_key(&name) {
+                    return Err(a.err(format!("repeated material name '{}'", esc(&name))));
+                }
+                let rgba = a.vec::<4>("rgba")?.unwrap_or([1.0; 4]).map(f32r);
+                self.assets
+                    .material_index
+                    .insert(name.clone(), self.assets.materials.len());
+                self.assets.materials.push(Material { name, rgba });
+            }
+        }
+        let mut resolved = Vec::with_capacity(self.assets.meshes.len());
+        for src in &self.assets.mesh_material_name {
+            resolved.push(match src {
+                None => None,
+                Some(s) => match self.assets.material_index.get(s.value.as_str()) {
+                    Some(&k) => Some(k),
+                    None => {
+                        return Err(model_error(
+                            &doc.files[s.file],
+                            s.line,
+                            format!("<mesh>: attribute material=\"{}\": unknown material", esc(&s.value)),
+                        ))
+                    }
+                },
+            });
+        }
+        self.assets.mesh_material = resolved;
+        Ok(())
+    }
 }
 
 /// Rounds to single precision, as MuJoCo stores mesh vertices and height-field data (`float`).
@@ -304,10 +412,25 @@ pub(crate) fn compile_mesh(
         mass_properties(&verts, &tri)
     }
     .map_err(|e| at(format!("mesh '{}': {e}", esc(name))))?;
-    let (quat, principal) = principal_axes(&inertia);
-    let r: Mat3 = quat_to_mat(&quat);
-    let local = |v: &Vec3| (r.transpose() * (v - com)).map(f32r);
+    // the mesh frame as MuJoCo's compiler finds it (its Jacobi iteration, signs and last
+    // digits included): the vertices are rounded to single precision in this frame
+    let (quat, principal) = mj_eig3(&inertia);
+    // into that frame as MuJoCo's compiler turns them (`mjCMesh::Rotate`): R(q*) (v - com),
+    // each entry summed in its order
+    let rt = quat_to_mat_mj(&[quat[0], -quat[1], -quat[2], -quat[3]]);
+    let exact = |v: &Vec3| {
+        let d = v - com;
+        Vec3::new(
+            rt[(0, 0)] * d[0] + rt[(0, 1)] * d[1] + rt[(0, 2)] * d[2],
+            rt[(1, 0)] * d[0] + rt[(1, 1)] * d[1] + rt[(1, 2)] * d[2],
+            rt[(2, 0)] * d[0] + rt[(2, 1)] * d[1] + rt[(2, 2)] * d[2],
+        )
+    };
+    let local = |v: &Vec3| exact(v).map(f32r);
     let vertices: Vec<Vec3> = verts.iter().map(local).collect();
+    let half_extent = verts
+        .iter()
+        .fold(Vec3::zeros(), |h, v| h.zip_map(&exact(v), |a, b| a.max(b.abs())));
     // MuJoCo bins the hull's triangles into polygons in the file's frame (before refpos,
     // refquat and scale) and takes each polygon's normal in the mesh frame
     let key: Vec<Vec3> = hull
@@ -329,6 +452,7 @@ pub(crate) fn compile_mesh(
         inertia: principal,
         pos: com,
         quat,
+        half_extent,
     })
 }
 
@@ -414,6 +538,7 @@ pub(crate) fn read_assets(
                     let mesh = compile_mesh(&name, raw, faces, &opts, &err)?;
                     set.mesh_index.insert(name, set.meshes.len());
                     set.meshes.push(mesh);
+                    set.mesh_material_name.push(a.last("material").cloned());
                 }
                 "hfield" => {
                     let a = Attrs::direct(files, e);

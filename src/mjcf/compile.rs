@@ -15,7 +15,11 @@ impl<'d> Reader<'d> {
     pub(crate) fn body_mass(&self, b: usize, inertial: Option<MassProps>) -> Result<MassProps> {
         let body = &self.bodies[b];
         let [lo, hi] = self.compiler.inertia_group_range;
-        let sel: Vec<&GeomSpec> = body.geoms.iter().filter(|g| g.group >= lo && g.group <= hi).collect();
+        let sel: Vec<&GeomSpec> = body
+            .geoms
+            .iter()
+            .filter(|g| g.geom.group >= lo && g.geom.group <= hi)
+            .collect();
         let from_geoms = match self.compiler.inertia_from_geom {
             InertiaFromGeom::True => !sel.is_empty(),
             InertiaFromGeom::Auto => inertial.is_none(),

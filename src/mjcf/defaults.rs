@@ -131,13 +131,37 @@ impl<'d> Reader<'d> {
             self.classes[class].actuators.push(index);
             return Ok(None);
         }
+        if tag == "material" {
+            // a material default: its rgba (the rest is visual only, skipped with a warning)
+            self.check_material_attrs(child, &[])?;
+            let cname = self.classes[class].name.clone();
+            let rgba: Vec<(String, Src)> = child
+                .attrs
+                .iter()
+                .filter(|a| a.name == "rgba")
+                .map(|a| {
+                    let src = Src {
+                        value: a.value.clone(),
+                        file: child.file,
+                        line: a.line,
+                        class: Some(cname.clone()),
+                    };
+                    (a.name.clone(), src)
+                })
+                .collect();
+            self.classes[class].items.push(("material", rgba));
+            return Ok(None);
+        }
         if let Some((kind, list)) = default_kind(tag) {
             self.check_attrs(child, list)?;
             let cname = self.classes[class].name.clone();
+            // a geom's `rgba` and `material` are read (rays skip invisible geoms); other
+            // elements' visual attributes are not
+            let cosmetic = |n: &str| kind != "geom" && super::reader::COSMETIC.contains(&n);
             let attrs: Vec<(String, Src)> = child
                 .attrs
                 .iter()
-                .filter(|a| list.contains(&a.name.as_str()) && !super::reader::COSMETIC.contains(&a.name.as_str()))
+                .filter(|a| list.contains(&a.name.as_str()) && !cosmetic(a.name.as_str()))
                 .map(|a| {
                     let src = Src {
                         value: a.value.clone(),
@@ -156,9 +180,7 @@ impl<'d> Reader<'d> {
             return Ok(None);
         }
         match tag {
-            "camera" | "light" | "mesh" | "material" | "texture" => {
-                self.skip_element(child, "defaults for visual elements")
-            }
+            "camera" | "light" | "mesh" | "texture" => self.skip_element(child, "defaults for visual elements"),
             "adhesion" => {
                 // it would become the class's actuator default, whose ctrlrange and gear every
                 // actuator of the class inherits: refused rather than skipped

@@ -134,6 +134,7 @@ impl<'d> Reader<'d> {
         model.geoms = geoms;
         model.meshes = self.assets.meshes.clone();
         model.hfields = self.assets.hfields.clone();
+        model.materials = self.assets.materials.clone();
         model.mj_body = mj_body;
         model.mj_body_last = mj_body_last;
         model.mj_body_name = self.bodies.iter().map(|b| b.name.clone()).collect();

@@ -12,8 +12,8 @@ use crate::model::{Geom, GeomType};
 use crate::spatial::{quat_to_mat, Vec3};
 
 /// Attributes a `<geom>` may have (besides `name`, `class`); also what its defaults may set.
-pub(crate) const GEOM_ATTRS: [&str; 24] = join(&[
-    &["type", "size", "fromto", "mesh", "hfield", "group"],
+pub(crate) const GEOM_ATTRS: [&str; 26] = join(&[
+    &["type", "size", "fromto", "mesh", "hfield", "group", "rgba", "material"],
     &POSE,
     &[
         "friction",
@@ -153,6 +153,22 @@ impl<'d> Reader<'d> {
         let priority = a.int("priority")?.unwrap_or(0);
         let params = solver_params(&a, "solref", "solimp")?;
         let group = a.int("group")?.unwrap_or(0);
+        // the look matters to rays only (`mj_ray` skips geoms with alpha 0): the colour, and the
+        // material, the geom's own or else its mesh's (MuJoCo's fallback)
+        let rgba = a
+            .vec::<4>("rgba")?
+            .unwrap_or(Geom::RGBA_DEFAULT)
+            .map(|x| x as f32 as f64);
+        let material = match a.last("material") {
+            Some(src) => match self.assets.material_index.get(src.value.as_str()) {
+                Some(&k) => Some(k),
+                None => return Err(a.err_attr("material", src, "unknown material")),
+            },
+            None => match gtype {
+                GeomType::Mesh(k) => self.assets.mesh_material[k],
+                _ => None,
+            },
+        };
         let density = a.real("density")?.unwrap_or(1000.0);
         if density < 0.0 {
             return Err(a.err_attr("density", a.last("density").unwrap(), "density cannot be negative"));
@@ -177,6 +193,17 @@ impl<'d> Reader<'d> {
             Some(m) => [0, 1, 2].map(|i| m.inertia[i] * mass / volume),
             None => geom_inertia(gtype, &size, mass),
         };
+        // MuJoCo's compiler writes the asset's extent into the size of a mesh or height-field
+        // geom (`mjCGeom::Compile`): the mesh's half extents about its frame; the field's
+        // half-sizes and a quarter of its height plus half its base
+        match gtype {
+            GeomType::Mesh(k) => size = self.assets.meshes[k].half_extent.into(),
+            GeomType::HField(k) => {
+                let h = self.assets.hfields[k].size;
+                size = [h[0], h[1], 0.25 * h[2] + 0.5 * h[3]];
+            }
+            _ => {}
+        }
         let geom = Geom {
             name,
             body: 0, // Featherstone index, filled in by emit()
@@ -193,12 +220,10 @@ impl<'d> Reader<'d> {
             params,
             solmix,
             priority,
-        };
-        Ok(Some(GeomSpec {
-            geom,
-            mass,
-            diag,
             group,
-        }))
+            rgba,
+            material,
+        };
+        Ok(Some(GeomSpec { geom, mass, diag }))
     }
 }

@@ -17,7 +17,8 @@ use crate::model::{Geom, Joint, Model, Options, SolverParams, SOLIMP_DEFAULT, SO
 use crate::spatial::{Mat3, Vec3};
 use std::collections::HashMap;
 
-/// Attributes that only change how a model looks (or carry user data); skipped with a warning.
+/// Attributes that only change how a model looks (or carry user data); skipped with a warning,
+/// except a geom's `rgba` and `material`, which the reader keeps (rays skip invisible geoms).
 pub(crate) const COSMETIC: [&str; 3] = ["rgba", "material", "user"];
 
 // ------------------------------------------------------------------------------------------------
@@ -59,7 +60,6 @@ pub(crate) struct GeomSpec {
     pub mass: f64,
     /// Principal moments about the geom's own axes.
     pub diag: [f64; 3],
-    pub group: i32,
 }
 
 /// A joint as read, with its place.
@@ -277,7 +277,7 @@ impl<'d> Reader<'d> {
     }
 
     /// The children of the root with tag `tag`.
-    fn sections(&self, tag: &str) -> Vec<&'d Elem> {
+    pub(crate) fn sections(&self, tag: &str) -> Vec<&'d Elem> {
         let doc = self.doc;
         doc.elems[doc.root]
             .children
@@ -305,14 +305,15 @@ impl<'d> Reader<'d> {
                 "default" | "option" | "worldbody" | "equality" | "tendon" | "actuator" | "contact" | "keyframe"
                 | "sensor" => {}
                 "asset" => {
-                    // meshes and height fields are read below; the rest only changes the look
+                    // meshes, height fields and materials are read below; the rest (textures,
+                    // skins) only changes the look
                     self.check_skipped(child)?;
                     if child
                         .children
                         .iter()
-                        .any(|&k| !matches!(doc.elems[k].tag.as_str(), "mesh" | "hfield"))
+                        .any(|&k| !matches!(doc.elems[k].tag.as_str(), "mesh" | "hfield" | "material"))
                     {
-                        self.skip_element(child, "textures and materials are visualisation only")
+                        self.skip_element(child, "textures are visualisation only")
                     }
                 }
                 "visual" | "statistic" => {
@@ -348,6 +349,7 @@ impl<'d> Reader<'d> {
             self.meshdir.as_deref(),
         )?;
         self.read_defaults()?;
+        self.read_materials()?;
         self.read_actuator_defaults()?;
         for child in self.sections("option") {
             self.read_option(child)?;

@@ -225,6 +225,7 @@ impl ModelBuilder {
             contact_excludes: Vec::new(),
             meshes: Vec::new(),
             hfields: Vec::new(),
+            materials: Vec::new(),
         };
         model.validate()?;
         Ok(model)
@@ -279,3 +280,121 @@ pub(crate) fn principal_axes(i: &Mat3) -> ([f64; 4], Vec3) {
     (crate::spatial::mat_to_quat_with(&r), ev)
 }
 // ANCHOR_END: principal_axes
+
+/// The rotation matrix of a quaternion by the products MuJoCo's compiler uses
+/// (`mjuu_quat2mat`), exactly the identity for `(1, 0, 0, 0)`.
+pub(crate) fn quat_to_mat_mj(q: &[f64; 4]) -> Mat3 {
+    if *q == [1.0, 0.0, 0.0, 0.0] {
+        return Mat3::identity();
+    }
+    let (q00, q01, q02, q03) = (q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]);
+    let (q11, q12, q13) = (q[1] * q[1], q[1] * q[2], q[1] * q[3]);
+    let (q22, q23, q33) = (q[2] * q[2], q[2] * q[3], q[3] * q[3]);
+    Mat3::new(
+        q00 + q11 - q22 - q33,
+        2.0 * (q12 - q03),
+        2.0 * (q13 + q02),
+        2.0 * (q12 + q03),
+        q00 - q11 + q22 - q33,
+        2.0 * (q23 - q01),
+        2.0 * (q13 - q02),
+        2.0 * (q23 + q01),
+        q00 - q11 - q22 + q33,
+    )
+}
+
+/// `q / |q|` as MuJoCo's compiler normalises (`mjuu_normvec`): left alone when `|q|^2 < mjEPS`
+/// or `|q|` is within `mjEPS` of 1.
+fn normalized(q: [f64; 4]) -> [f64; 4] {
+    use crate::model::constants::mjEPS;
+    let n2 = q.iter().fold(0.0, |s, x| s + x * x);
+    if n2 < mjEPS {
+        return q;
+    }
+    let n = n2.sqrt();
+    if (n - 1.0).abs() > mjEPS {
+        q.map(|x| x / n)
+    } else {
+        q
+    }
+}
+
+/// `cos(pi/4)` as MuJoCo's source writes it (`0.707106781186548`, four units in the last place
+/// above `1/sqrt(2)`): the quarter turns that sort the moments.
+#[allow(clippy::approx_constant)]
+const MJ_HALF_SQRT2: f64 = 0.707106781186548;
+
+/// The Jacobi eigen-decomposition of a symmetric 3 x 3 matrix `I` that MuJoCo's compiler uses
+/// for the frame of a mesh (`mjuu_eig3`): the frame is kept as a quaternion `q`; each step
+/// forms `D = R(q)^T I R(q)`, picks its largest off-diagonal entry `(r, c)` (ties to the
+/// earlier of `(0, 1)`, `(0, 2)`, `(1, 2)`), stops when it is below `1e-12`, and otherwise
+/// turns the frame about the third axis by the angle that zeroes it (the 2 x 2 symmetric Schur
+/// rotation: `tau = (D_cc - D_rr) / 2 D_rc`, `t = sign(tau) / (|tau| + sqrt(1 + tau^2))`,
+/// `c = 1 / sqrt(1 + t^2)`, the quaternion `(sqrt(1 - s^2), -+s)` with
+/// `s = sqrt((1 - c) / 2)`), at most 500 steps. The moments (the diagonal of the last `D`) are
+/// then sorted decreasing by quarter turns of the frame, two moments closer than `1e-12` left
+/// in place. Returns the quaternion and the moments.
+///
+/// The older source of `mjuu_eig3` also stops once the rotation is below ~1.4e-6 rad
+/// (`c > 1 - 1e-12`); MuJoCo 4.0's compiler does not (its mesh frames are converged further:
+/// with that stop the 116-triangle mesh of `tests/fixtures/models/ray_scene.xml` comes out
+/// 2e-7 rad from 4.0's), so here the iteration only stops early when the rotation vanishes
+/// (`c = 1`). The result agrees with 4.0's `mesh_quat` to 1e-10 on the test meshes (read in
+/// `tests/ray.rs`). The frame matters, signs included: the mesh's vertices are stored in
+/// single precision in it. [`principal_axes`] (exact to rounding, signs normalised) stays the
+/// rule for bodies.
+pub(crate) fn mj_eig3(i: &Mat3) -> ([f64; 4], Vec3) {
+    // D = A B, each entry summed in the order of the inner index (`mjuu_mulmat`)
+    let mul_mj = |a: &Mat3, b: &Mat3| {
+        Mat3::from_fn(|i, j| a[(i, 0)] * b[(0, j)] + a[(i, 1)] * b[(1, j)] + a[(i, 2)] * b[(2, j)])
+    };
+    let mut q = [1.0, 0.0, 0.0, 0.0];
+    let mut ev = i.diagonal();
+    for _ in 0..500 {
+        let r = quat_to_mat_mj(&q);
+        let d = mul_mj(&mul_mj(&r.transpose(), i), &r);
+        ev = d.diagonal();
+        let (a01, a02, a12) = (d[(0, 1)].abs(), d[(0, 2)].abs(), d[(1, 2)].abs());
+        let (rk, ck, rotk) = if a01 > a02 && a01 > a12 {
+            (0, 1, 2)
+        } else if a02 > a12 {
+            (0, 2, 1)
+        } else {
+            (1, 2, 0)
+        };
+        if d[(rk, ck)].abs() < EIG_EPS {
+            break;
+        }
+        let tau: f64 = (d[(ck, ck)] - d[(rk, rk)]) / (2.0 * d[(rk, ck)]);
+        let t: f64 = if tau >= 0.0 {
+            1.0 / (tau + (1.0 + tau * tau).sqrt())
+        } else {
+            -1.0 / (-tau + (1.0 + tau * tau).sqrt())
+        };
+        let c = 1.0 / (1.0 + t * t).sqrt();
+        if c >= 1.0 {
+            break;
+        }
+        let mut s = (0.5 - 0.5 * c).sqrt();
+        if tau >= 0.0 {
+            s = -s;
+        }
+        if rotk == 1 {
+            s = -s;
+        }
+        let mut turn = [0.0; 4];
+        turn[rotk + 1] = s;
+        turn[0] = (1.0 - s * s).sqrt();
+        q = normalized(normalized(crate::spatial::quat_mul(&q, &normalized(turn))));
+    }
+    for j in 0..3 {
+        let j1 = j % 2;
+        if ev[j1] + EIG_EPS < ev[j1 + 1] {
+            ev.swap_rows(j1, j1 + 1);
+            let mut turn = [MJ_HALF_SQRT2, 0.0, 0.0, 0.0];
+            turn[(j1 + 2) % 3 + 1] = MJ_HALF_SQRT2;
+            q = normalized(normalized(crate::spatial::quat_mul(&q, &turn)));
+        }
+    }
+    (q, ev)
+}

@@ -49,6 +49,17 @@ pub struct Site {
     pub size: [f64; 3],
 }
 
+/// A material (MuJoCo's `<asset><material>`, `mat_rgba`): of its visual properties only the
+/// colour is kept, because a material with alpha 0 makes its geoms invisible to rays
+/// (`mj_ray`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// Name.
+    pub name: String,
+    /// Colour and opacity (`mat_rgba`, default `1 1 1 1`).
+    pub rgba: [f64; 4],
+}
+
 /// One element of a spatial tendon's path (MuJoCo's `wrap_type`, `wrap_objid`, `wrap_prm`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TendonWrap {

@@ -97,6 +97,11 @@ pub struct Mesh {
     pub pos: Vec3,
     /// Its orientation there (MuJoCo's `mesh_quat`, w x y z).
     pub quat: [f64; 4],
+    /// The half-sizes of the smallest box centred at the mesh frame's origin, with its axes,
+    /// that holds every vertex (MuJoCo's `max(|aamm_min|, |aamm_max|)` per axis, from the
+    /// vertices before their rounding to single precision): what MuJoCo's compiler writes into
+    /// the `size` of a mesh geom, and the box its ray test tries first.
+    pub half_extent: Vec3,
 }
 
 /// A height field asset (MuJoCo's `hfield_*`): elevations on a regular `nrow x ncol` grid over
@@ -403,59 +408,110 @@ impl ConvexHull {
 
 // ANCHOR: mass_properties
 /// Volume, centre of mass and inertia (per unit density, about the centre of mass) of a closed
-/// triangle mesh, MuJoCo's default (`inertia="legacy"`) rule: every triangle makes a tetrahedron
-/// with the area-weighted centroid `c` of the faces, of volume `|(g - c) . n| A / 3` (`g` the
-/// triangle's centroid, `n` its unit normal, `A` its area; the absolute value is the legacy
-/// rule and equals the signed one on convex meshes) and centroid `(3 g + c) / 4`. The second
-/// moments of a tetrahedron with vertices `p_0..p_3` (about the origin) are
-/// `V/20 (sum p_i p_i^T + (sum p_i)(sum p_i)^T)`, so
-/// `I = tr(S) 1 - S` summed and shifted to the centre of mass.
+/// triangle mesh, MuJoCo's default (`inertia="legacy"`) rule (`mjCMesh::ComputeVolume`, then
+/// `ComputeInertia`), in two passes of tetrahedra, one per triangle, each of volume
+/// `|(g - a) . n| A / 3` for an apex `a` (`g` the triangle's centroid, `n` its unit normal, `A`
+/// its area; the absolute value is the legacy rule and equals the signed one on convex meshes,
+/// while on a non-convex mesh it counts some volume twice and depends on the apex):
+/// 1. apex at the area-weighted centroid `c` of the faces: the centre of mass, the mean of the
+///    tetrahedra's centroids `(3 g + c) / 4` weighted by their volumes;
+/// 2. apex at that centre of mass: the volume (MuJoCo keeps this pass's total) and the second
+///    moments, a tetrahedron with vertices `0, p_0, p_1, p_2` (about the apex) contributing
+///    `V/20 (sum p_i p_i^T + (sum p_i)(sum p_i)^T)`, so `I = tr(S) 1 - S`.
+///
+/// Each sum is formed in MuJoCo's order, term by term: the inertia is the input of MuJoCo's
+/// Jacobi iteration for the mesh frame (`crate::model::mj_eig3`), which stops at a tolerance and
+/// so follows its input's last bits.
 ///
 /// Errors: [`Error::DegenerateHull`] when the surface area or the volume is below `mjMINVAL`.
 pub fn mass_properties(vertices: &[Vec3], faces: &[[usize; 3]]) -> Result<(f64, Vec3, Mat3)> {
     use crate::model::constants::mjMINVAL;
     let bad = |why: String| Error::DegenerateHull { why };
-    let tri = |f: &[usize; 3]| {
-        let (a, b, c) = (vertices[f[0]], vertices[f[1]], vertices[f[2]]);
-        let n = (b - a).cross(&(c - a));
-        (0.5 * n.norm(), n.normalize(), (a + b + c) / 3.0)
+    let dot = |a: &Vec3, b: &Vec3| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    // area, unit normal and centroid of a triangle (MuJoCo's `triangle`): the normal is
+    // (b - a) x (c - a) over its length, the area half that length (0 below mjMINVAL)
+    let tri = |a: Vec3, b: Vec3, c: Vec3| {
+        let (u, v) = (b - a, c - a);
+        let n = Vec3::new(
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        );
+        let g = Vec3::new(
+            (a[0] + b[0] + c[0]) / 3.0,
+            (a[1] + b[1] + c[1]) / 3.0,
+            (a[2] + b[2] + c[2]) / 3.0,
+        );
+        let len = dot(&n, &n).sqrt();
+        if len < mjMINVAL {
+            (0.0, n, g)
+        } else {
+            (0.5 * len, Vec3::new(n[0] / len, n[1] / len, n[2] / len), g)
+        }
     };
+    let corners = |f: &[usize; 3]| (vertices[f[0]], vertices[f[1]], vertices[f[2]]);
     let mut area = 0.0;
     let mut facecen = Vec3::zeros();
     for f in faces {
-        let (ar, _, g) = tri(f);
+        let (a, b, c) = corners(f);
+        let (ar, _, g) = tri(a, b, c);
+        for k in 0..3 {
+            facecen[k] += ar * g[k];
+        }
         area += ar;
-        facecen += g * ar;
     }
     if area < mjMINVAL {
         return Err(bad(format!("surface area {area:.3e} is too small")));
     }
     facecen /= area;
+    // pass 1: the centre of mass, tetrahedra from the faces' centroid
     let mut volume = 0.0;
     let mut com = Vec3::zeros();
-    let mut second = Mat3::zeros();
     for f in faces {
-        let (ar, n, g) = tri(f);
-        if !(ar > 0.0) {
-            continue;
-        }
-        let v = ((g - facecen).dot(&n) * ar / 3.0).abs();
+        let (a, b, c) = corners(f);
+        let (ar, n, g) = tri(a, b, c);
+        let v = (dot(&(g - facecen), &n) * ar / 3.0).abs();
         volume += v;
-        com += v * (3.0 * g + facecen) / 4.0;
-        let p = [facecen, vertices[f[0]], vertices[f[1]], vertices[f[2]]];
-        let s: Vec3 = p.iter().sum();
-        let mut m = s * s.transpose();
-        for q in &p {
-            m += q * q.transpose();
+        for k in 0..3 {
+            com[k] += v * (g[k] * 3.0 / 4.0 + facecen[k] / 4.0);
         }
-        second += m * (v / 20.0);
     }
     if volume < mjMINVAL {
         return Err(bad(format!("volume {volume:.3e} is too small")));
     }
     com /= volume;
-    let s = second - volume * com * com.transpose();
-    let inertia = Mat3::identity() * s.trace() - s;
+    // pass 2: volume and second moments s_jk, tetrahedra from the centre of mass
+    let mut volume = 0.0;
+    let mut s = [0.0; 6];
+    let pairs = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
+    for f in faces {
+        let (a, b, c) = corners(f);
+        let (d, e, h) = (a - com, b - com, c - com);
+        let (ar, n, g) = tri(d, e, h);
+        let v = (dot(&g, &n) * ar / 3.0).abs();
+        volume += v;
+        for (sj, &(j, k)) in s.iter_mut().zip(&pairs) {
+            *sj += v / 20.0
+                * (2.0 * (d[j] * d[k] + e[j] * e[k] + h[j] * h[k])
+                    + d[j] * e[k]
+                    + d[k] * e[j]
+                    + d[j] * h[k]
+                    + d[k] * h[j]
+                    + e[j] * h[k]
+                    + e[k] * h[j]);
+        }
+    }
+    let inertia = Mat3::new(
+        s[1] + s[2],
+        -s[3],
+        -s[4],
+        -s[3],
+        s[0] + s[2],
+        -s[5],
+        -s[4],
+        -s[5],
+        s[0] + s[1],
+    );
     Ok((volume, com, inertia))
 }
 // ANCHOR_END: mass_properties

@@ -21,12 +21,13 @@ pub mod mechanisms;
 pub mod mesh;
 mod simple;
 
-pub(crate) use builder::principal_axes;
 pub use builder::ModelBuilder;
+pub(crate) use builder::{mj_eig3, principal_axes, quat_to_mat_mj};
 pub use constants::{MJ_MAXVAL, MJ_MINVAL};
 pub use elements::{
-    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Sensor, SensorData, SensorFrame, SensorKind,
-    SensorStage, Site, SolverParams, Tendon, TendonKind, TendonWrap, Transmission, SOLIMP_DEFAULT, SOLREF_DEFAULT,
+    Actuator, BiasType, ContactPair, DynType, GainType, Keyframe, Material, Sensor, SensorData, SensorFrame,
+    SensorKind, SensorStage, Site, SolverParams, Tendon, TendonKind, TendonWrap, Transmission, SOLIMP_DEFAULT,
+    SOLREF_DEFAULT,
 };
 pub use joint::{
     difference_joint, integrate_joint, jcalc, jcalc_into, jcalc_pos, Joint, JointCalc, JointType, Subspace,
@@ -311,6 +312,22 @@ pub struct Geom {
     pub solmix: f64,
     /// Contact priority: the geom with the higher priority sets the contact's parameters.
     pub priority: i32,
+    /// Visual group (MuJoCo's `geom_group`, default 0): what `inertiagrouprange` selects and
+    /// what a ray's group filter reads (`crate::mujoco::ray`, clamped to 0 ..= 5 there).
+    pub group: i32,
+    /// Colour and opacity (MuJoCo's `geom_rgba`, default `0.5 0.5 0.5 1`, in single precision
+    /// as MuJoCo stores it). Only the alpha is used: a geom with alpha 0 and no material is
+    /// invisible to rays (`mj_ray`).
+    pub rgba: [f64; 4],
+    /// Its material (MuJoCo's `geom_matid`, an index into [`Model::materials`]; `None` for
+    /// -1). When present, the material's alpha, not [`Geom::rgba`]'s, decides whether rays see
+    /// the geom.
+    pub material: Option<usize>,
+}
+
+impl Geom {
+    /// MuJoCo's default `geom_rgba`.
+    pub const RGBA_DEFAULT: [f64; 4] = [0.5, 0.5, 0.5, 1.0];
 }
 
 /// Equality constraints (MuJoCo's `<equality>`); they close kinematic loops.
@@ -477,6 +494,9 @@ pub struct Model {
     pub meshes: Vec<mesh::Mesh>,
     /// Height-field assets (MuJoCo's `hfield_*`), referred to by [`GeomType::HField`].
     pub hfields: Vec<mesh::HField>,
+    /// Materials (MuJoCo's `mat_*`), referred to by [`Geom::material`]; only their colour is
+    /// kept.
+    pub materials: Vec<Material>,
 }
 
 /// The dofs in the subtree of every body (entry 0, the base, gets every dof), ascending, from
@@ -860,6 +880,19 @@ impl Model {
                     &s.name,
                     format!("body {} must be <= nb and the pose finite", s.body),
                 ));
+            }
+        }
+        for (k, g) in self.geoms.iter().enumerate() {
+            if g.material.is_some_and(|m| m >= self.materials.len()) {
+                return Err(Error::BadGeom {
+                    geom: k,
+                    name: g.name.clone(),
+                    why: format!(
+                        "material {:?} is not one of the {} materials",
+                        g.material,
+                        self.materials.len()
+                    ),
+                });
             }
         }
         for (k, t) in self.tendons.iter().enumerate() {

@@ -724,6 +724,9 @@ mod tests {
             params: Default::default(),
             solmix: 1.0,
             priority: 0,
+            group: 0,
+            rgba: Geom::RGBA_DEFAULT,
+            material: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod implicit;
 pub mod integrator;
 pub mod lengthrange;
 pub mod limits;
+pub mod ray;
 pub mod sensor;
 pub mod solver;
 pub mod state;

@@ -458,6 +458,8 @@ pub struct SensorScratch {
     pub subtree: SubtreeVel,
     /// Per-tendon scalar forces.
     pub tendon_force: Vec<f64>,
+    /// The geoms' world poses, for rangefinders (computed at the first one of a call).
+    pub geoms: Vec<crate::collision::GeomPose>,
 }
 
 /// The first limit row of joint or tendon `id` (`efc_type` `kind`), as MuJoCo's limit sensors
@@ -500,6 +502,7 @@ pub fn sensors_into(
     {
         subtree_vel(model, d, &mut scratch.subtree);
     }
+    scratch.geoms.clear();
     let post = &scratch.post;
     let site = |s: usize| frame_pose(model, d, SensorFrame::Site(s));
     // the first Featherstone body of MuJoCo body mb: its subtree is the MuJoCo body's
@@ -571,7 +574,7 @@ pub fn sensors_into(
                 let (_, r, _) = site(si);
                 v3(out, &r.tr_mul(&model.opt.magnetic));
             }
-            K::Rangefinder(si) => out.push(rangefinder(model, d, si)),
+            K::Rangefinder(si) => out.push(rangefinder(model, d, &mut scratch.geoms, si)),
             K::Clock => out.push(inp.time),
             K::JointVel(j) => out.push(inp.qvel[model.v_adr[j]]),
             K::BallAngVel(j) => {
@@ -705,14 +708,63 @@ pub fn sensor_labels(model: &Model) -> Vec<String> {
     out
 }
 
-/// A touch sensor on site `si` (MuJoCo's `mjSENS_TOUCH`).
+// ANCHOR: touch
+/// A touch sensor on site `si` (MuJoCo's `mjSENS_TOUCH`): the normal forces of the contacts of
+/// the site's body that push on it (`mj_contactForce`'s first entry positive) and whose normal,
+/// cast as a ray from the contact point into the body, crosses the site's volume (a contact
+/// point inside the volume always does). The ray test is the one of `mj_ray`
+/// ([`crate::collision::ray::ray_geom`]) against the site's shape.
 fn touch(model: &Model, fd: &ForwardData, si: usize) -> f64 {
-    let _ = (model, fd, si);
-    0.0
+    let site = &model.sites[si];
+    let (pos, rot, b) = frame_pose(model, &fd.data, SensorFrame::Site(si));
+    let pose = crate::collision::GeomPose { pos, rot };
+    let assets = crate::collision::Assets {
+        meshes: &model.meshes,
+        hfields: &model.hfields,
+    };
+    let mut total = 0.0;
+    for (k, c) in fd.contacts().iter().enumerate() {
+        let (b0, b1) = (model.geoms[c.geom[0]].body, model.geoms[c.geom[1]].body);
+        if c.efc_address.is_none() || (b != b0 && b != b1) {
+            continue;
+        }
+        let normal_force = contact_force(fd, k)[0];
+        if normal_force <= 0.0 {
+            continue;
+        }
+        // the normal points from geom[0] into geom[1]: into the body when it is geom[1]'s
+        let mut ray = c.normal() * normal_force;
+        ray /= ray.norm();
+        if b == b1 {
+            ray = -ray;
+        }
+        if crate::collision::ray::ray_geom(&assets, site.gtype, &site.size, &pose, &c.pos, &ray).is_some() {
+            total += normal_force;
+        }
+    }
+    total
 }
+// ANCHOR_END: touch
 
-/// A rangefinder on site `si` (MuJoCo's `mjSENS_RANGEFINDER`).
-fn rangefinder(model: &Model, d: &Data, si: usize) -> f64 {
-    let _ = (model, d, si);
-    -1.0
+// ANCHOR: rangefinder
+/// A rangefinder on site `si` (MuJoCo's `mjSENS_RANGEFINDER` with `data="dist"`): the distance
+/// along the site's z axis to the nearest geom not on the site's body and not invisible
+/// ([`super::ray::ray`], static geoms included, every group), -1 when the ray hits nothing.
+fn rangefinder(model: &Model, d: &Data, geoms: &mut Vec<crate::collision::GeomPose>, si: usize) -> f64 {
+    let (pos, rot, b) = frame_pose(model, d, SensorFrame::Site(si));
+    if geoms.is_empty() {
+        super::collision::geom_poses_into(model, d, geoms);
+    }
+    let filter = super::ray::RayFilter {
+        geomgroup: None,
+        flg_static: true,
+        bodyexclude: Some(model.mj_body[b]),
+    };
+    let z: Vec3 = rot.column(2).into();
+    // the site's z axis is a unit vector and its origin finite: the ray's errors cannot occur
+    match super::ray::ray(model, geoms, &pos, &z, &filter) {
+        Ok(Some(hit)) => hit.dist,
+        _ => -1.0,
+    }
 }
+// ANCHOR_END: rangefinder
