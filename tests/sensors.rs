@@ -402,39 +402,22 @@ fn sensor_rollouts_match_mujoco() {
 // Independent checks, without MuJoCo
 // ------------------------------------------------------------------------------------------------
 
-/// A point mass `m` on a massless rod of length `L`, hinged about y at the origin, with a site at
-/// the pivot (force, torque) and one at the mass (accelerometer).
-const PENDULUM: &str = r#"
-<mujoco>
-  <option gravity="0 0 -9.81"/>
-  <worldbody>
-    <body name="rod">
-      <joint name="hinge" type="hinge" axis="0 1 0"/>
-      <inertial pos="0 0 -0.7" mass="1.9" diaginertia="1e-9 1e-9 1e-9"/>
-      <site name="pivot"/>
-      <site name="bob" pos="0 0 -0.7"/>
-    </body>
-  </worldbody>
-  <sensor>
-    <force site="pivot"/>
-    <torque site="pivot"/>
-    <accelerometer site="bob"/>
-  </sensor>
-</mujoco>"#;
-
 #[test]
 fn a_pendulums_pivot_force_is_newtons_law() {
     // F = m (a - g) on the mass, a = alpha x r + w x (w x r), expressed in the rod's frame; the
     // hinge carries no torque about its axis; the accelerometer reads a - g in its frame
+    // the book's pendulum (figures::sensors::PENDULUM): a point mass on a massless rod, hinged
+    // about y at a site with a force sensor, an accelerometer at the mass; RK4
+    use mbd::figures::sensors::{PENDULUM, PEND_INERTIA, PEND_LENGTH, PEND_MASS};
     let m = mbd::mujoco::load_str(PENDULUM).unwrap().model;
-    let (mass, len, g) = (1.9, 0.7, 9.81);
+    let (mass, len, g, inertia) = (PEND_MASS, PEND_LENGTH, 9.81, PEND_INERTIA);
     let mut fw = Forward::new(&m).unwrap();
     for (theta, omega) in [(0.3, 0.0), (-1.2, 2.5), (2.0, -4.0), (3.0, 0.7)] {
         fw.forward(&[theta], &[omega], &[0.0]).unwrap();
         let s = fw.d.sensordata.clone();
         // exact dynamics of the point mass: I = m L^2 (+ the tiny rotational inertia)
         let alpha = fw.d.qacc[0];
-        let expect_alpha = -mass * g * len * theta.sin() / (mass * len * len + 1e-9);
+        let expect_alpha = -mass * g * len * theta.sin() / (mass * len * len + inertia);
         assert!((alpha - expect_alpha).abs() < 1e-9, "{alpha} vs {expect_alpha}");
         let (c, sn) = (theta.cos(), theta.sin());
         // r = R_y(theta) (0, 0, -L); its derivatives along the hinge axis y

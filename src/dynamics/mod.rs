@@ -27,7 +27,9 @@ pub use actuation::{
 };
 pub use crba::{crba, crba_with, fill_upper, hand_c, SubspaceShape};
 pub use energy::{kinetic_energy, potential_energy, potential_energy_placed};
-pub use passive::{fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, PassiveScratch};
+pub use passive::{
+    fluid_forces, fluid_forces_with, gravcomp_into, has_gravcomp, tendon_passive, tendon_spring_force, PassiveScratch,
+};
 pub use rnea::{bias_forces, rnea, rnea_with};
 pub use tendon::{
     check_spring_lengths, set_spring_lengths, tendon_kinematics, tendon_kinematics_into, tendon_segments, wrap,

@@ -115,6 +115,22 @@ pub(crate) fn gravcomp_from_poses(model: &Model, s: &mut PassiveScratch) {
 }
 // ANCHOR_END: gravcomp
 
+/// The force a tendon's spring and damper exert along it at length `l` and velocity `ldot`,
+/// positive when it pushes its ends apart: `-stiffness (l - nearest end of springlength) -
+/// damping ldot`, no spring force inside the dead band `springlength[0] <= l <=
+/// springlength[1]` (`mj_passive`).
+pub fn tendon_spring_force(tendon: &crate::model::Tendon, l: f64, ldot: f64) -> f64 {
+    let [lo, hi] = tendon.springlength;
+    let stretch = if l > hi {
+        l - hi
+    } else if l < lo {
+        l - lo
+    } else {
+        0.0
+    };
+    -tendon.stiffness * stretch - tendon.damping * ldot
+}
+
 /// Tendon springs and dampers (`mj_passive`): a tendon of length `L` and velocity `Ldot` pulls
 /// with `f = -stiffness (L - nearest end of springlength) - damping Ldot` (no spring force
 /// inside the dead band `springlength[0] <= L <= springlength[1]`), and `ten_J^T f` is added to
@@ -126,16 +142,7 @@ pub fn tendon_passive(model: &Model, ten: &TendonState, qd: &[f64], qfrc: &mut [
         }
         let row = ten.moment.row(t);
         let velocity: f64 = (0..model.nv).map(|k| row[k] * qd[k]).sum();
-        let l = ten.length[t];
-        let [lo, hi] = tendon.springlength;
-        let stretch = if l > hi {
-            l - hi
-        } else if l < lo {
-            l - lo
-        } else {
-            0.0
-        };
-        let f = -tendon.stiffness * stretch - tendon.damping * velocity;
+        let f = tendon_spring_force(tendon, ten.length[t], velocity);
         for k in 0..model.nv {
             qfrc[k] += row[k] * f;
         }

@@ -453,15 +453,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     // the agreement table, written beside the figures' directory into `generated/`
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/forward");
     let table = agreement_table(&agreement(&fixtures)?);
-    if let Some(src) = dir.parent() {
-        let g = src.join("generated");
-        std::fs::create_dir_all(&g)
-            .and_then(|_| std::fs::write(g.join("forward_agreement.md"), &table))
-            .map_err(|e| Error::Io {
-                path: g.display().to_string(),
-                why: e.to_string(),
-            })?;
-    }
+    super::write_generated(dir, "forward_agreement.md", &table)?;
     print!("{table}");
     Ok(out)
 }

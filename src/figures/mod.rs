@@ -57,3 +57,17 @@ pub fn generate_all(dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(tendon_wrap::run(dir)?);
     Ok(out)
 }
+
+/// Writes `text` to `generated/NAME` beside the figures' directory (the chapter includes it).
+pub(crate) fn write_generated(dir: &Path, name: &str, text: &str) -> Result<()> {
+    if let Some(src) = dir.parent() {
+        let g = src.join("generated");
+        std::fs::create_dir_all(&g)
+            .and_then(|_| std::fs::write(g.join(name), text))
+            .map_err(|e| crate::error::Error::Io {
+                path: g.display().to_string(),
+                why: e.to_string(),
+            })?;
+    }
+    Ok(())
+}

@@ -14,8 +14,8 @@ use crate::mujoco::integrator::{Simulator, State};
 use crate::plot::{Chart, Series};
 use std::path::{Path, PathBuf};
 
-/// The pendulum: mass `PEND_MASS` at `PEND_LENGTH` below a hinge about y, a force sensor at the
-/// pivot (in the rod's frame) and an accelerometer at the mass.
+/// The pendulum: mass `PEND_MASS` at `PEND_LENGTH` below a hinge about y, force and torque
+/// sensors at the pivot (in the rod's frame) and an accelerometer at the mass.
 pub const PENDULUM: &str = r#"
 <mujoco model="sensor pendulum">
   <option timestep="0.001" integrator="RK4"/>
@@ -29,6 +29,7 @@ pub const PENDULUM: &str = r#"
   </worldbody>
   <sensor>
     <force name="pivot_force" site="pivot"/>
+    <torque name="pivot_torque" site="pivot"/>
     <accelerometer name="bob_acc" site="bob"/>
   </sensor>
 </mujoco>"#;
@@ -232,19 +233,8 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
     // the agreement table, written beside the figures' directory into `generated/`
     let (rows, rollouts) = sensor_agreement()?;
     let table = sensor_agreement_table(&rows, &rollouts);
-    if let Some(src) = dir.parent() {
-        let g = src.join("generated");
-        std::fs::create_dir_all(&g)
-            .and_then(|_| std::fs::write(g.join("sensor_agreement.md"), &table))
-            .map_err(|e| crate::error::Error::Io {
-                path: g.display().to_string(),
-                why: e.to_string(),
-            })?;
-        std::fs::write(g.join("sensor_pendulum.md"), format!("{worst:.0e}")).map_err(|e| crate::error::Error::Io {
-            path: g.display().to_string(),
-            why: e.to_string(),
-        })?;
-    }
+    super::write_generated(dir, "sensor_agreement.md", &table)?;
+    super::write_generated(dir, "sensor_pendulum.md", &format!("{worst:.0e}"))?;
     print!("{table}");
     Ok(out)
 }

@@ -27,7 +27,6 @@
 //!   4-link spatial chain ([`crate::model::canned::chain`]).
 
 use crate::dynamics::aba;
-use crate::error::Error;
 use crate::error::Result;
 use crate::integrate::{rk4_step, StepScratch, Trajectory};
 use crate::loops::{simulate as loops_simulate, Method, SimulateOptions};
@@ -284,20 +283,6 @@ fn slider_frame(path: &Path, title: &str, run: &[(f64, f64, f64)]) -> Result<()>
         .save_svg(path)
 }
 
-/// Writes `text` to `generated/NAME` beside the figures' directory (the chapter includes it).
-fn write_generated(dir: &Path, name: &str, text: &str) -> Result<()> {
-    if let Some(src) = dir.parent() {
-        let g = src.join("generated");
-        std::fs::create_dir_all(&g)
-            .and_then(|_| std::fs::write(g.join(name), text))
-            .map_err(|e| Error::Io {
-                path: g.display().to_string(),
-                why: e.to_string(),
-            })?;
-    }
-    Ok(())
-}
-
 /// Stretch (largest joint violation, m) per step of the hanging heavy-end chain (20 links,
 /// mass ratio `ratio`, `epsilon = 1e-8`, d = 2, h = 1/60) over `steps` steps, by the direct
 /// solve (`pgs_sweeps = None`) or by projected Gauss-Seidel with that many sweeps.
@@ -457,7 +442,7 @@ pub fn run(dir: &Path) -> Result<Vec<PathBuf>> {
         "  pendulum height over 3 s against reduced coordinates: SPOOK {e_spook:.3e} m, Baumgarte + RK4 \
          {e_baum:.3e} m, MuJoCo {e_mujoco:.3e} m (MuJoCo's rod stretches up to {stretch:.3e} m)"
     );
-    write_generated(dir, "spook_compare.md", &table)?;
+    super::write_generated(dir, "spook_compare.md", &table)?;
     let path = dir.join("spook_compare.svg");
     Chart::new(
         "Pendulum: four formulations at h = 1/60",

@@ -150,16 +150,7 @@ pub fn tendon_forces(
     let ten_vel = |t: usize| (0..nv).map(|k| ten.moment[(t, k)] * qvel[k]).sum::<f64>();
     for (t, tendon) in model.tendons.iter().enumerate() {
         if tendon.stiffness != 0.0 || tendon.damping != 0.0 {
-            let l = ten.length[t];
-            let [lo, hi] = tendon.springlength;
-            let stretch = if l > hi {
-                l - hi
-            } else if l < lo {
-                l - lo
-            } else {
-                0.0
-            };
-            out[t] += -tendon.stiffness * stretch - tendon.damping * ten_vel(t);
+            out[t] += crate::dynamics::tendon_spring_force(tendon, ten.length[t], ten_vel(t));
         }
     }
     for (a, actuator) in model.actuators.iter().enumerate() {
