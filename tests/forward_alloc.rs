@@ -3,7 +3,7 @@
 //! models humanoid, quadruped, humanoid_CMU, stacker, manipulator, finger and ball_in_cup (its
 //! spatial tendon) of `tests/fixtures/forward`, a second call at the same state of the whole
 //! `Forward::forward_with` (every solver, both cones: collision, tendons, actuators, rows,
-//! solver), of the constraint rows alone (`make_constraint_into`), of the collision stage alone
+//! solver, and the sensors of `tests/fixtures/sensors.json`'s models), of the constraint rows alone (`make_constraint_into`), of the collision stage alone
 //! (`Collider::collide_into`) and of PGS alone (`solve_pgs_into`) allocates nothing. A global
 //! allocator counts the allocations of this test binary (one test, so no other thread
 //! allocates meanwhile).
@@ -133,5 +133,41 @@ fn a_second_call_allocates_nothing() {
             assert_eq!(out.efc_force, d.efc_force, "{scene} {cone:?}: the pipeline's forces");
             assert_eq!(pgs, 0, "{scene} {cone:?}: solve_pgs_into allocated {pgs} times");
         }
+    }
+    // every sensor type mbd reads, on a state of tests/fixtures/sensors.json with contacts and
+    // wrenches on the bodies: the sensors, mj_rnePostConstraint (spatial tendons, welds,
+    // connects), mj_subtreeVel and the rangefinders' rays allocate nothing either
+    let fx: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/fixtures/sensors.json")).unwrap()).unwrap();
+    let cases = fx["cases"].as_array().unwrap();
+    let floats = |c: &serde_json::Value, k: &str| -> Vec<f64> {
+        c[k].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+    };
+    for name in ["sensors", "quadruped", "dmc_humanoid"] {
+        let c = cases
+            .iter()
+            .rev()
+            .find(|c| c["name"] == name && !c["contacts"].as_array().unwrap().is_empty())
+            .unwrap();
+        let model = mbd::mujoco::load(root.join(c["model"].as_str().unwrap()))
+            .unwrap()
+            .model;
+        assert!(!model.sensors.is_empty());
+        let (q, v) = (floats(c, "qpos"), floats(c, "qvel"));
+        let zeros = vec![0.0; model.nv];
+        let mut fw = Forward::new(&model).unwrap();
+        fw.ctrl.copy_from_slice(&floats(c, "ctrl"));
+        fw.xfrc_applied = floats(c, "xfrc_applied")
+            .chunks_exact(6)
+            .map(|w| std::array::from_fn(|k| w[k]))
+            .collect();
+        fw.forward(&q, &v, &zeros).unwrap();
+        let first = fw.d.sensordata.clone();
+        let whole = count(|| fw.forward_with(&q, &v, &zeros).unwrap());
+        assert_eq!(fw.d.sensordata, first, "{name}: the same sensordata");
+        assert_eq!(
+            whole, 0,
+            "{name}: Forward::forward_with with sensors allocated {whole} times"
+        );
     }
 }
