@@ -1,9 +1,10 @@
 //! State files of the `mbd` command: JSON in MuJoCo's conventions,
 //! `{"time": t, "qpos": [...], "qvel": [...], "act": [...], "ctrl": [...], "qfrc_applied": [...],
 //! "qacc_warmstart": [...], "mocap_pos": [[x, y, z], ...], "mocap_quat": [[w, x, y, z], ...],
-//! "xfrc_applied": [[fx, fy, fz, tx, ty, tz], ...]}`, each key optional (0, `qpos0` and zeros
-//! otherwise, the mocap bodies at their default poses; files written before `act`, `ctrl`,
-//! `time`, `qacc_warmstart`, the mocap poses and `xfrc_applied` existed read as before;
+//! "xfrc_applied": [[fx, fy, fz, tx, ty, tz], ...], "eq_active": [true, false, ...]}`, each key
+//! optional (0, `qpos0` and zeros otherwise, the mocap bodies at their default poses, the
+//! equality constraints as the model's `active`; files written before `act`, `ctrl`, `time`,
+//! `qacc_warmstart`, the mocap poses, `xfrc_applied` and `eq_active` existed read as before;
 //! `qacc_warmstart` is the constraint solver's warm start, MuJoCo's, zeros as after
 //! `mj_resetData`; `mocap_pos` and `mocap_quat` have one row per mocap body, `xfrc_applied` one
 //! world force and torque at the centre of mass per body, the world's first, or the same numbers
@@ -58,6 +59,10 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             state.mocap_quat = rows(key, v, model.nmocap(), "mocap bodies")?;
             continue;
         }
+        if key == "eq_active" {
+            state.eq_active = flags(key, v, model.equality.len())?;
+            continue;
+        }
         if key == "xfrc_applied" {
             state.xfrc_applied = rows(key, v, model.mj_nbody(), "bodies, the world included")?;
             continue;
@@ -71,7 +76,7 @@ pub fn parse_state(text: &str, model: &Model) -> Result<State> {
             "qacc_warmstart" => (&mut state.qacc_warmstart, model.nv, "nv"),
             other => {
                 return Err(Error::State(format!(
-                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart, mocap_pos, mocap_quat, xfrc_applied)"
+                    "unknown key \"{other}\" (expected time, qpos, qvel, act, ctrl, qfrc_applied, qacc_warmstart, mocap_pos, mocap_quat, xfrc_applied, eq_active)"
                 )));
             }
         };
@@ -103,8 +108,32 @@ pub fn state_json(state: &State) -> String {
         "mocap_pos": state.mocap_pos,
         "mocap_quat": state.mocap_quat,
         "xfrc_applied": state.xfrc_applied,
+        "eq_active": state.eq_active,
     })
     .to_string()
+}
+
+/// `n` flags, each `true`/`false` or `1`/`0` (MuJoCo's `eq_active` is a byte).
+fn flags(key: &str, v: &serde_json::Value, n: usize) -> Result<Vec<bool>> {
+    let arr = v
+        .as_array()
+        .ok_or_else(|| Error::State(format!("{key} must be a list of true/false")))?;
+    let out = arr
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match (x.as_bool(), x.as_f64()) {
+            (Some(b), _) => Ok(b),
+            (None, Some(f)) if f == 0.0 || f == 1.0 => Ok(f == 1.0),
+            _ => Err(Error::State(format!("{key}[{i}] must be true, false, 1 or 0"))),
+        })
+        .collect::<Result<Vec<bool>>>()?;
+    if out.len() != n {
+        return Err(Error::State(format!(
+            "{key} has {} entries, the model has {n} equality constraints",
+            out.len()
+        )));
+    }
+    Ok(out)
 }
 
 /// `n` rows of `N` numbers: a list of `n` lists of `N` numbers, or one flat list of `n N`.
@@ -211,5 +240,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("qacc_warmstart has 2 entries"), "{e}");
+    }
+    #[test]
+    fn state_files_carry_wrenches_and_active_equalities() {
+        // xfrc_applied (one wrench per body, the world first) and eq_active round-trip; wrong
+        // counts and bad flags are one-line errors
+        let xml = r#"<mujoco><worldbody><body name="a"><freejoint/><geom size="0.1"/></body>
+            <body name="b" pos="1 0 0"><freejoint/><geom size="0.1"/></body></worldbody>
+            <equality><weld body1="a" body2="b" active="false"/><connect body1="a" anchor="0 0 0"/></equality></mujoco>"#;
+        let m = crate::mjcf::load_str(xml).unwrap().model;
+        let mut s = State::reference(&m);
+        assert_eq!(s.eq_active, vec![false, true]);
+        s.xfrc_applied[1] = [1.0, -2.0, 0.5, 0.0, 0.25, -1.0 / 3.0];
+        s.eq_active = vec![true, false];
+        let text = state_json(&s);
+        assert_eq!(parse_state(&text, &m).unwrap(), s);
+        let flat = parse_state(
+            r#"{"xfrc_applied": [0,0,0,0,0,0, 1,2,3,4,5,6, 0,0,0,0,0,0], "eq_active": [1, 0]}"#,
+            &m,
+        )
+        .unwrap();
+        assert_eq!(flat.xfrc_applied[1], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(flat.eq_active, vec![true, false]);
+        for (text, needle) in [
+            (
+                r#"{"xfrc_applied": [[1, 2, 3, 4, 5, 6]]}"#,
+                "3 bodies, the world included",
+            ),
+            (r#"{"eq_active": [true]}"#, "eq_active has 1 entries, the model has 2"),
+            (
+                r#"{"eq_active": [true, 2]}"#,
+                "eq_active[1] must be true, false, 1 or 0",
+            ),
+        ] {
+            let e = parse_state(text, &m).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
     }
 }
