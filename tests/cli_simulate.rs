@@ -229,7 +229,7 @@ fn sensors_are_columns() {
     let (header, rows) = read_csv(&out);
     let model = mbd::mujoco::load(&path).unwrap().model;
     let labels = mbd::mujoco::sensor::sensor_labels(&model);
-    assert_eq!(labels.len(), 123, "sensors.xml writes 123 numbers");
+    assert_eq!(labels.len(), 124, "sensors.xml writes 124 numbers");
     let first = header.len() - labels.len();
     assert_eq!(&header[first..], &labels[..]);
     assert_eq!(
