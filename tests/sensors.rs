@@ -467,10 +467,9 @@ fn accelerometers_read_proper_acceleration() {
     let m = mbd::mujoco::load_str(xml).unwrap().model;
     let mut fw = Forward::new(&m).unwrap();
     let mut q = m.qpos0.as_slice().to_vec();
-    let n = (0.3f64 * 0.3 + 0.4 * 0.4 + 0.5 * 0.5).sqrt();
-    q[3..7].copy_from_slice(&[0.6 / n.max(1.0), 0.3 / n.max(1.0), -0.4 / n.max(1.0), 0.5 / n.max(1.0)]);
-    let norm = q[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
-    q[3..7].iter_mut().for_each(|x| *x /= norm);
+    // a tilted free body: the unit quaternion of (0.6, 0.3, -0.4, 0.5)
+    let norm = (0.36f64 + 0.09 + 0.16 + 0.25).sqrt();
+    q[3..7].copy_from_slice(&[0.6 / norm, 0.3 / norm, -0.4 / norm, 0.5 / norm]);
     let v = [0.3, -0.2, 0.1, 0.0, 0.0, 0.0];
     fw.forward(&q, &v, &[0.0; 6]).unwrap();
     let s = fw.d.sensordata.clone();
@@ -792,4 +791,37 @@ fn a_pushed_free_body_accelerates_as_newton_says() {
     fw.xfrc_applied.pop();
     let e = fw.forward(&q, &[0.0; 6], &[0.0; 6]).unwrap_err().to_string();
     assert!(e.contains("xfrc_applied"), "{e}");
+}
+
+#[test]
+fn a_sensor_naming_nothing_is_an_error_not_a_panic() {
+    // a model edited by hand: the pipeline refuses a sensor whose site, joint or frame is not
+    // there, or whose cutoff is negative, before evaluating anything
+    use mbd::model::{Sensor, SensorFrame};
+    let base = mbd::mujoco::load_str(mbd::figures::sensors::PENDULUM).unwrap().model;
+    let hinge = base.mj_body_last[1];
+    for (kind, cutoff, needle) in [
+        (SensorKind::Touch(9), 0.0, "names no such element"),
+        (SensorKind::BallQuat(hinge), 0.0, "names no such element"),
+        (
+            SensorKind::FramePos {
+                obj: SensorFrame::Site(0),
+                reference: Some(SensorFrame::Geom(3)),
+            },
+            0.0,
+            "names no such element",
+        ),
+        (SensorKind::JointPos(hinge), -1.0, "cutoff -1"),
+    ] {
+        let mut m = base.clone();
+        m.sensors.push(Sensor {
+            name: "bad".into(),
+            kind,
+            cutoff,
+            noise: 0.0,
+        });
+        let e = Forward::new(&m).err().expect("refused").to_string();
+        assert!(e.contains("sensor 3 ('bad')") && e.contains(needle), "{e}");
+        assert!(m.validate().is_err());
+    }
 }

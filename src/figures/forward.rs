@@ -264,17 +264,8 @@ pub fn agreement(dir: &Path) -> Result<Vec<Agreement>> {
     let root = dir.join("../../..");
     let mut out = vec![];
     for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(io)?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Model {
-            file: p.display().to_string(),
-            line: e.line() as u32,
-            why: e.to_string(),
-        })?;
-        let nums = |x: &serde_json::Value| -> Vec<f64> {
-            x.as_array()
-                .map(|a| a.iter().filter_map(|y| y.as_f64()).collect())
-                .unwrap_or_default()
-        };
+        let v = super::read_json(&p)?;
+        let nums = super::numbers;
         let base = crate::mjcf::load(root.join(v["model"].as_str().unwrap_or_default()))?.model;
         let (qpos, qvel) = (nums(&v["qpos"]), nums(&v["qvel"]));
         let zeros = vec![0.0; base.nv];

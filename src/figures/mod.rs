@@ -71,3 +71,23 @@ pub(crate) fn write_generated(dir: &Path, name: &str, text: &str) -> Result<()> 
     }
     Ok(())
 }
+
+/// A JSON fixture read from `path` (errors name the file, and the line for bad JSON).
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| crate::error::Error::Io {
+        path: path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| crate::error::Error::Model {
+        file: path.display().to_string(),
+        line: e.line() as u32,
+        why: e.to_string(),
+    })
+}
+
+/// The numbers of a JSON list (none for anything else).
+pub(crate) fn numbers(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+        .unwrap_or_default()
+}

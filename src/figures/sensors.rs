@@ -293,25 +293,11 @@ fn worst_per_sensor(model: &Model, ours: &[f64], theirs: &[f64]) -> f64 {
 /// `tests/fixtures/make_sensor_fixtures.py`), as `tests/sensors.rs` does, for the chapter's
 /// table; and the rollouts: `(name, integrator, steps, worst sensor)`.
 pub fn sensor_agreement() -> Result<(Vec<SensorAgreement>, Vec<RolloutAgreement>)> {
-    use crate::error::Error;
     use crate::mujoco::forward::Forward;
     use crate::spatial::{Mat3, Vec3};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join("tests/fixtures/sensors.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        why: e.to_string(),
-    })?;
-    let fx: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Model {
-        file: path.display().to_string(),
-        line: e.line() as u32,
-        why: e.to_string(),
-    })?;
-    let nums = |v: &serde_json::Value| -> Vec<f64> {
-        v.as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
-            .unwrap_or_default()
-    };
+    let fx = super::read_json(&root.join("tests/fixtures/sensors.json"))?;
+    let nums = super::numbers;
     let empty = vec![];
     let mut rows: Vec<SensorAgreement> = vec![];
     for c in fx["cases"].as_array().unwrap_or(&empty) {

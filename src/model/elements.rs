@@ -516,3 +516,72 @@ pub struct Sensor {
     /// `noise`: kept for the user (MuJoCo 4.0 adds no noise itself).
     pub noise: f64,
 }
+
+/// Checks that every sensor names an element the model has (a site, geom, MuJoCo body, joint
+/// carrying the right kind of dofs, tendon or actuator) and has a finite, non-negative cutoff,
+/// so that evaluating the sensors cannot index past the model.
+pub(crate) fn check_sensors(model: &super::Model) -> crate::error::Result<()> {
+    use crate::error::Error;
+    let bad = |k: usize, s: &Sensor, why: String| Error::InvalidArgument {
+        what: if s.name.is_empty() {
+            format!("sensor {k}")
+        } else {
+            format!("sensor {k} ('{}')", s.name)
+        },
+        why,
+    };
+    let frame_ok = |f: &SensorFrame| match *f {
+        SensorFrame::XBody(b) | SensorFrame::Body(b) => b < model.mj_nbody(),
+        SensorFrame::Geom(g) => g < model.geoms.len(),
+        SensorFrame::Site(s) => s < model.sites.len(),
+    };
+    let joint_ok = |j: usize, nv: usize| (1..=model.nb).contains(&j) && model.joints[j].jtype.nv() == nv;
+    for (k, s) in model.sensors.iter().enumerate() {
+        if !(s.cutoff.is_finite() && s.cutoff >= 0.0) {
+            return Err(bad(
+                k,
+                s,
+                format!("cutoff {} is not a finite non-negative number", s.cutoff),
+            ));
+        }
+        use SensorKind as K;
+        let ok = match s.kind {
+            K::Touch(i)
+            | K::Accelerometer(i)
+            | K::Velocimeter(i)
+            | K::Gyro(i)
+            | K::Force(i)
+            | K::Torque(i)
+            | K::Magnetometer(i)
+            | K::Rangefinder(i) => i < model.sites.len(),
+            K::JointPos(j)
+            | K::JointVel(j)
+            | K::JointLimitPos(j)
+            | K::JointLimitVel(j)
+            | K::JointLimitFrc(j)
+            | K::JointActuatorFrc(j) => joint_ok(j, 1),
+            K::BallQuat(j) | K::BallAngVel(j) => {
+                joint_ok(j, 3) && matches!(model.joints[j].jtype, super::JointType::Spherical)
+            }
+            K::TendonPos(t)
+            | K::TendonVel(t)
+            | K::TendonLimitPos(t)
+            | K::TendonLimitVel(t)
+            | K::TendonLimitFrc(t)
+            | K::TendonActuatorFrc(t) => t < model.tendons.len(),
+            K::ActuatorPos(a) | K::ActuatorVel(a) | K::ActuatorFrc(a) => a < model.actuators.len(),
+            K::FramePos { obj, reference }
+            | K::FrameAxis { obj, reference, .. }
+            | K::FrameQuat { obj, reference }
+            | K::FrameLinVel { obj, reference }
+            | K::FrameAngVel { obj, reference } => frame_ok(&obj) && reference.as_ref().is_none_or(frame_ok),
+            K::FrameLinAcc(obj) | K::FrameAngAcc(obj) => frame_ok(&obj),
+            K::SubtreeCom(b) | K::SubtreeLinVel(b) | K::SubtreeAngMom(b) => b < model.mj_nbody(),
+            K::Clock => true,
+        } && !matches!(s.kind, K::FrameAxis { axis, .. } if axis > 2);
+        if !ok {
+            return Err(bad(k, s, format!("{:?} names no such element of the model", s.kind)));
+        }
+    }
+    Ok(())
+}

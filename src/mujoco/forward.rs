@@ -234,6 +234,7 @@ impl<'m> Forward<'m> {
     /// constants of the constraint rows.
     pub fn new(model: &'m Model) -> Result<Self> {
         crate::dynamics::check_spring_lengths(model)?;
+        model.check_sensors()?;
         let na = model.actuators.iter().filter(|a| a.dyntype != DynType::None).count();
         Ok(Forward {
             model,
